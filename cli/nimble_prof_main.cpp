@@ -1,0 +1,25 @@
+// nimble-prof: record, inspect and analyse GPU runs. Each subcommand lives in its own file.
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "command.h"
+#include "info_command.h"
+#include "version.h"
+
+int main(int argc, char** argv) {
+  using namespace nimble::cli;
+  CLI::App app{"nimble-prof: measure where a GPU inference run loses its time"};
+  app.set_version_flag("--version", std::string("nimble-prof ") + kNimbleVersion);
+  app.require_subcommand(1);
+  Action action;
+  RegisterInfoCommand(app, action);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    // --help and --version are successes; every other parse error is a usage error.
+    return code == 0 ? kExitOk : kExitUsage;
+  }
+  return action ? action() : kExitUsage;
+}

@@ -1,0 +1,54 @@
+// A run: one recorded or accelerated execution stored in a run database, with what it measured.
+// Plain aggregates shared by store (which persists them), analysis (which fills results) and the tools.
+// No threading concerns.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "nimble/core/ids.h"
+
+namespace nimble {
+
+struct RunInfo {
+  RunId id;
+  std::string model;       // model file or program path
+  std::string inputs;      // e.g. "1x3x224x224"
+  std::string device;      // e.g. "NVIDIA H100 80GB HBM3"
+  std::string mode;        // "program", "eager", "aot-single", "aot-multi", ...
+  std::string command;     // the command line that produced it
+  int32_t iterations = 0;
+  int32_t warmup = 0;
+  int64_t created_unix_s = 0;
+  friend bool operator==(const RunInfo&, const RunInfo&) = default;
+};
+
+// A named figure computed for a run (and optionally one window of it, e.g. an iteration).
+struct Metric {
+  std::string name;    // e.g. "gpu_active_ns"
+  double value = 0;
+  std::string unit;    // "ns", "ratio", "count", ...
+  int32_t window = -1; // -1: whole run
+  friend bool operator==(const Metric&, const Metric&) = default;
+};
+
+// Measured against predicted latency of one execution mode.
+struct Speedup {
+  std::string mode;          // "eager", "aot-single", "aot-multi"
+  double measured_ms = 0;    // median latency measured; 0 when not measured
+  double predicted_ms = 0;   // simulated latency; 0 when not predicted
+  double baseline_ms = 0;    // what the speedup is relative to
+  friend bool operator==(const Speedup&, const Speedup&) = default;
+};
+
+// A data-quality count (dropped records, unmatched correlation ids...): counted, never silent.
+struct StatEntry {
+  std::string name;
+  int64_t value = 0;
+  std::string severity;      // "info", "warning", "error"
+  std::string description;
+  friend bool operator==(const StatEntry&, const StatEntry&) = default;
+};
+
+}  // namespace nimble
