@@ -29,6 +29,11 @@ endmacro()
 
 macro(nimble_find_torch)
   set(NIMBLE_FOUND_TORCH OFF)
+  # Without a list, Torch's CMake tries to run a GPU probe at configure time, which fails on
+  # machines with no GPU. Nimble targets Hopper (H100/H200).
+  if(NOT DEFINED TORCH_CUDA_ARCH_LIST AND NOT DEFINED ENV{TORCH_CUDA_ARCH_LIST})
+    set(TORCH_CUDA_ARCH_LIST "9.0")
+  endif()
   find_package(Torch 2.11 QUIET)
   if(Torch_FOUND)
     set(NIMBLE_FOUND_TORCH ON)

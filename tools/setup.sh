@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# One command on a fresh Debian 12 machine with the CUDA 13 toolkit at /usr/local/cuda:
+# installs what is missing (Debian packages; PyTorch into a virtual environment outside the clone,
+# reused when present), builds Nimble into ./build, and runs the main job.
+#   tools/setup.sh            install, build, run the main job
+#   tools/setup.sh --no-run   install and build only (used by tools/test.sh)
+# Environment: NIMBLE_VENV (default ~/.cache/nimble/venv), NIMBLE_BUILD_DIR (default ./build),
+#              NIMBLE_JOBS (default: number of cores).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+run_main=1
+[ "${1:-}" = "--no-run" ] && run_main=0
+
+venv=${NIMBLE_VENV:-$HOME/.cache/nimble/venv}
+build=${NIMBLE_BUILD_DIR:-$root/build}
+jobs=${NIMBLE_JOBS:-$(nproc)}
+torch_version=2.11.0
+
+say() { printf '\n== %s\n' "$*"; }
+
+# --- Debian packages (why each is there: README.md, "Dependencies") ---
+debs=(build-essential cmake ninja-build pkg-config python3-venv
+      libboost-graph-dev libsqlite3-dev libgtest-dev libgmock-dev libbenchmark-dev
+      libcli11-dev nlohmann-json3-dev qt6-base-dev xvfb xauth)
+missing=()
+for p in "${debs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  say "installing Debian packages: ${missing[*]}"
+  sudo_cmd=""; [ "$(id -u)" -ne 0 ] && sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# --- CUDA toolkit (needed by the collector and by libtorch's CMake files) ---
+if [ -x /usr/local/cuda/bin/nvcc ]; then
+  export PATH=/usr/local/cuda/bin:$PATH
+else
+  echo "warning: no CUDA toolkit at /usr/local/cuda: the collector and accelerate parts will be skipped" >&2
+fi
+
+# --- PyTorch (libtorch for accelerate/, Python for exporting sample models) ---
+if ! "$venv/bin/python" -c "import torch,sys; sys.exit(torch.__version__.split('+')[0] != '$torch_version')" 2>/dev/null; then
+  say "installing PyTorch $torch_version into $venv (once; reused afterwards)"
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install -q --upgrade pip
+  "$venv/bin/pip" install -q "torch==$torch_version" "torchvision==0.26.0" "timm==1.0.*"
+fi
+torch_prefix=$("$venv/bin/python" -c 'import torch; print(torch.utils.cmake_prefix_path)')
+
+# --- build ---
+say "configuring and building in $build"
+cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_PREFIX_PATH="$torch_prefix" -DNIMBLE_PYTHON="$venv/bin/python" ${NIMBLE_CMAKE_ARGS:-} >"$build.configure.log" 2>&1 \
+  || { cat "$build.configure.log"; exit 1; }
+grep -E '^-- Nimble|Warning' "$build.configure.log" | grep -v 'kineto' || true
+cmake --build "$build" -j "$jobs"
+
+[ "$run_main" = 1 ] || exit 0
+
+# --- the main job ---
+prof="$build/cli/nimble-prof"
+sample="$root/samples/recorded/concurrent_streams.db"
+if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1 && [ -x "$build/samples/cuda/concurrent_streams" ]; then
+  say "GPU found: recording samples/cuda/concurrent_streams"
+  "$prof" record -o "$build/concurrent_streams.db" -- "$build/samples/cuda/concurrent_streams"
+  sample="$build/concurrent_streams.db"
+else
+  say "no GPU here: reporting on the bundled recorded run $sample"
+fi
+"$prof" info "$sample"
+if "$prof" report --help >/dev/null 2>&1; then
+  "$prof" report "$sample"
+fi
