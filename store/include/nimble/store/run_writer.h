@@ -60,9 +60,11 @@ class RunWriter {
   // Updates the stored run row (e.g. iterations known only at the end).
   Status UpdateRun(const RunInfo& run);
 
-  // Writes buffered records as one transaction.
+  // Writes buffered records as one transaction. If it fails, that batch is rolled back and its
+  // records dropped; earlier batches stay and the writer remains usable.
   Status Flush();
   // Flushes, builds indexes, checkpoints the WAL and moves a new file into place.
+  // The file is then closed, with no -wal/-shm beside it; a later call reopens it in place.
   Status Commit();
 
   // Records written so far in this run (flushed), for progress and tests.

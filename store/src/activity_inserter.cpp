@@ -1,0 +1,208 @@
+#include "activity_inserter.h"
+
+#include <initializer_list>
+#include <string>
+
+namespace nimble::store {
+namespace {
+
+constexpr size_t kRows = TableInsert::kRowsPerStatement;
+
+StatusOr<TableInsert> PrepareInsert(Database& db, const char* table, std::initializer_list<const char*> columns) {
+  std::string head = std::string("INSERT INTO ") + table + " (";
+  std::string row = "(";
+  for (const char* column : columns) {
+    head += column;
+    head += ", ";
+    row += "?, ";
+  }
+  head.resize(head.size() - 2);
+  row.resize(row.size() - 2);
+  head += ") VALUES ";
+  row += ")";
+  std::string many = head;
+  for (size_t r = 0; r < kRows; ++r) many += (r == 0 ? "" : ", ") + row;
+  TableInsert insert;
+  insert.table = table;
+  insert.columns = static_cast<int>(columns.size());
+  NIMBLE_ASSIGN_OR_RETURN(insert.one_row, db.Prepare(head + row));
+  NIMBLE_ASSIGN_OR_RETURN(insert.many_rows, db.Prepare(many));
+  return insert;
+}
+
+// Says which record of the batch failed (the SQLite message says which constraint).
+template <typename Record>
+Status RecordError(const Status& status, const TableInsert& insert, size_t index, const Record& record) {
+  std::string where = " (" + std::string(insert.table) + " record " + std::to_string(index) + " of the batch";
+  if constexpr (requires { record.start_ns; }) {
+    where += ", start " + std::to_string(record.start_ns) + " ns, end " + std::to_string(record.end_ns) + " ns";
+  }
+  return {status.code(), status.message() + where + ")"};
+}
+
+// Inserts records[0..n) in statements of kRows rows, then one by one. bind(stmt, first_param, i)
+// binds record i's columns from parameter first_param on. A failed multi-row statement leaves no
+// row behind, so its rows are retried one by one to name the record at fault.
+template <typename Record, typename Bind>
+Status InsertRows(TableInsert& insert, const std::vector<Record>& records, Bind bind) {
+  size_t i = 0;
+  for (; i + kRows <= records.size(); i += kRows) {
+    for (size_t r = 0; r < kRows; ++r) bind(insert.many_rows, static_cast<int>(r) * insert.columns + 1, i + r);
+    if (Status status = insert.many_rows.Run(); !status.ok()) {
+      for (size_t r = i; r < i + kRows; ++r) {
+        bind(insert.one_row, 1, r);
+        if (Status one = insert.one_row.Run(); !one.ok()) return RecordError(one, insert, r, records[r]);
+      }
+      return RecordError(status, insert, i, records[i]);
+    }
+  }
+  for (; i < records.size(); ++i) {
+    bind(insert.one_row, 1, i);
+    if (Status status = insert.one_row.Run(); !status.ok()) return RecordError(status, insert, i, records[i]);
+  }
+  return OkStatus();
+}
+
+// Binds the columns shared by GPU activity: runId, start, end, deviceId, contextId, streamId,
+// correlationId at parameters p .. p + 6.
+template <typename Record>
+void BindGpuActivity(Statement& s, int p, RunId run, const Record& r) {
+  s.BindInt(p, run.value());
+  s.BindInt(p + 1, r.start_ns);
+  s.BindInt(p + 2, r.end_ns);
+  s.BindId(p + 3, r.device);
+  s.BindId(p + 4, r.context);
+  s.BindId(p + 5, r.stream);
+  s.BindId(p + 6, r.correlation);
+}
+
+template <typename E>
+int64_t EnumValue(E e) { return static_cast<int64_t>(e); }
+
+}  // namespace
+
+int64_t ActivityBuffer::size() const {
+  return static_cast<int64_t>(kernels.size() + memcpys.size() + memsets.size() + syncs.size() + api_calls.size() +
+                              ranges.size() + external_correlations.size() + overheads.size());
+}
+
+void ActivityBuffer::clear() {
+  kernels.clear();
+  memcpys.clear();
+  memsets.clear();
+  syncs.clear();
+  api_calls.clear();
+  ranges.clear();
+  external_correlations.clear();
+  overheads.clear();
+}
+
+StatusOr<ActivityInserter> ActivityInserter::Prepare(Database& db) {
+  ActivityInserter ins;
+  NIMBLE_ASSIGN_OR_RETURN(ins.kernel_, PrepareInsert(db, "CUPTI_ACTIVITY_KIND_KERNEL", {
+      "runId", "start", "end", "deviceId", "contextId", "streamId", "correlationId", "kernelIndex",
+      "demangledName", "shortName", "gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ", "registersPerThread",
+      "staticSharedMemory", "dynamicSharedMemory", "graphNodeId", "graphId"}));
+  NIMBLE_ASSIGN_OR_RETURN(ins.memcpy_, PrepareInsert(db, "CUPTI_ACTIVITY_KIND_MEMCPY", {
+      "runId", "start", "end", "deviceId", "contextId", "streamId", "correlationId", "bytes", "copyKind",
+      "srcKind", "dstKind", "graphNodeId"}));
+  NIMBLE_ASSIGN_OR_RETURN(ins.memset_, PrepareInsert(db, "CUPTI_ACTIVITY_KIND_MEMSET", {
+      "runId", "start", "end", "deviceId", "contextId", "streamId", "correlationId", "value", "bytes", "memKind",
+      "graphNodeId"}));
+  NIMBLE_ASSIGN_OR_RETURN(ins.sync_, PrepareInsert(db, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", {
+      "runId", "start", "end", "deviceId", "contextId", "streamId", "correlationId", "syncType", "eventId"}));
+  NIMBLE_ASSIGN_OR_RETURN(ins.api_call_, PrepareInsert(db, "CUPTI_ACTIVITY_KIND_RUNTIME", {
+      "runId", "start", "end", "apiKind", "processId", "threadId", "correlationId", "nameId", "callbackId",
+      "returnValue"}));
+  NIMBLE_ASSIGN_OR_RETURN(ins.range_, PrepareInsert(db, "NVTX_EVENTS", {
+      "runId", "start", "end", "threadId", "textId", "domainNameId"}));
+  NIMBLE_ASSIGN_OR_RETURN(ins.external_correlation_, PrepareInsert(db, "CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION", {
+      "runId", "correlationId", "externalId", "externalKind"}));
+  NIMBLE_ASSIGN_OR_RETURN(ins.overhead_, PrepareInsert(db, "CUPTI_ACTIVITY_KIND_OVERHEAD", {
+      "runId", "start", "end", "threadId", "nameId"}));
+  return ins;
+}
+
+Status ActivityInserter::Insert(const ActivityBuffer& buffer, RunId run, int64_t first_kernel_index,
+                                const StringCache& strings) {
+  NIMBLE_RETURN_IF_ERROR(InsertGpuActivity(buffer, run, first_kernel_index, strings));
+  return InsertHostActivity(buffer, run, strings);
+}
+
+Status ActivityInserter::InsertGpuActivity(const ActivityBuffer& b, RunId run, int64_t first_kernel_index,
+                                           const StringCache& strings) {
+  NIMBLE_RETURN_IF_ERROR(InsertRows(kernel_, b.kernels, [&](Statement& s, int p, size_t i) {
+    const KernelRecord& k = b.kernels[i];
+    BindGpuActivity(s, p, run, k);
+    s.BindInt(p + 7, first_kernel_index + static_cast<int64_t>(i));
+    strings.Bind(s, p + 8, k.name);
+    strings.Bind(s, p + 9, k.short_name);
+    const int64_t values[] = {k.grid.x, k.grid.y, k.grid.z, k.block.x, k.block.y, k.block.z,
+                              k.registers_per_thread, k.static_shared_bytes, k.dynamic_shared_bytes,
+                              k.graph_node_id, k.graph_id};
+    for (int c = 0; c < 11; ++c) s.BindInt(p + 10 + c, values[c]);
+  }));
+  NIMBLE_RETURN_IF_ERROR(InsertRows(memcpy_, b.memcpys, [&](Statement& s, int p, size_t i) {
+    const MemcpyRecord& m = b.memcpys[i];
+    BindGpuActivity(s, p, run, m);
+    s.BindInt(p + 7, m.bytes);
+    s.BindInt(p + 8, EnumValue(m.copy_kind));
+    s.BindInt(p + 9, EnumValue(m.src_kind));
+    s.BindInt(p + 10, EnumValue(m.dst_kind));
+    s.BindInt(p + 11, m.graph_node_id);
+  }));
+  NIMBLE_RETURN_IF_ERROR(InsertRows(memset_, b.memsets, [&](Statement& s, int p, size_t i) {
+    const MemsetRecord& m = b.memsets[i];
+    BindGpuActivity(s, p, run, m);
+    s.BindInt(p + 7, m.value);
+    s.BindInt(p + 8, m.bytes);
+    s.BindInt(p + 9, EnumValue(m.mem_kind));
+    s.BindInt(p + 10, m.graph_node_id);
+  }));
+  return InsertRows(sync_, b.syncs, [&](Statement& s, int p, size_t i) {
+    BindGpuActivity(s, p, run, b.syncs[i]);
+    s.BindInt(p + 7, EnumValue(b.syncs[i].kind));
+    s.BindInt(p + 8, b.syncs[i].event_id);
+  });
+}
+
+Status ActivityInserter::InsertHostActivity(const ActivityBuffer& b, RunId run, const StringCache& strings) {
+  NIMBLE_RETURN_IF_ERROR(InsertRows(api_call_, b.api_calls, [&](Statement& s, int p, size_t i) {
+    const ApiCallRecord& a = b.api_calls[i];
+    s.BindInt(p, run.value());
+    s.BindInt(p + 1, a.start_ns);
+    s.BindInt(p + 2, a.end_ns);
+    s.BindInt(p + 3, EnumValue(a.kind));
+    s.BindInt(p + 4, a.process);
+    s.BindId(p + 5, a.thread);
+    s.BindId(p + 6, a.correlation);
+    strings.Bind(s, p + 7, a.name);
+    s.BindInt(p + 8, a.callback_id);
+    s.BindInt(p + 9, a.return_value);
+  }));
+  NIMBLE_RETURN_IF_ERROR(InsertRows(range_, b.ranges, [&](Statement& s, int p, size_t i) {
+    const NvtxRange& r = b.ranges[i];
+    s.BindInt(p, run.value());
+    s.BindInt(p + 1, r.start_ns);
+    s.BindInt(p + 2, r.end_ns);
+    s.BindId(p + 3, r.thread);
+    strings.Bind(s, p + 4, r.text);
+    strings.Bind(s, p + 5, r.domain);
+  }));
+  NIMBLE_RETURN_IF_ERROR(InsertRows(external_correlation_, b.external_correlations, [&](Statement& s, int p, size_t i) {
+    s.BindInt(p, run.value());
+    s.BindId(p + 1, b.external_correlations[i].correlation);
+    s.BindInt(p + 2, b.external_correlations[i].external_id);
+    s.BindInt(p + 3, b.external_correlations[i].external_kind);
+  }));
+  return InsertRows(overhead_, b.overheads, [&](Statement& s, int p, size_t i) {
+    const OverheadRecord& o = b.overheads[i];
+    s.BindInt(p, run.value());
+    s.BindInt(p + 1, o.start_ns);
+    s.BindInt(p + 2, o.end_ns);
+    s.BindId(p + 3, o.thread);
+    strings.Bind(s, p + 4, o.kind);
+  });
+}
+
+}  // namespace nimble::store

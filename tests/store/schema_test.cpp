@@ -1,0 +1,205 @@
+// Schema versions and migrations: each version has exactly its tables, enum tables mirror core's
+// enums, and a version-1 file holding a run upgrades and reads back.
+#include <gtest/gtest.h>
+
+#include "nimble/store/run_reader.h"
+#include "nimble/store/run_writer.h"
+#include "nimble/store/schema.h"
+#include "sqlite_db.h"
+#include "store_test_util.h"
+
+namespace nimble::store {
+namespace {
+
+using testing::TempDirTest;
+
+class StoreSchemaTest : public TempDirTest {
+ protected:
+  std::unique_ptr<Database> OpenRaw(const std::string& path) {
+    auto db = Database::Open(path, OpenMode::kReadWrite);
+    EXPECT_TRUE(db.ok()) << db.status().ToString();
+    return db.ok() ? std::move(db).value() : nullptr;
+  }
+  int64_t Query(Database& db, const std::string& sql) {
+    auto v = db.QueryInt(sql);
+    EXPECT_TRUE(v.ok()) << v.status().ToString();
+    return v.ok() ? *v : -1;
+  }
+};
+
+const char* const kVersion1Tables[] = {
+    "StringIds", "runs", "stats", "ENUM_CUDA_MEMCPY_OPER", "ENUM_CUDA_MEM_KIND", "ENUM_CUPTI_SYNC_TYPE",
+    "ENUM_NIMBLE_API_KIND", "TARGET_INFO_GPU", "CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
+    "CUPTI_ACTIVITY_KIND_MEMSET", "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "CUPTI_ACTIVITY_KIND_RUNTIME",
+    "NVTX_EVENTS", "CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION", "CUPTI_ACTIVITY_KIND_OVERHEAD"};
+const char* const kVersion2Tables[] = {
+    "ENUM_NIMBLE_EDGE_KIND", "ops", "op_edges", "op_kernels", "stream_assignment", "stream_assignment_ops",
+    "stream_assignment_syncs", "metrics", "speedups"};
+
+TEST_F(StoreSchemaTest, EachVersionHasExactlyItsTables) {
+  for (int version = 1; version <= kSchemaVersion; ++version) {
+    const std::string path = PathOf("v" + std::to_string(version) + ".db");
+    ASSERT_TRUE(CreateDatabaseAtVersion(path, version).ok());
+    auto db = OpenRaw(path);
+    ASSERT_NE(db, nullptr);
+    EXPECT_EQ(Query(*db, "PRAGMA user_version"), version);
+    EXPECT_EQ(Query(*db, "PRAGMA application_id"), 0x4E4D424C);
+    for (const char* table : kVersion1Tables) EXPECT_TRUE(db->TableExists(table)) << table;
+    for (const char* table : kVersion2Tables) EXPECT_EQ(db->TableExists(table), version >= 2) << table;
+    const int64_t tables = Query(*db, "SELECT count(*) FROM sqlite_schema WHERE type = 'table'");
+    EXPECT_EQ(tables, std::ssize(kVersion1Tables) + (version >= 2 ? std::ssize(kVersion2Tables) : 0));
+  }
+}
+
+TEST_F(StoreSchemaTest, EnumTablesMirrorCoreEnums) {
+  const std::string path = PathOf("enums.db");
+  ASSERT_TRUE(CreateDatabaseAtVersion(path, kSchemaVersion).ok());
+  auto db = OpenRaw(path);
+  ASSERT_NE(db, nullptr);
+  struct Expected {
+    const char* table;
+    int64_t last_id;
+  };
+  for (const Expected& e : {Expected{"ENUM_CUDA_MEMCPY_OPER", static_cast<int64_t>(CopyKind::kPtoP)},
+                            Expected{"ENUM_CUDA_MEM_KIND", static_cast<int64_t>(MemoryKind::kManagedStatic)},
+                            Expected{"ENUM_CUPTI_SYNC_TYPE", static_cast<int64_t>(SyncKind::kContextSynchronize)},
+                            Expected{"ENUM_NIMBLE_API_KIND", static_cast<int64_t>(ApiKind::kDriver)},
+                            Expected{"ENUM_NIMBLE_EDGE_KIND", static_cast<int64_t>(EdgeKind::kOrder)}}) {
+    const std::string table = e.table;
+    EXPECT_EQ(Query(*db, "SELECT count(*) FROM " + table), e.last_id + 1) << table;
+    EXPECT_EQ(Query(*db, "SELECT min(id) FROM " + table), 0) << table;
+    EXPECT_EQ(Query(*db, "SELECT max(id) FROM " + table), e.last_id) << table;
+    EXPECT_EQ(Query(*db, "SELECT count(DISTINCT name) FROM " + table + " WHERE name <> '' AND label <> ''"),
+              e.last_id + 1) << table;
+  }
+  EXPECT_EQ(Query(*db, "SELECT id FROM ENUM_CUDA_MEMCPY_OPER WHERE name = 'CUDA_MEMCPY_KIND_DTOH'"),
+            static_cast<int64_t>(CopyKind::kDtoH));
+}
+
+// Writes one run into a version-1 file the way a version-1 writer would have: raw rows.
+void WriteVersion1Run(Database& db) {
+  ASSERT_TRUE(db.Exec(R"sql(
+    INSERT INTO runs VALUES (1, 'm.pt', '1x3', 'GPU', 'eager', 'nimble-prof m.pt', 3, 1, 1700000000);
+    INSERT INTO StringIds VALUES (10, 'gemm'), (11, 'relu');
+    INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES
+      (1, 0, 100, 200, 0, 1, 7, 55, 10, 10, 4, 1, 1, 128, 1, 1, 32, 0, 0, 0, 0),
+      (1, 1, 150, 160, 0, 1, 8, 56, 11, NULL, 2, 2, 1, 64, 1, 1, 16, 1024, 0, 0, 0);
+    INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY VALUES (1, 10, 20, 0, 1, 7, 54, 4096, 1, 2, 3, 0);
+    INSERT INTO stats VALUES (1, 'dropped_records', 2, 'warning', 'buffer full');
+  )sql").ok());
+}
+
+TEST_F(StoreSchemaTest, Version1FileWithARunIsUpgradedAndReadsBack) {
+  const std::string path = PathOf("old.db");
+  ASSERT_TRUE(CreateDatabaseAtVersion(path, 1).ok());
+  {
+    auto db = OpenRaw(path);
+    ASSERT_NE(db, nullptr);
+    WriteVersion1Run(*db);
+  }
+  auto reader = RunReader::Open(path);
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  EXPECT_EQ((*reader)->schema_version(), kSchemaVersion);
+  auto run = (*reader)->Run(RunId(1));
+  ASSERT_TRUE(run.ok());
+  EXPECT_EQ(run->model, "m.pt");
+  EXPECT_EQ(run->iterations, 3);
+  auto trace = (*reader)->LoadTrace(RunId(1));
+  ASSERT_TRUE(trace.ok()) << trace.status().ToString();
+  ASSERT_EQ(trace->kernels.size(), 2u);
+  EXPECT_EQ(trace->strings.Get(trace->kernels[0].name), "gemm");
+  EXPECT_EQ(trace->strings.Get(trace->kernels[1].name), "relu");
+  EXPECT_FALSE(trace->kernels[1].short_name.valid());
+  EXPECT_EQ(trace->kernels[1].static_shared_bytes, 1024);
+  EXPECT_EQ(trace->kernels[0].grid, (Dim3{4, 1, 1}));
+  ASSERT_EQ(trace->memcpys.size(), 1u);
+  EXPECT_EQ(trace->memcpys[0].copy_kind, CopyKind::kHtoD);
+  EXPECT_EQ(trace->memcpys[0].dst_kind, MemoryKind::kDevice);
+  EXPECT_EQ((*reader)->LoadStats(RunId(1))->front().value, 2);
+  // Version-2 tables exist now, empty for the old run, and can be filled.
+  EXPECT_TRUE((*reader)->LoadGraph(RunId(1))->ops.empty());
+  reader->reset();
+  auto writer = RunWriter::OpenRun(path, RunId(1));
+  ASSERT_TRUE(writer.ok()) << writer.status().ToString();
+  OpGraph graph;
+  graph.ops = {{OpId(0), "a", "aten::mm", "[1]", 110}, {OpId(1), "b", "aten::relu", "[1]", 10}};
+  graph.edges = {{OpId(0), OpId(1)}};
+  const std::vector<KernelAttribution> attribution = {{OpId(0), KernelIndex(0)}, {OpId(1), KernelIndex(1)}};
+  ASSERT_TRUE((*writer)->WriteGraph(graph, attribution).ok());
+  writer->reset();
+  auto again = RunReader::Open(path);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ((*again)->LoadGraph(RunId(1))->ops, graph.ops);
+  EXPECT_EQ(*(*again)->LoadAttribution(RunId(1)), attribution);
+}
+
+TEST_F(StoreSchemaTest, UpgradeDatabaseKeepsRowsAndIsIdempotent) {
+  const std::string path = PathOf("old.db");
+  ASSERT_TRUE(CreateDatabaseAtVersion(path, 1).ok());
+  {
+    auto db = OpenRaw(path);
+    ASSERT_NE(db, nullptr);
+    WriteVersion1Run(*db);
+  }
+  ASSERT_TRUE(UpgradeDatabase(path).ok());
+  const std::string upgraded = testing::ReadFileBytes(path);
+  ASSERT_TRUE(UpgradeDatabase(path).ok());
+  EXPECT_EQ(testing::ReadFileBytes(path), upgraded) << "upgrading a current file changed it";
+  auto db = OpenRaw(path);
+  ASSERT_NE(db, nullptr);
+  EXPECT_EQ(Query(*db, "PRAGMA user_version"), kSchemaVersion);
+  EXPECT_EQ(Query(*db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL"), 2);
+  EXPECT_EQ(Query(*db, "SELECT count(*) FROM ENUM_NIMBLE_EDGE_KIND"), 2);
+  auto check = db->Prepare("PRAGMA integrity_check");
+  ASSERT_TRUE(check.ok());
+  ASSERT_TRUE(*check->Step());
+  EXPECT_EQ(check->ColumnText(0), "ok");
+}
+
+TEST_F(StoreSchemaTest, WriterAppendsARunToAVersion1File) {
+  const std::string path = PathOf("old.db");
+  ASSERT_TRUE(CreateDatabaseAtVersion(path, 1).ok());
+  StringTable strings;
+  std::vector<KernelRecord> kernels = {testing::MakeKernel(strings, 0), testing::MakeKernel(strings, 1)};
+  auto writer = RunWriter::Create(path, testing::SampleRun("eager"));
+  ASSERT_TRUE(writer.ok()) << writer.status().ToString();
+  ASSERT_TRUE((*writer)->AppendKernels(kernels, strings).ok());
+  ASSERT_TRUE((*writer)->Commit().ok());
+  writer->reset();
+  auto reader = RunReader::Open(path);
+  ASSERT_TRUE(reader.ok());
+  EXPECT_EQ((*reader)->LoadTrace(RunId(1))->kernels.size(), 2u);
+}
+
+TEST_F(StoreSchemaTest, CommittedFileHasTheQueryIndexesAndUsesThem) {
+  const std::string path = PathOf("run.db");
+  auto writer = RunWriter::Create(path, testing::SampleRun("eager"));
+  ASSERT_TRUE(writer.ok());
+  ASSERT_TRUE((*writer)->Commit().ok());
+  writer->reset();
+  auto db = OpenRaw(path);
+  ASSERT_NE(db, nullptr);
+  for (const char* index : {"kernel_runId_start", "kernel_runId_correlationId", "memcpy_runId_start",
+                            "runtime_runId_correlationId", "nvtx_runId_start", "op_kernels_runId_kernelIndex"}) {
+    EXPECT_EQ(Query(*db, std::string("SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name = '") +
+                             index + "'"), 1) << index;
+  }
+  auto plan = db->Prepare("EXPLAIN QUERY PLAN SELECT * FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE runId = 1 "
+                          "AND start BETWEEN 10 AND 20");
+  ASSERT_TRUE(plan.ok());
+  std::string details;
+  while (*plan->Step()) details += plan->ColumnText(3) + "\n";
+  EXPECT_NE(details.find("kernel_runId_start"), std::string::npos) << details;
+}
+
+TEST_F(StoreSchemaTest, CreateDatabaseAtVersionRefusesUnknownVersionsAndExistingFiles) {
+  EXPECT_EQ(CreateDatabaseAtVersion(PathOf("a.db"), 0).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(CreateDatabaseAtVersion(PathOf("a.db"), kSchemaVersion + 1).code(), StatusCode::kInvalidArgument);
+  EXPECT_TRUE(ListDir().empty());
+  ASSERT_TRUE(CreateDatabaseAtVersion(PathOf("a.db"), 1).ok());
+  EXPECT_EQ(CreateDatabaseAtVersion(PathOf("a.db"), 2).code(), StatusCode::kAlreadyExists);
+  EXPECT_EQ(ListDir(), std::vector<std::string>{"a.db"});
+}
+
+}  // namespace
+}  // namespace nimble::store
