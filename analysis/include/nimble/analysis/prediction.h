@@ -1,0 +1,60 @@
+// Prediction of what removing scheduling overhead and serial execution is worth: one iteration's
+// per-op kernels (durations measured, GPU shares from occupancy.h) simulated three ways - eager single
+// stream (host launches every kernel, at the measured launch gap), ahead-of-time single stream (CUDA graph
+// replay) and ahead-of-time multi-stream (graph replay of the stream assignment). Pure functions.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "nimble/analysis/dag.h"
+#include "nimble/analysis/simulator.h"
+#include "nimble/analysis/timeline.h"
+#include "nimble/core/op_graph.h"
+#include "nimble/core/schedule.h"
+#include "nimble/core/trace.h"
+
+namespace nimble::analysis {
+
+// Launch costs not measured by a trace of eager execution; estimates, to be calibrated with measured runs.
+struct PredictionOptions {
+  int64_t eager_launch_gap_ns = 0;        // host time per kernel in eager mode; 0: measure from the trace
+  int64_t fallback_launch_gap_ns = 5000;  // used when it cannot be measured (fewer than two launch calls)
+  int64_t graph_launch_ns = 5000;         // one graph launch call on the host
+  int64_t graph_node_latency_ns = 1000;   // GPU-side gap between dependent nodes of a replayed graph
+  int64_t event_host_ns = 2000;           // eager: host time of one event record or stream wait
+  int64_t sync_latency_ns = 1000;         // a cross-stream dependency's extra delay
+};
+
+// One iteration's GPU work per op.
+struct Workload {
+  std::vector<std::vector<SimKernel>> op_kernels;  // per op, in start order
+  int64_t launch_gap_ns = 0;  // mean host time between consecutive launch calls; 0 when not measurable
+};
+
+// Kernels attributed to each of `num_ops` ops whose start lies in `window` (all when absent). Shares come
+// from `device` (null: share 1, see occupancy.h). Fails on an attribution naming a missing op or kernel.
+StatusOr<Workload> BuildWorkload(const Trace& trace, int32_t num_ops, std::span<const KernelAttribution> attribution,
+                                 const DeviceInfo* device, std::optional<TimeWindow> window);
+
+// Without kernel records: one kernel per op of its gpu_time_ns, filling the GPU.
+Workload WorkloadFromOpTimes(const OpGraph& graph);
+
+// Launch costs of each mode.
+LaunchCosts EagerCosts(const Workload& workload, const PredictionOptions& options);
+LaunchCosts GraphReplayCosts(const PredictionOptions& options);
+
+struct Prediction {
+  int64_t eager_ns = 0;       // single stream, launched by the host kernel by kernel
+  int64_t aot_single_ns = 0;  // single stream, graph replay
+  int64_t aot_multi_ns = 0;   // stream assignment, graph replay
+  int64_t launch_gap_ns = 0;  // the eager launch gap used
+};
+
+// `multi_stream` is the assignment to predict (normally AssignStreams of `dag`).
+StatusOr<Prediction> Predict(const Dag& dag, const Workload& workload, const StreamAssignment& multi_stream,
+                             const PredictionOptions& options = {});
+
+}  // namespace nimble::analysis

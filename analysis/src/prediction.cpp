@@ -1,0 +1,115 @@
+#include "nimble/analysis/prediction.h"
+
+#include <algorithm>
+#include <string>
+#include <unordered_map>
+
+#include "nimble/analysis/occupancy.h"
+#include "nimble/analysis/stream_assignment.h"
+
+namespace nimble::analysis {
+namespace {
+
+bool InWindow(const KernelRecord& k, const std::optional<TimeWindow>& window) {
+  return !window.has_value() || (k.start_ns >= window->start_ns && k.start_ns < window->end_ns);
+}
+
+// Mean spacing of the launch calls of `kernels`; kernels replayed from one graph share one call.
+int64_t MeanLaunchGapNs(const Trace& trace, const std::vector<const KernelRecord*>& kernels) {
+  std::unordered_map<int64_t, int64_t> call_start_ns;
+  for (const ApiCallRecord& call : trace.api_calls) {
+    auto [it, inserted] = call_start_ns.try_emplace(call.correlation.value(), call.start_ns);
+    if (!inserted) it->second = std::min(it->second, call.start_ns);
+  }
+  std::vector<std::pair<int64_t, int64_t>> calls;  // (correlation id, call start)
+  for (const KernelRecord* k : kernels) {
+    const auto it = call_start_ns.find(k->correlation.value());
+    if (it != call_start_ns.end()) calls.emplace_back(it->first, it->second);
+  }
+  std::sort(calls.begin(), calls.end());
+  calls.erase(std::unique(calls.begin(), calls.end()), calls.end());
+  if (calls.size() < 2) return 0;
+  const auto [first, last] = std::minmax_element(calls.begin(), calls.end(),
+                                                 [](const auto& a, const auto& b) { return a.second < b.second; });
+  return (last->second - first->second) / static_cast<int64_t>(calls.size() - 1);
+}
+
+}  // namespace
+
+StatusOr<Workload> BuildWorkload(const Trace& trace, int32_t num_ops, std::span<const KernelAttribution> attribution,
+                                 const DeviceInfo* device, std::optional<TimeWindow> window) {
+  std::vector<std::vector<const KernelRecord*>> by_op(static_cast<size_t>(num_ops));
+  std::vector<const KernelRecord*> all;
+  for (const KernelAttribution& a : attribution) {
+    if (a.op.value() < 0 || a.op.value() >= num_ops) {
+      return InvalidArgument("kernel attribution names op " + std::to_string(a.op.value()) + ", but the graph has " +
+                             std::to_string(num_ops) + " ops");
+    }
+    if (a.kernel.value() < 0 || a.kernel.value() >= static_cast<int64_t>(trace.kernels.size())) {
+      return InvalidArgument("kernel attribution of op " + std::to_string(a.op.value()) + " names kernel " +
+                             std::to_string(a.kernel.value()) + ", which the trace does not have");
+    }
+    const KernelRecord& k = trace.kernels[static_cast<size_t>(a.kernel.value())];
+    if (!InWindow(k, window)) continue;
+    by_op[static_cast<size_t>(a.op.value())].push_back(&k);
+    all.push_back(&k);
+  }
+  Workload out;
+  out.op_kernels.resize(static_cast<size_t>(num_ops));
+  const DeviceInfo unknown_device;
+  for (size_t v = 0; v < by_op.size(); ++v) {
+    auto& kernels = by_op[v];
+    std::sort(kernels.begin(), kernels.end(), [](auto* a, auto* b) { return a->start_ns < b->start_ns; });
+    for (const KernelRecord* k : kernels) {
+      const double share = EstimateOccupancy(*k, device != nullptr ? *device : unknown_device).gpu_share;
+      out.op_kernels[v].push_back({k->dur_ns(), share});
+    }
+  }
+  out.launch_gap_ns = MeanLaunchGapNs(trace, all);
+  return out;
+}
+
+Workload WorkloadFromOpTimes(const OpGraph& graph) {
+  Workload out;
+  for (const Op& op : graph.ops) {
+    out.op_kernels.push_back({});
+    if (op.gpu_time_ns > 0) out.op_kernels.back().push_back({op.gpu_time_ns, 1.0});
+  }
+  return out;
+}
+
+LaunchCosts EagerCosts(const Workload& workload, const PredictionOptions& options) {
+  LaunchCosts costs;
+  costs.host_per_kernel_ns = options.eager_launch_gap_ns > 0   ? options.eager_launch_gap_ns
+                             : workload.launch_gap_ns > 0       ? workload.launch_gap_ns
+                                                                : options.fallback_launch_gap_ns;
+  costs.host_per_event_ns = options.event_host_ns;
+  costs.sync_latency_ns = options.sync_latency_ns;
+  return costs;
+}
+
+LaunchCosts GraphReplayCosts(const PredictionOptions& options) {
+  LaunchCosts costs;
+  costs.start_ns = options.graph_launch_ns;
+  costs.gpu_per_kernel_ns = options.graph_node_latency_ns;
+  costs.sync_latency_ns = options.sync_latency_ns;
+  return costs;
+}
+
+StatusOr<Prediction> Predict(const Dag& dag, const Workload& workload, const StreamAssignment& multi_stream,
+                             const PredictionOptions& options) {
+  const StreamAssignment single = SingleStream(dag);
+  const LaunchCosts eager = EagerCosts(workload, options);
+  const LaunchCosts replay = GraphReplayCosts(options);
+  Prediction out;
+  out.launch_gap_ns = eager.host_per_kernel_ns;
+  NIMBLE_ASSIGN_OR_RETURN(const SimResult eager_run, Simulate(dag, workload.op_kernels, single, eager));
+  NIMBLE_ASSIGN_OR_RETURN(const SimResult single_run, Simulate(dag, workload.op_kernels, single, replay));
+  NIMBLE_ASSIGN_OR_RETURN(const SimResult multi_run, Simulate(dag, workload.op_kernels, multi_stream, replay));
+  out.eager_ns = eager_run.latency_ns;
+  out.aot_single_ns = single_run.latency_ns;
+  out.aot_multi_ns = multi_run.latency_ns;
+  return out;
+}
+
+}  // namespace nimble::analysis

@@ -1,0 +1,140 @@
+#include "nimble/analysis/report.h"
+
+#include <algorithm>
+
+#include "nimble/analysis/matching.h"
+#include "nimble/analysis/stream_assignment.h"
+
+namespace nimble::analysis {
+namespace {
+
+std::optional<DeviceReport> AnalyzeDevice(const Trace& trace, DeviceId device, const std::vector<TimeWindow>& windows,
+                                          const ReportOptions& options) {
+  const TimelineAnalyzer analyzer(trace, device);
+  const std::optional<TimeWindow> span = analyzer.ActivitySpan();
+  if (!span.has_value()) return std::nullopt;  // only host copies: no GPU activity to describe
+  DeviceReport out;
+  out.run = analyzer.Compute(*span);
+  for (const TimeWindow& w : windows) out.iterations.push_back(analyzer.Compute(w));
+  out.longest_gaps = LongestGaps(out.run.gaps, options.top_gaps);
+  return out;
+}
+
+// The device of the first attributed kernel, else the first device with activity.
+DeviceId GraphDevice(const Trace& trace, std::span<const KernelAttribution> attribution, const Report& report) {
+  for (const KernelAttribution& a : attribution) {
+    if (a.kernel.value() >= 0 && a.kernel.value() < static_cast<int64_t>(trace.kernels.size())) {
+      return trace.kernels[static_cast<size_t>(a.kernel.value())].device;
+    }
+  }
+  return report.devices.empty() ? DeviceId(0) : report.devices.front().run.device;
+}
+
+const DeviceReport* FindDeviceReport(const Report& report, DeviceId device) {
+  for (const DeviceReport& d : report.devices) {
+    if (d.run.device == device) return &d;
+  }
+  return nullptr;
+}
+
+const DeviceInfo* FindDeviceInfo(const ReportInput& input, DeviceId device) {
+  if (input.device != nullptr) return input.device;
+  for (const DeviceInfo& d : input.trace->devices) {
+    if (d.id == device) return &d;
+  }
+  return nullptr;
+}
+
+int64_t Median(std::vector<int64_t> values) {
+  if (values.empty()) return 0;
+  const auto mid = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
+  std::nth_element(values.begin(), mid, values.end());
+  return *mid;
+}
+
+double Ratio(int64_t num, int64_t den) { return den > 0 ? static_cast<double>(num) / static_cast<double>(den) : 0; }
+
+struct GraphInputs {
+  GraphReport graph;
+  Workload workload;
+  Dag dag;
+};
+
+StatusOr<GraphInputs> AnalyzeGraph(const ReportInput& input, const ReportOptions& options, const Report& report) {
+  GraphInputs out;
+  NIMBLE_ASSIGN_OR_RETURN(out.dag, Dag::FromOpGraph(*input.graph));
+  GraphReport& g = out.graph;
+  g.num_ops = out.dag.num_nodes();
+  g.num_edges = out.dag.num_edges();
+  g.device = GraphDevice(*input.trace, input.attribution, report);
+  // One iteration weighs the ops: the last window (warmest), else the whole run.
+  const DeviceReport* device_report = FindDeviceReport(report, g.device);
+  const TimelineMetrics* iteration = nullptr;
+  if (device_report != nullptr) {
+    iteration = device_report->iterations.empty() ? &device_report->run : &device_report->iterations.back();
+  }
+  if (input.attribution.empty()) {
+    out.workload = WorkloadFromOpTimes(*input.graph);
+  } else {
+    const std::optional<TimeWindow> window =
+        device_report != nullptr && !device_report->iterations.empty() ? std::optional(iteration->window) : std::nullopt;
+    NIMBLE_ASSIGN_OR_RETURN(out.workload, BuildWorkload(*input.trace, g.num_ops, input.attribution,
+                                                        FindDeviceInfo(input, g.device), window));
+  }
+  for (const auto& kernels : out.workload.op_kernels) {
+    int64_t total = 0;
+    for (const SimKernel& k : kernels) total += k.dur_ns;
+    g.op_time_ns.push_back(total);
+  }
+  NIMBLE_ASSIGN_OR_RETURN(g.critical_path, ComputeCriticalPath(out.dag, g.op_time_ns));
+  g.critical_path_ratio = iteration != nullptr ? Ratio(g.critical_path.length_ns, iteration->active_ns) : 0;
+  const Dag reduced = TransitiveReduction(out.dag, options.reduction);
+  const Matching matching = MaximumMatching(reduced);
+  g.reduced_edges = reduced.num_edges();
+  g.matched_edges = matching.size;
+  g.assignment = AssignStreams(reduced, matching);
+  g.concurrency = ComputeConcurrency(reduced, matching);
+  return out;
+}
+
+PredictionReport Compare(const Prediction& predicted, const DeviceReport* device) {
+  PredictionReport out;
+  out.predicted = predicted;
+  if (device != nullptr) {
+    std::vector<int64_t> lengths;
+    for (const TimelineMetrics& it : device->iterations) lengths.push_back(it.window.dur_ns());
+    out.measured_ns = lengths.empty() ? device->run.window.dur_ns() : Median(std::move(lengths));
+  }
+  out.speedup_aot_single = Ratio(out.measured_ns, predicted.aot_single_ns);
+  out.speedup_aot_multi = Ratio(out.measured_ns, predicted.aot_multi_ns);
+  return out;
+}
+
+}  // namespace
+
+const DeviceReport* Report::primary_device() const {
+  if (graph.has_value()) {
+    if (const DeviceReport* d = FindDeviceReport(*this, graph->device)) return d;
+  }
+  return devices.empty() ? nullptr : &devices.front();
+}
+
+StatusOr<Report> BuildReport(const ReportInput& input, const ReportOptions& options) {
+  if (input.trace == nullptr) return InvalidArgument("a report needs a trace");
+  Report report;
+  const std::vector<TimeWindow> windows =
+      options.iteration_range.empty() ? std::vector<TimeWindow>{} : WindowsFromNvtx(*input.trace, options.iteration_range);
+  for (DeviceId device : ActiveDevices(*input.trace)) {
+    if (auto d = AnalyzeDevice(*input.trace, device, windows, options)) report.devices.push_back(std::move(*d));
+  }
+  if (input.graph == nullptr) return report;
+  auto analyzed = AnalyzeGraph(input, options, report);
+  if (!analyzed.ok()) return analyzed.status().WithContext("op graph");
+  report.graph = std::move(analyzed->graph);
+  auto predicted = Predict(analyzed->dag, analyzed->workload, report.graph->assignment, options.prediction);
+  if (!predicted.ok()) return predicted.status().WithContext("prediction");
+  report.prediction = Compare(*predicted, FindDeviceReport(report, report.graph->device));
+  return report;
+}
+
+}  // namespace nimble::analysis

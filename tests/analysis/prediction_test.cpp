@@ -1,0 +1,104 @@
+#include "nimble/analysis/prediction.h"
+
+#include <gtest/gtest.h>
+
+#include "dag_testing.h"
+#include "nimble/analysis/stream_assignment.h"
+#include "trace_testing.h"
+
+namespace nimble::analysis {
+namespace {
+
+// Three ops, four kernels: op 0 launches kernels 0 and 1, op 1 kernel 2, op 2 kernel 3. Launch calls
+// are 10 us apart. Kernel 3 also has a copy in a later iteration (kernel 4, attributed to op 2).
+Trace SmallRun() {
+  Trace t;
+  t.devices = {testing::SmallGpu()};
+  for (int64_t i = 0; i < 4; ++i) {
+    t.kernels.push_back(testing::Kernel(100000 + 20000 * i, 110000 + 20000 * i, 7, i + 1));
+    t.api_calls.push_back(testing::LaunchCall(10000 * i, 10000 * i + 3000, i + 1));
+  }
+  t.kernels[1].grid = {160, 1, 1};  // fills SmallGpu at 16 blocks of 128 threads per SM
+  t.kernels.push_back(testing::Kernel(900000, 905000, 7, 99));
+  return t;
+}
+
+std::vector<KernelAttribution> SmallAttribution() {
+  return {{OpId(0), KernelIndex(0)}, {OpId(0), KernelIndex(1)}, {OpId(1), KernelIndex(2)},
+          {OpId(2), KernelIndex(3)}, {OpId(2), KernelIndex(4)}};
+}
+
+TEST(PredictionTest, WorkloadGroupsKernelsByOpWithShares) {
+  const Trace t = SmallRun();
+  const auto attribution = SmallAttribution();
+  auto w = BuildWorkload(t, 3, attribution, &t.devices[0], TimeWindow{0, 500000});
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  ASSERT_EQ(w->op_kernels.size(), 3u);
+  ASSERT_EQ(w->op_kernels[0].size(), 2u);
+  EXPECT_EQ(w->op_kernels[0][0].dur_ns, 10000);
+  EXPECT_DOUBLE_EQ(w->op_kernels[0][0].gpu_share, 1.0 / 160);
+  EXPECT_DOUBLE_EQ(w->op_kernels[0][1].gpu_share, 1.0);
+  EXPECT_EQ(w->op_kernels[2].size(), 1u);  // kernel 4 lies outside the window
+  EXPECT_EQ(w->launch_gap_ns, 10000);
+}
+
+TEST(PredictionTest, WithoutDeviceLimitsEveryKernelFillsTheGpu) {
+  const Trace t = SmallRun();
+  auto w = BuildWorkload(t, 3, SmallAttribution(), nullptr, std::nullopt);
+  ASSERT_TRUE(w.ok());
+  EXPECT_EQ(w->op_kernels[2].size(), 2u);
+  for (const auto& op : w->op_kernels) {
+    for (const SimKernel& k : op) EXPECT_DOUBLE_EQ(k.gpu_share, 1.0);
+  }
+}
+
+TEST(PredictionTest, BadAttributionNamesOpAndKernel) {
+  const Trace t = SmallRun();
+  const std::vector<KernelAttribution> bad_op{{OpId(5), KernelIndex(0)}};
+  auto a = BuildWorkload(t, 3, bad_op, nullptr, std::nullopt);
+  ASSERT_FALSE(a.ok());
+  EXPECT_NE(a.status().message().find("op 5"), std::string::npos);
+  const std::vector<KernelAttribution> bad_kernel{{OpId(1), KernelIndex(50)}};
+  auto b = BuildWorkload(t, 3, bad_kernel, nullptr, std::nullopt);
+  ASSERT_FALSE(b.ok());
+  EXPECT_NE(b.status().message().find("kernel 50"), std::string::npos);
+}
+
+TEST(PredictionTest, EagerLaunchGapPrefersOptionThenMeasurementThenFallback) {
+  Workload w;
+  PredictionOptions options;
+  EXPECT_EQ(EagerCosts(w, options).host_per_kernel_ns, options.fallback_launch_gap_ns);
+  w.launch_gap_ns = 7000;
+  EXPECT_EQ(EagerCosts(w, options).host_per_kernel_ns, 7000);
+  options.eager_launch_gap_ns = 3000;
+  EXPECT_EQ(EagerCosts(w, options).host_per_kernel_ns, 3000);
+  EXPECT_EQ(GraphReplayCosts(options).gpu_per_kernel_ns, options.graph_node_latency_ns);
+}
+
+TEST(PredictionTest, WorkloadFromOpTimes) {
+  OpGraph g;
+  g.ops = {{OpId(0), "a", "k", "", 500}, {OpId(1), "b", "k", "", 0}};
+  const Workload w = WorkloadFromOpTimes(g);
+  ASSERT_EQ(w.op_kernels.size(), 2u);
+  EXPECT_EQ(w.op_kernels[0][0].dur_ns, 500);
+  EXPECT_TRUE(w.op_kernels[1].empty());
+}
+
+// Four small independent branches between a fork and a join, launched 20 us apart in eager mode.
+TEST(PredictionTest, GraphReplayAndStreamsEachHelpABranchyGraph) {
+  const Dag dag = testing::MustBuild(6, {{OpId(0), OpId(1)}, {OpId(0), OpId(2)}, {OpId(0), OpId(3)}, {OpId(0), OpId(4)},
+                                         {OpId(1), OpId(5)}, {OpId(2), OpId(5)}, {OpId(3), OpId(5)}, {OpId(4), OpId(5)}});
+  Workload w;
+  w.op_kernels.assign(6, {{50000, 0.1}});
+  w.launch_gap_ns = 20000;
+  auto p = Predict(dag, w, AssignStreams(dag));
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EXPECT_EQ(p->launch_gap_ns, 20000);
+  EXPECT_EQ(p->eager_ns, 20000 + 6 * 50000);  // GPU-bound once the first launch is done
+  EXPECT_LT(p->aot_single_ns, p->eager_ns);
+  EXPECT_LT(p->aot_multi_ns, p->aot_single_ns);
+  EXPECT_NEAR(static_cast<double>(p->aot_single_ns) / static_cast<double>(p->aot_multi_ns), 2.0, 0.2);
+}
+
+}  // namespace
+}  // namespace nimble::analysis

@@ -1,0 +1,143 @@
+#include "nimble/analysis/simulator.h"
+
+#include <gtest/gtest.h>
+
+#include "dag_testing.h"
+#include "nimble/analysis/critical_path.h"
+#include "nimble/analysis/stream_assignment.h"
+
+namespace nimble::analysis {
+namespace {
+
+using Kernels = std::vector<std::vector<SimKernel>>;
+
+// Graph replay as the predictor uses it.
+LaunchCosts Replay() {
+  LaunchCosts c;
+  c.start_ns = 5000;
+  c.gpu_per_kernel_ns = 1000;
+  c.sync_latency_ns = 1000;
+  return c;
+}
+
+int64_t Latency(const Dag& dag, const Kernels& kernels, const StreamAssignment& s, const LaunchCosts& c) {
+  auto r = Simulate(dag, kernels, s, c);
+  EXPECT_TRUE(r.ok()) << r.status().ToString();
+  return r.ok() ? r->latency_ns : -1;
+}
+
+double MultiStreamSpeedup(const Dag& dag, const Kernels& kernels) {
+  const double single = static_cast<double>(Latency(dag, kernels, SingleStream(dag), Replay()));
+  const double multi = static_cast<double>(Latency(dag, kernels, AssignStreams(dag), Replay()));
+  return single / multi;
+}
+
+TEST(SimulatorTest, ChainGainsNothingFromStreams) {
+  std::vector<OpEdge> edges;
+  for (int32_t i = 0; i + 1 < 8; ++i) edges.push_back({OpId(i), OpId(i + 1)});
+  const Dag dag = testing::MustBuild(8, edges);
+  const Kernels kernels(8, {{100000, 0.05}});
+  EXPECT_NEAR(MultiStreamSpeedup(dag, kernels), 1.0, 1e-9);
+}
+
+TEST(SimulatorTest, IndependentSmallKernelsRunSideBySide) {
+  for (int32_t k : {2, 4, 8}) {
+    const Dag dag = testing::MustBuild(k, {});
+    const Kernels kernels(static_cast<size_t>(k), {{100000, 0.05}});
+    EXPECT_NEAR(MultiStreamSpeedup(dag, kernels), k, 0.1 * k) << k;
+  }
+}
+
+TEST(SimulatorTest, IndependentKernelsThatFillTheGpuDoNot) {
+  for (int32_t k : {2, 4, 8}) {
+    const Dag dag = testing::MustBuild(k, {});
+    const Kernels kernels(static_cast<size_t>(k), {{100000, 1.0}});
+    EXPECT_NEAR(MultiStreamSpeedup(dag, kernels), 1.0, 0.05) << k;
+  }
+}
+
+TEST(SimulatorTest, ProcessorSharingSlowsOversubscribedKernels) {
+  const Dag dag = testing::MustBuild(2, {});
+  const Kernels kernels{{{100, 0.75}}, {{100, 0.75}}};
+  StreamAssignment two;
+  two.op_stream = {StreamId(0), StreamId(1)};
+  two.num_streams = 2;
+  // Demand 1.5: each runs at 2/3 speed, both end at 150.
+  auto r = Simulate(dag, kernels, two, LaunchCosts{});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->latency_ns, 150);
+  EXPECT_EQ(r->max_running_kernels, 2);
+  EXPECT_EQ(r->op_end_ns, (std::vector<int64_t>{150, 150}));
+}
+
+TEST(SimulatorTest, EagerLaunchesAreSerialOnTheHost) {
+  const Dag dag = testing::MustBuild(10, {});
+  const Kernels kernels(10, {{1000, 0.01}});
+  LaunchCosts eager;
+  eager.host_per_kernel_ns = 20000;
+  // Host-bound: the last launch ends at 10 * 20 us, its kernel takes 1 us more.
+  EXPECT_EQ(Latency(dag, kernels, SingleStream(dag), eager), 201000);
+}
+
+TEST(SimulatorTest, CrossStreamSyncsCostLatencyAndHostTime) {
+  const Dag dag = testing::MustBuild(3, {{OpId(0), OpId(1)}, {OpId(0), OpId(2)}});
+  const Kernels kernels(3, {{1000, 0.1}});
+  const StreamAssignment a = AssignStreams(dag);  // 0 -> 1 on one stream, 2 on another after a sync
+  ASSERT_EQ(a.syncs.size(), 1u);
+  LaunchCosts c;
+  c.sync_latency_ns = 500;
+  auto r = Simulate(dag, kernels, a, c);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->op_start_ns[2], 1500);
+  EXPECT_EQ(r->latency_ns, 2500);
+  c.host_per_event_ns = 10000;  // record after op 0, wait before op 2: both on the host
+  EXPECT_EQ(Latency(dag, kernels, a, c), 20000 + 1000);
+}
+
+TEST(SimulatorTest, OpsWithoutKernelsPassThrough) {
+  const Dag dag = testing::MustBuild(3, {{OpId(0), OpId(1)}, {OpId(1), OpId(2)}});
+  const Kernels kernels{{{100, 1.0}}, {}, {{100, 1.0}, {50, 1.0}}};
+  auto r = Simulate(dag, kernels, SingleStream(dag), LaunchCosts{});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->latency_ns, 250);
+  EXPECT_EQ(r->op_start_ns[2], 100);
+  EXPECT_EQ(r->op_end_ns[2], 250);
+}
+
+TEST(SimulatorTest, RandomDagsNeverBeatTheCriticalPathOrLoseToOneStream) {
+  std::mt19937_64 rng(71);
+  for (int trial = 0; trial < 200; ++trial) {
+    const int32_t n = 1 + static_cast<int32_t>(rng() % 30);
+    const Dag dag = testing::MustBuild(n, testing::RandomDagEdges(rng, n, 0.15));
+    Kernels kernels(static_cast<size_t>(n));
+    for (auto& k : kernels) k.push_back({static_cast<int64_t>(1000 + rng() % 100000), 0.01 + 0.99 * (rng() % 100) / 100.0});
+    const int64_t single = Latency(dag, kernels, SingleStream(dag), LaunchCosts{});
+    const int64_t multi = Latency(dag, kernels, AssignStreams(dag), LaunchCosts{});
+    int64_t total = 0;
+    std::vector<int64_t> weights;
+    for (const auto& k : kernels) {
+      total += k[0].dur_ns;
+      weights.push_back(k[0].dur_ns);
+    }
+    EXPECT_EQ(single, total);
+    EXPECT_LE(multi, single + 1);
+    EXPECT_GE(multi + 1, ComputeCriticalPath(dag, weights)->length_ns);
+  }
+}
+
+TEST(SimulatorTest, RejectsInvalidInputsNamingTheOp) {
+  const Dag dag = testing::MustBuild(2, {{OpId(0), OpId(1)}});
+  const Kernels kernels(2, {{10, 1.0}});
+  EXPECT_FALSE(Simulate(dag, Kernels(1), SingleStream(dag), LaunchCosts{}).ok());
+  StreamAssignment bad = SingleStream(dag);
+  bad.op_stream[1] = StreamId(4);
+  auto r = Simulate(dag, kernels, bad, LaunchCosts{});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("op 1"), std::string::npos);
+  StreamAssignment backwards{{StreamId(0), StreamId(1)}, 2, {{OpId(1), OpId(0)}}};
+  EXPECT_FALSE(Simulate(dag, kernels, backwards, LaunchCosts{}).ok());
+  EXPECT_FALSE(Simulate(dag, Kernels{{{10, 1.5}}, {}}, SingleStream(dag), LaunchCosts{}).ok());
+}
+
+}  // namespace
+}  // namespace nimble::analysis
