@@ -1,0 +1,26 @@
+// What a LoadedModel holds: the frozen module, its forward graph, and the node each op came from.
+// Private to accelerate/src: the one header that ties the opaque handle to libtorch types.
+// Invariant: op_nodes[i] is a node of graph's top block, for OpId(i) of the extracted OpGraph.
+#pragma once
+
+#include <torch/csrc/jit/api/module.h>
+#include <torch/csrc/jit/ir/ir.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "nimble/accelerate/loaded_model.h"
+
+namespace nimble {
+
+struct LoadedModel::Impl {
+  std::string path;
+  std::string device;
+  torch::jit::Module module;                    // frozen (and, by option, optimized)
+  std::shared_ptr<torch::jit::Graph> graph;     // module's forward graph; the same object, not a copy
+  std::vector<std::vector<int64_t>> input_shapes;
+  std::vector<torch::jit::Node*> op_nodes;      // filled by the graph extractor
+};
+
+}  // namespace nimble

@@ -1,0 +1,37 @@
+#include "nimble/accelerate/model_graph.h"
+
+#include <chrono>
+
+#include "graph_extractor.h"
+#include "model_loader.h"
+#include "shape_run.h"
+
+// The front end's three steps; libtorch stays in the files each step lives in.
+
+namespace nimble {
+namespace {
+
+int64_t NsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+StatusOr<ModelGraph> LoadModelGraph(const std::string& path, const std::vector<std::vector<int64_t>>& input_shapes,
+                                    const FrontEndOptions& options) {
+  ModelGraph result;
+  auto start = std::chrono::steady_clock::now();
+  NIMBLE_ASSIGN_OR_RETURN(std::shared_ptr<LoadedModel::Impl> impl, LoadFrozenModel(path, input_shapes, options));
+  result.model = LoadedModel(std::move(impl));
+  result.load_ns = NsSince(start);
+  start = std::chrono::steady_clock::now();
+  NIMBLE_ASSIGN_OR_RETURN(const ShapeRun run, RunForShapes(result.model.impl()));
+  result.shape_run_ns = NsSince(start);
+  start = std::chrono::steady_clock::now();
+  NIMBLE_ASSIGN_OR_RETURN(result.graph, ExtractOpGraph(result.model.impl(), run));
+  result.extract_ns = NsSince(start);
+  result.graph_nodes = static_cast<int32_t>(run.size());
+  return result;
+}
+
+}  // namespace nimble

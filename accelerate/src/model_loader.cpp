@@ -1,0 +1,143 @@
+#include "model_loader.h"
+
+#include <ATen/Context.h>
+#include <torch/csrc/jit/api/module.h>
+#include <torch/csrc/jit/passes/constant_propagation.h>
+#include <torch/csrc/jit/passes/dead_code_elimination.h>
+#include <torch/csrc/jit/passes/frozen_conv_add_relu_fusion.h>
+#include <torch/csrc/jit/passes/loop_unrolling.h>
+#include <torch/csrc/jit/passes/remove_mutation.h>
+#include <torch/csrc/jit/serialization/import.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "loaded_model_impl.h"
+#include "node_names.h"
+#include "torch_errors.h"
+
+namespace nimble {
+namespace {
+
+namespace fs = std::filesystem;
+using torch::jit::Graph;
+using torch::jit::Module;
+
+// TorchScript files are zip archives. Checking the first bytes ourselves tells a corrupt or foreign
+// file from a zip that is not TorchScript, which libtorch's messages do not do reliably.
+Status CheckModelFile(const std::string& path) {
+  std::error_code ec;
+  const fs::file_status status = fs::status(path, ec);
+  if (!fs::exists(status)) return NotFound("model file not found: " + path);
+  if (!fs::is_regular_file(status)) return InvalidArgument(path + ": not a regular file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return PermissionDenied(path + ": cannot be opened for reading");
+  char magic[4] = {};
+  in.read(magic, sizeof(magic));
+  if (in.gcount() == 0) return DataLoss(path + ": the file is empty; expected a TorchScript archive");
+  if (in.gcount() < 4 || std::memcmp(magic, "PK\x03\x04", 4) != 0) {
+    return DataLoss(path + ": not a TorchScript archive (TorchScript files are zip archives; this file "
+                    "does not start like one, so it is corrupt or of another kind)");
+  }
+  return OkStatus();
+}
+
+StatusOr<c10::Device> ParseDevice(const std::string& device) {
+  try {
+    c10::Device parsed(device);
+    if (parsed.is_cuda() && !at::hasCUDA()) {
+      return Unavailable("device '" + device + "' requested but no CUDA device is available");
+    }
+    if (!parsed.is_cuda() && !parsed.is_cpu()) {
+      return InvalidArgument("device '" + device + "': only cpu and cuda are supported");
+    }
+    return parsed;
+  } catch (const std::exception& e) {
+    return InvalidArgument("bad device '" + device + "': " + TorchMessage(e));
+  }
+}
+
+StatusOr<Module> LoadArchive(const std::string& path, c10::Device device) {
+  try {
+    return torch::jit::load(path, device);
+  } catch (const std::exception& e) {
+    std::string reason = TorchMessage(e);
+    // Drop the reader's generic advice that follows the reason; ours says the same in fewer words.
+    const size_t advice = reason.find(" This is an internal miniz error");
+    if (advice != std::string::npos) reason.resize(advice);
+    // The zip layer failing means damage; anything past it means a zip of the wrong kind
+    // (a torch.save'd state dict, an unrelated archive).
+    if (reason.find("zip archive") != std::string::npos || reason.find("central directory") != std::string::npos) {
+      return DataLoss(path + ": corrupt or truncated TorchScript archive: " + reason);
+    }
+    return InvalidArgument(path + ": not a TorchScript module (export it with torch.jit.script or "
+                           "torch.jit.trace, then .save()): " + reason);
+  }
+}
+
+StatusOr<Module> Freeze(Module module, const std::string& path, bool optimize) {
+  try {
+    if (!module.find_method("forward")) return InvalidArgument(path + ": the module has no forward method");
+    // Freezing refuses modules in training mode; dropout and batch norm must also see eval.
+    if (module.hasattr("training")) module.eval();
+    return torch::jit::freeze(module, std::nullopt, /*optimize_numerics=*/optimize);
+  } catch (const std::exception& e) {
+    return InvalidArgument(path + ": cannot freeze the module: " + TorchMessage(e));
+  }
+}
+
+// Makes the graph straight-line where it is static, and applies the optional optimizations.
+Status Simplify(std::shared_ptr<Graph>& graph, const std::string& path, bool optimize) {
+  try {
+    // Loops with a constant trip count become straight-line code; branches on constants go away.
+    torch::jit::UnrollConstantLoops(graph);
+    torch::jit::ConstantPropagation(graph);
+    // `xs = []; xs.append(a)` becomes one list construction, so list values carry their producers.
+    torch::jit::RemoveListMutation(graph);
+    if (optimize) {
+      // Of what torch::jit::optimize_for_inference adds to freezing, only the fusion of conv with a
+      // following add and relu into one cuDNN call. It applies to CUDA weights only, so CPU and GPU
+      // graphs differ there alone. Not run: the MKLDNN conversion (CPU layouts) and the linear
+      // transpose (on the GPU it replaces one addmm kernel with a matmul and an add).
+      torch::jit::FuseFrozenConvAddRelu(graph);
+    }
+    torch::jit::EliminateDeadCode(graph);
+    return OkStatus();
+  } catch (const std::exception& e) {
+    return Internal(path + ": simplifying the frozen graph failed: " + TorchMessage(e));
+  }
+}
+
+Status CheckStraightLine(const Graph& graph, const std::string& path) {
+  for (const torch::jit::Node* node : graph.nodes()) {
+    if (node->blocks().empty()) continue;
+    return FailedPrecondition(path + ": dynamic control flow at " + DescribeNode(*node) +
+                              ": cannot be scheduled ahead of time");
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
+StatusOr<std::shared_ptr<LoadedModel::Impl>> LoadFrozenModel(const std::string& path,
+                                                             const std::vector<std::vector<int64_t>>& input_shapes,
+                                                             const FrontEndOptions& options) {
+  NIMBLE_RETURN_IF_ERROR(CheckModelFile(path));
+  StatusOr<c10::Device> parsed = ParseDevice(options.device);
+  if (!parsed.ok()) return parsed.status().WithContext(path);
+  const c10::Device device = *parsed;
+  NIMBLE_ASSIGN_OR_RETURN(Module loaded, LoadArchive(path, device));
+  NIMBLE_ASSIGN_OR_RETURN(Module frozen, Freeze(std::move(loaded), path, options.optimize));
+  auto impl = std::make_shared<LoadedModel::Impl>();
+  impl->path = path;
+  impl->device = device.str();
+  impl->input_shapes = input_shapes;
+  impl->module = std::move(frozen);
+  impl->graph = impl->module.get_method("forward").graph();
+  NIMBLE_RETURN_IF_ERROR(Simplify(impl->graph, path, options.optimize));
+  NIMBLE_RETURN_IF_ERROR(CheckStraightLine(*impl->graph, path));
+  return impl;
+}
+
+}  // namespace nimble

@@ -1,0 +1,23 @@
+// Loading a TorchScript file into a frozen, inlined forward graph with no control flow left.
+// Every libtorch exception is caught here and returned as a Status that names the file (and the
+// node at fault). One call owns the module it makes; different files may load on different threads.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "nimble/accelerate/loaded_model.h"
+#include "nimble/accelerate/model_graph.h"
+#include "nimble/core/status.h"
+
+namespace nimble {
+
+// torch::jit::load onto options.device, eval(), torch::jit::freeze (optimizing numerics when
+// options.optimize), constant loops unrolled and constant branches folded, then refused if any
+// control flow is left. Keeps input_shapes for the shape run; op_nodes are still empty.
+StatusOr<std::shared_ptr<LoadedModel::Impl>> LoadFrozenModel(const std::string& path,
+                                                             const std::vector<std::vector<int64_t>>& input_shapes,
+                                                             const FrontEndOptions& options);
+
+}  // namespace nimble

@@ -1,0 +1,32 @@
+// The shape run: the frozen graph executed once, node by node, on random float inputs of the given
+// shapes, recording what each node produced. It gives exact output shapes for every op (data-dependent
+// ones included, for these inputs) and tells views from copies for ops that may be either.
+// Values are freed after their last use, so peak memory is that of a normal forward pass. One thread.
+#pragma once
+
+#include <string>
+#include <unordered_map>
+
+#include "nimble/accelerate/loaded_model.h"
+#include "nimble/core/status.h"
+
+namespace torch::jit {
+struct Node;
+}
+
+namespace nimble {
+
+struct NodeObservation {
+  std::string output_shapes;          // "[1,64,56,56]"; several outputs joined by ", "; lists in ( )
+  bool outputs_alias_inputs = false;  // every tensor output shares storage with a tensor input
+  bool outputs_are_scalars = false;   // every tensor output has no dimensions (true with none at all)
+};
+
+using ShapeRun = std::unordered_map<const torch::jit::Node*, NodeObservation>;
+
+// Checks the input count and shapes against the forward signature, then runs the graph. A node that
+// rejects the inputs (wrong rank or size) gives InvalidArgument naming the file, the given shapes,
+// the node and its reason (which states what it expected).
+StatusOr<ShapeRun> RunForShapes(const LoadedModel::Impl& model);
+
+}  // namespace nimble
