@@ -5,6 +5,8 @@
 
 #include "command.h"
 #include "info_command.h"
+#include "record_command.h"
+#include "report_command.h"
 #include "version.h"
 
 int main(int argc, char** argv) {
@@ -14,6 +16,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   Action action;
   RegisterInfoCommand(app, action);
+  RegisterRecordCommand(app, action);
+  RegisterReportCommand(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

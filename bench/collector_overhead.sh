@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# What the collector costs, measured side by side in one run on the GPU machine:
+#  - launch-bound loops (samples/cuda/launch_loop): 100 000 empty kernels launched one by one, 2 000
+#    replays of a graph of 100 empty kernels, and 500 replays of a graph of 100 kernels of 5 us; each
+#    run bare and under `nimble-prof record` with all kinds, all but driver API, and kernels only,
+#    in rotating order, REPS times; medians of the wall time per launch / per replay the program prints;
+#  - the CPU throughput of the record -> database path on synthetic CUPTI buffers (and, for
+#    attribution, of the store's RunWriter alone).
+# Prints markdown to stdout (save it under bench/results/).
+#   bench/collector_overhead.sh BUILD_DIR [REPS]
+set -euo pipefail
+build=${1:?usage: collector_overhead.sh BUILD_DIR [REPS]}
+reps=${2:-5}
+prof="$build/cli/nimble-prof"
+loop="$build/samples/cuda/launch_loop"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+loops=(launch graph graph5)
+variants=(bare all nodriver kernel)
+loop_args() {
+  case $1 in
+    launch) echo "--mode launch --kernels 100000 --warmup 2000" ;;
+    graph) echo "--mode graph --kernels 200000 --graph-kernels 100 --warmup 2000" ;;
+    graph5) echo "--mode graph --kernels 50000 --graph-kernels 100 --warmup 1000 --kernel-ns 5000" ;;
+  esac
+}
+kinds_of() {
+  case $1 in
+    all) echo all ;;
+    nodriver) echo kernel,memcpy,memset,runtime,sync,nvtx,external_correlation,overhead ;;
+    kernel) echo kernel ;;
+  esac
+}
+
+run_one() {  # run_one LOOP VARIANT: appends the loop's figure to $work/LOOP.VARIANT
+  local name=$1 variant=$2 key=us_per_replay out
+  [ "$name" = launch ] && key=us_per_kernel
+  # shellcheck disable=SC2046 # loop_args is a list of flags
+  if [ "$variant" = bare ]; then
+    out=$("$loop" $(loop_args "$name"))
+  else
+    out=$("$prof" record --kinds "$(kinds_of "$variant")" -o "$work/run.db" -- "$loop" $(loop_args "$name") 2>&1)
+    rm -f "$work/run.db"
+    echo "$out" | sed -n 's/.*dropped records: \([0-9]*\).*/\1/p' >>"$work/dropped"
+  fi
+  echo "$out" | grep -o "launch_loop: .*" | tr ' ' '\n' | sed -n "s/^$key=//p" >>"$work/$name.$variant"
+}
+
+for ((r = 0; r < reps; r++)); do
+  for name in "${loops[@]}"; do
+    for ((i = 0; i < ${#variants[@]}; i++)); do  # rotate: no variant always runs first
+      run_one "$name" "${variants[$(((i + r) % ${#variants[@]}))]}"
+    done
+  done
+done
+
+python3 - "$work" "$reps" <<'PY'
+import os, statistics, sys
+work, reps = sys.argv[1], sys.argv[2]
+def med(name):
+    with open(os.path.join(work, name)) as f:
+        return statistics.median(float(x) for x in f if x.strip())
+print(f"### GPU: launch-bound loops, bare vs. under `nimble-prof record` (median of {reps} rotating runs)\n")
+print("| loop | figure | bare | all kinds | all but driver API | kernels only |")
+print("| --- | --- | --- | --- | --- | --- |")
+rows = (("launch", "100 000 empty kernels, one launch each", "µs per launch"),
+        ("graph", "2 000 replays of a graph of 100 empty kernels", "µs per replay"),
+        ("graph5", "500 replays of a graph of 100 kernels of 5 µs", "µs per replay"))
+for name, label, unit in rows:
+    bare = med(f"{name}.bare")
+    cells = []
+    for v in ("all", "nodriver", "kernel"):
+        x = med(f"{name}.{v}")
+        added = f"{x - bare:+.3f} µs" if name == "launch" else f"{100 * (x - bare) / bare:+.1f} %"
+        cells.append(f"{x:.3f} ({added})")
+    print(f"| {label} | {unit} | {bare:.3f} | " + " | ".join(cells) + " |")
+with open(os.path.join(work, "dropped")) as f:
+    dropped = [int(x) for x in f if x.strip()]
+print(f"\nDropped records over all {len(dropped)} recorded runs: {sum(dropped)}\n")
+PY
+
+echo "### CPU: record -> database path on synthetic CUPTI buffers (1 M launches per iteration, 3 iterations)"
+echo
+"$build/bench/nimble_collector_bench" --benchmark_format=json --benchmark_min_time=0.5 2>/dev/null | python3 -c '
+import json, sys
+what = {"BM_ConvertBuffer": "conversion only (one 4 MiB buffer, all kinds)",
+        "BM_PipelineToNothing": "pool + pipeline thread + conversion, no database",
+        "BM_PipelineToDatabase/1000000/1": "whole path into a new run.db, all kinds (1 kernel + 2 API records per launch)",
+        "BM_PipelineToDatabase/1000000/0": "whole path into a new run.db, kernels only"}
+print("| path | launches per second | producer waits |")
+print("| --- | --- | --- |")
+for b in json.load(sys.stdin)["benchmarks"]:
+    key = next((k for k in sorted(what, key=len, reverse=True) if b["name"].startswith(k)), b["name"])
+    print("| {} | {:,.0f} | {} |".format(what.get(key, key), b.get("kernels_per_s", 0), int(b.get("producer_waits", 0))))
+'
+store_bench="$build/bench/nimble_store_bench"
+if [ -x "$store_bench" ]; then
+  "$store_bench" --benchmark_format=json --benchmark_filter='WriteKernelsNewFile/batch:65536' 2>/dev/null | python3 -c '
+import json, sys
+for b in json.load(sys.stdin)["benchmarks"]:
+    print("| for attribution: RunWriter alone, kernel rows into a new file ({}) | {:,.0f} | - |".format(b["name"], b.get("items_per_second", 0)))
+'
+fi

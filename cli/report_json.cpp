@@ -1,0 +1,95 @@
+// JSON form of a report: the same figures as the tables, raw nanoseconds, stable keys for scripts.
+#include <string>
+
+#include "nimble/analysis/idle_gaps.h"
+#include "report_printer.h"
+
+namespace nimble::cli {
+namespace {
+
+using nlohmann::json;
+
+json TimelineJson(const analysis::TimelineMetrics& m) {
+  json causes = json::object();
+  for (size_t c = 0; c < analysis::kNumGapCauses; ++c) {
+    const auto cause = static_cast<analysis::GapCause>(c);
+    causes[std::string(analysis::GapCauseName(cause))] = {{"idle_ns", m.idle_by_cause.dur_ns[c]},
+                                                           {"gaps", m.idle_by_cause.count[c]}};
+  }
+  json streams = json::array();
+  for (const auto& s : m.streams) {
+    streams.push_back({{"stream", s.stream.value()}, {"busy_ns", s.busy_ns}, {"kernels", s.kernel_count}});
+  }
+  return {{"start_ns", m.window.start_ns},   {"end_ns", m.window.end_ns},   {"active_ns", m.active_ns},
+          {"idle_ns", m.idle_ns},             {"overlap_ns", m.overlap_ns}, {"active_ratio", m.active_ratio},
+          {"kernels", m.kernel_count},        {"idle_by_cause", causes},    {"streams", streams}};
+}
+
+json GapJson(const analysis::IdleGap& g) {
+  json j = {{"start_ns", g.start_ns},
+            {"dur_ns", g.dur_ns},
+            {"cause", std::string(analysis::GapCauseName(g.cause))},
+            {"from_graph", g.next_from_graph}};
+  if (g.next_stream.valid()) j["next_stream"] = g.next_stream.value();
+  if (g.next_correlation.valid()) j["next_correlation"] = g.next_correlation.value();
+  return j;
+}
+
+json OpsJson(const std::vector<OpId>& ops) {
+  json a = json::array();
+  for (OpId op : ops) a.push_back(op.value());
+  return a;
+}
+
+json GraphJson(const analysis::GraphReport& g) {
+  json op_stream = json::array();
+  for (StreamId s : g.assignment.op_stream) op_stream.push_back(s.value());
+  json syncs = json::array();
+  for (const OpEdge& e : g.assignment.syncs) syncs.push_back({e.src.value(), e.dst.value()});
+  return {{"ops", g.num_ops},
+          {"edges", g.num_edges},
+          {"reduced_edges", g.reduced_edges},
+          {"matched_edges", g.matched_edges},
+          {"critical_path", {{"length_ns", g.critical_path.length_ns},
+                             {"ratio_to_active", g.critical_path_ratio},
+                             {"ops", OpsJson(g.critical_path.ops)}}},
+          {"width", g.concurrency.width},
+          {"antichain", OpsJson(g.concurrency.antichain)},
+          {"assignment", {{"streams", g.assignment.num_streams}, {"op_stream", op_stream}, {"syncs", syncs}}}};
+}
+
+}  // namespace
+
+json ReportToJson(const analysis::Report& report, const ReportContext& context) {
+  json j;
+  if (context.run) {
+    j["run"] = {{"id", context.run->id.value()}, {"mode", context.run->mode},     {"model", context.run->model},
+                {"inputs", context.run->inputs}, {"device", context.run->device}, {"iterations", context.run->iterations}};
+  }
+  j["iteration_range"] = context.iteration_range;
+  j["devices"] = json::array();
+  for (const auto& dev : report.devices) {
+    json d = {{"device", dev.run.device.value()}, {"run", TimelineJson(dev.run)}};
+    d["iterations"] = json::array();
+    for (const auto& it : dev.iterations) d["iterations"].push_back(TimelineJson(it));
+    d["longest_gaps"] = json::array();
+    for (const auto& g : dev.longest_gaps) d["longest_gaps"].push_back(GapJson(g));
+    j["devices"].push_back(std::move(d));
+  }
+  j["graph"] = report.graph ? GraphJson(*report.graph) : json(nullptr);
+  if (report.prediction) {
+    const auto& p = *report.prediction;
+    j["prediction"] = {{"measured_ns", p.measured_ns},
+                       {"eager_ns", p.predicted.eager_ns},
+                       {"aot_single_ns", p.predicted.aot_single_ns},
+                       {"aot_multi_ns", p.predicted.aot_multi_ns},
+                       {"launch_gap_ns", p.predicted.launch_gap_ns},
+                       {"speedup_aot_single", p.speedup_aot_single},
+                       {"speedup_aot_multi", p.speedup_aot_multi}};
+  } else {
+    j["prediction"] = nullptr;
+  }
+  return j;
+}
+
+}  // namespace nimble::cli

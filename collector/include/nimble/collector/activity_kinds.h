@@ -1,0 +1,99 @@
+// The activity kinds a collector can enable, by the names users type (`--kinds kernel,memcpy`).
+// Header-only and free of CUPTI so that `nimble-prof record` validates --kinds in builds without CUDA.
+// Values are plain bit sets; no threading concerns.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace nimble::collector {
+
+enum class ActivityKind : uint32_t {
+  kKernel = 1u << 0,               // CONCURRENT_KERNEL
+  kMemcpy = 1u << 1,
+  kMemset = 1u << 2,
+  kRuntime = 1u << 3,              // CUDA runtime API calls
+  kDriver = 1u << 4,               // CUDA driver API calls
+  kSync = 1u << 5,                 // SYNCHRONIZATION
+  kNvtx = 1u << 6,                 // MARKER (needs NVTX_INJECTION64_PATH = libcupti)
+  kExternalCorrelation = 1u << 7,
+  kOverhead = 1u << 8,             // CUPTI's own overhead
+};
+
+struct ActivityKindName {
+  ActivityKind kind;
+  std::string_view name;
+};
+
+inline constexpr std::array<ActivityKindName, 9> kActivityKindNames{{
+    {ActivityKind::kKernel, "kernel"},
+    {ActivityKind::kMemcpy, "memcpy"},
+    {ActivityKind::kMemset, "memset"},
+    {ActivityKind::kRuntime, "runtime"},
+    {ActivityKind::kDriver, "driver"},
+    {ActivityKind::kSync, "sync"},
+    {ActivityKind::kNvtx, "nvtx"},
+    {ActivityKind::kExternalCorrelation, "external_correlation"},
+    {ActivityKind::kOverhead, "overhead"},
+}};
+
+// A set of kinds; the default set is every kind.
+class ActivityKindSet {
+ public:
+  constexpr ActivityKindSet() = default;  // empty
+  static constexpr ActivityKindSet All() { return ActivityKindSet((1u << kActivityKindNames.size()) - 1); }
+  static constexpr ActivityKindSet None() { return ActivityKindSet(0); }
+
+  constexpr bool contains(ActivityKind k) const { return (bits_ & static_cast<uint32_t>(k)) != 0; }
+  constexpr void insert(ActivityKind k) { bits_ |= static_cast<uint32_t>(k); }
+  constexpr void erase(ActivityKind k) { bits_ &= ~static_cast<uint32_t>(k); }
+  constexpr bool empty() const { return bits_ == 0; }
+  constexpr uint32_t bits() const { return bits_; }
+  friend constexpr bool operator==(ActivityKindSet, ActivityKindSet) = default;
+
+  // "kernel,memcpy,..." in the order of kActivityKindNames.
+  std::string ToString() const {
+    std::string out;
+    for (const auto& [kind, name] : kActivityKindNames) {
+      if (!contains(kind)) continue;
+      if (!out.empty()) out += ',';
+      out += name;
+    }
+    return out;
+  }
+
+ private:
+  constexpr explicit ActivityKindSet(uint32_t bits) : bits_(bits) {}
+  uint32_t bits_ = 0;
+};
+
+// Parses "kernel,memcpy" (or "all"). On an unknown or empty name returns false and sets `bad` to it.
+inline bool ParseActivityKinds(std::string_view text, ActivityKindSet& out, std::string& bad) {
+  out = ActivityKindSet::None();
+  if (text == "all") {
+    out = ActivityKindSet::All();
+    return true;
+  }
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    const size_t comma = std::min(text.find(',', pos), text.size());
+    const std::string_view word = text.substr(pos, comma - pos);
+    bool known = false;
+    for (const auto& [kind, name] : kActivityKindNames) {
+      if (word == name) {
+        out.insert(kind);
+        known = true;
+      }
+    }
+    if (!known) {
+      bad = std::string(word);
+      return false;
+    }
+    pos = comma + 1;
+  }
+  return !out.empty();
+}
+
+}  // namespace nimble::collector

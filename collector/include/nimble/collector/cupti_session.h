@@ -1,0 +1,76 @@
+// A CUPTI Activity API session: enables the chosen activity kinds, feeds CUPTI fixed-size buffers
+// from a capped pool, hands completed buffers to an ActivityPipeline (conversion and storage off
+// CUPTI's thread), and on Stop() forces a flush, counts dropped records, reads device properties and
+// finishes the sink. At most one session per process (CUPTI's buffer callbacks are process-wide).
+// Threading rule: Start/Stop from one thread; CUPTI calls back on its own and on application threads.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "nimble/collector/activity_kinds.h"
+#include "nimble/collector/activity_pipeline.h"
+#include "nimble/collector/buffer_pool.h"
+#include "nimble/collector/record_sink.h"
+#include "nimble/core/status.h"
+
+namespace nimble::collector {
+
+class CaptureGate;
+
+struct SessionOptions {
+  ActivityKindSet kinds = ActivityKindSet::All();
+  size_t buffer_bytes = size_t{4} << 20;  // per CUPTI buffer: ~19k kernel records
+  int32_t max_buffers = 64;               // cap on buffers outstanding (256 MiB at the default size)
+  std::string iteration_range;            // NVTX range name counted as iterations
+  std::chrono::milliseconds start_delay{0};
+  std::string capture_range;              // capture only while an NVTX range of this name is open
+};
+
+class CuptiSession {
+ public:
+  // Starts collecting into `sink`, which must outlive the session.
+  static StatusOr<std::unique_ptr<CuptiSession>> Start(SessionOptions options, RecordSink& sink);
+  // Stops (ignoring the result) if Stop() was not called.
+  ~CuptiSession();
+  CuptiSession(const CuptiSession&) = delete;
+  CuptiSession& operator=(const CuptiSession&) = delete;
+
+  // Flushes everything CUPTI holds, finishes the sink with stats, devices and `extra` stats, and
+  // returns the sink's result. Only the first call does the work; later calls return its result.
+  Status Stop(std::vector<StatEntry> extra = {});
+
+  const SessionOptions& options() const { return options_; }
+
+  // Called by the file-local CUPTI trampolines in cupti_session.cpp only.
+  void OnBufferRequested(uint8_t** buffer, size_t* size);
+  void OnBufferCompleted(uint8_t* buffer, size_t valid_bytes);
+
+ private:
+  CuptiSession(SessionOptions options, RecordSink& sink);
+  Status Begin();
+  Status SetGatedKinds(bool enable);
+  void OnCaptureChange(bool capturing);
+  void CountDropped();
+  void NoteError(const Status& status);
+
+  SessionOptions options_;
+  BufferPool pool_;
+  ActivityPipeline pipeline_;
+  std::unique_ptr<CaptureGate> gate_;
+  std::atomic<int64_t> cupti_dropped_{0};
+  bool kinds_enabled_ = false;  // the gated kinds; switched only under the gate's lock or after it stopped
+  std::mutex error_mu_;
+  int64_t cupti_errors_ = 0;  // failed CUPTI calls after Start (counted into the stats)
+  std::string first_error_;
+  std::mutex stop_mu_;
+  bool stopped_ = false;
+  Status stop_status_;
+};
+
+}  // namespace nimble::collector

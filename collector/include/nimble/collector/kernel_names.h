@@ -1,0 +1,44 @@
+// Turns CUPTI's mangled kernel names into the two names a KernelRecord carries: the demangled
+// name and the short name (no return type, namespace, template arguments or parameters).
+// KernelNameCache remembers each distinct name pointer CUPTI hands out, so the converter demangles a
+// kernel once, not once per launch. Not thread-safe: owned by one converter.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "nimble/core/ids.h"
+#include "nimble/core/string_table.h"
+
+namespace nimble::collector {
+
+// The demangled name, or `mangled` itself when it is not a C++ mangled name.
+std::string DemangleKernelName(const char* mangled);
+
+// "void ns::foo<int, 3>(float*, int)" -> "foo"; "foo" -> "foo".
+std::string ShortKernelName(std::string_view demangled);
+
+struct KernelNameIds {
+  StringId name;
+  StringId short_name;
+};
+
+class KernelNameCache {
+ public:
+  explicit KernelNameCache(StringTable& strings) : strings_(strings) {}
+
+  // Ids of the names for CUPTI's `mangled` (nullptr gives an "<unknown>" kernel).
+  KernelNameIds Lookup(const char* mangled);
+
+ private:
+  struct Entry {
+    std::string mangled;  // checked on every hit: CUPTI may reuse a freed name's address
+    KernelNameIds ids;
+  };
+  StringTable& strings_;
+  std::unordered_map<const char*, Entry> by_pointer_;
+  std::unordered_map<std::string, KernelNameIds> by_text_;
+};
+
+}  // namespace nimble::collector

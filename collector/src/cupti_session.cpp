@@ -1,0 +1,201 @@
+#include "nimble/collector/cupti_session.h"
+
+#include <cstdlib>
+
+#include "capture_gate.h"
+#include "cupti_check.h"
+#include "nimble/collector/device_properties.h"
+
+namespace nimble::collector {
+namespace {
+
+// CUPTI's buffer callbacks take no user pointer, so they reach the active session through this one
+// file-local pointer. The mutex keeps a session from being destroyed under a running callback.
+std::mutex g_session_mu;
+CuptiSession* g_session = nullptr;
+
+void CUPTIAPI BufferRequested(uint8_t** buffer, size_t* size, size_t* max_records) {
+  *max_records = 0;  // as many records as fit
+  std::lock_guard lock(g_session_mu);
+  if (g_session == nullptr) {
+    *buffer = nullptr;
+    *size = 0;
+    return;
+  }
+  g_session->OnBufferRequested(buffer, size);
+}
+
+void CUPTIAPI BufferCompleted(CUcontext, uint32_t, uint8_t* buffer, size_t, size_t valid_bytes) {
+  std::lock_guard lock(g_session_mu);
+  if (g_session == nullptr) {
+    std::free(buffer);  // a late buffer of a session that is gone; its pool no longer owns it
+    return;
+  }
+  g_session->OnBufferCompleted(buffer, valid_bytes);
+}
+
+struct KindMapping {
+  ActivityKind kind;
+  CUpti_ActivityKind cupti;
+};
+// GRAPH_TRACE is deliberately absent: it replaces the per-kernel records of graph launches.
+constexpr KindMapping kKindMap[] = {
+    {ActivityKind::kKernel, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL},
+    {ActivityKind::kMemcpy, CUPTI_ACTIVITY_KIND_MEMCPY},
+    {ActivityKind::kMemset, CUPTI_ACTIVITY_KIND_MEMSET},
+    {ActivityKind::kRuntime, CUPTI_ACTIVITY_KIND_RUNTIME},
+    {ActivityKind::kDriver, CUPTI_ACTIVITY_KIND_DRIVER},
+    {ActivityKind::kSync, CUPTI_ACTIVITY_KIND_SYNCHRONIZATION},
+    {ActivityKind::kExternalCorrelation, CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION},
+    {ActivityKind::kOverhead, CUPTI_ACTIVITY_KIND_OVERHEAD},
+};
+
+Status RegisterCallbacksOnce() {
+  static bool registered = false;  // guarded by g_session_mu
+  std::lock_guard lock(g_session_mu);
+  if (registered) return OkStatus();
+  NIMBLE_CUPTI_RETURN_IF_ERROR(cuptiActivityRegisterCallbacks(&BufferRequested, &BufferCompleted));
+  registered = true;
+  return OkStatus();
+}
+
+}  // namespace
+
+CuptiSession::CuptiSession(SessionOptions options, RecordSink& sink)
+    : options_(std::move(options)),
+      pool_(options_.buffer_bytes, options_.max_buffers),
+      pipeline_(sink, pool_, ConverterOptions{options_.iteration_range}) {}
+
+StatusOr<std::unique_ptr<CuptiSession>> CuptiSession::Start(SessionOptions options, RecordSink& sink) {
+  if (options.kinds.empty()) return InvalidArgument("no activity kinds selected");
+  std::unique_ptr<CuptiSession> session(new CuptiSession(std::move(options), sink));
+  if (Status s = session->Begin(); !s.ok()) {
+    {
+      std::lock_guard lock(g_session_mu);
+      if (g_session == session.get()) g_session = nullptr;
+    }
+    session->gate_.reset();
+    (void)session->SetGatedKinds(false);  // best effort: the session failed already
+    session->stopped_ = true;             // nothing to finish: the sink is discarded uncommitted
+    return s;
+  }
+  return session;
+}
+
+Status CuptiSession::Begin() {
+  {
+    std::lock_guard lock(g_session_mu);
+    if (g_session != nullptr) return FailedPrecondition("another CUPTI session is active in this process");
+  }
+  // OS thread ids, so that API records and NVTX ranges name the same threads as the rest of the system.
+  NIMBLE_CUPTI_RETURN_IF_ERROR(cuptiSetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM));
+  NIMBLE_RETURN_IF_ERROR(RegisterCallbacksOnce());
+  pipeline_.Start();
+  {
+    std::lock_guard lock(g_session_mu);
+    g_session = this;
+  }
+  if (options_.kinds.contains(ActivityKind::kNvtx)) {
+    // Markers are always on: the ranges that delimit a capture are part of the record too.
+    NIMBLE_CUPTI_RETURN_IF_ERROR(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MARKER));
+  }
+  gate_ = std::make_unique<CaptureGate>(options_.start_delay, options_.capture_range,
+                                        [this](bool capturing) { OnCaptureChange(capturing); });
+  if (gate_->capturing_at_start()) NIMBLE_RETURN_IF_ERROR(SetGatedKinds(true));
+  return gate_->Start();
+}
+
+Status CuptiSession::SetGatedKinds(bool enable) {
+  // A kind CUPTI refuses is counted (cupti_errors) and the others still run; only when every kind
+  // failed is the session unusable.
+  int selected = 0, failed = 0;
+  Status first;
+  for (const KindMapping& m : kKindMap) {
+    if (!options_.kinds.contains(m.kind)) continue;
+    ++selected;
+    const CUptiResult r = enable ? cuptiActivityEnable(m.cupti) : cuptiActivityDisable(m.cupti);
+    if (r == CUPTI_SUCCESS) continue;
+    ++failed;
+    const std::string call = std::string(enable ? "cuptiActivityEnable(" : "cuptiActivityDisable(") +
+                             std::to_string(static_cast<int>(m.cupti)) + ")";
+    const Status s = CuptiError(r, call.c_str());
+    NoteError(s);
+    if (first.ok()) first = s;
+  }
+  kinds_enabled_ = enable;
+  return selected > 0 && failed == selected ? first : OkStatus();
+}
+
+void CuptiSession::OnCaptureChange(bool capturing) {
+  (void)SetGatedKinds(capturing);  // failures are counted inside
+}
+
+void CuptiSession::OnBufferRequested(uint8_t** buffer, size_t* size) {
+  *buffer = pool_.Acquire();
+  *size = *buffer != nullptr ? pool_.buffer_bytes() : 0;
+}
+
+void CuptiSession::OnBufferCompleted(uint8_t* buffer, size_t valid_bytes) {
+  CountDropped();
+  if (buffer == nullptr) return;
+  pipeline_.Submit(buffer, valid_bytes);
+}
+
+void CuptiSession::CountDropped() {
+  size_t dropped = 0;
+  const CUptiResult r = cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped);
+  if (r == CUPTI_SUCCESS) {
+    cupti_dropped_ += static_cast<int64_t>(dropped);
+  } else {
+    NoteError(CuptiError(r, "cuptiActivityGetNumDroppedRecords(nullptr, 0, &dropped)"));
+  }
+}
+
+void CuptiSession::NoteError(const Status& status) {
+  std::lock_guard lock(error_mu_);
+  ++cupti_errors_;
+  if (first_error_.empty()) first_error_ = status.message();
+}
+
+Status CuptiSession::Stop(std::vector<StatEntry> extra) {
+  std::lock_guard stop_lock(stop_mu_);
+  if (stopped_) return stop_status_;
+  stopped_ = true;
+  if (gate_ != nullptr) gate_->Stop();
+  // Disable first so nothing new is recorded while the flush runs; work already issued still completes.
+  if (kinds_enabled_) (void)SetGatedKinds(false);  // failures are counted inside
+  if (options_.kinds.contains(ActivityKind::kNvtx)) {
+    if (CUptiResult r = cuptiActivityDisable(CUPTI_ACTIVITY_KIND_MARKER); r != CUPTI_SUCCESS) {
+      NoteError(CuptiError(r, "cuptiActivityDisable(CUPTI_ACTIVITY_KIND_MARKER)"));
+    }
+  }
+  if (CUptiResult r = cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED); r != CUPTI_SUCCESS) {
+    NoteError(CuptiError(r, "cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED)"));
+  }
+  CountDropped();
+  {
+    std::lock_guard lock(g_session_mu);  // every buffer is back: no callback may reach us now
+    if (g_session == this) g_session = nullptr;
+  }
+  std::vector<DeviceDescription> devices;
+  if (auto read = ReadDeviceProperties(); read.ok()) {
+    devices = std::move(read).value();
+  } else {
+    extra.push_back(StatEntry{"collector.device_query_failed", 1, "warning", read.status().message()});
+  }
+  CollectorStats buffer_stats;
+  buffer_stats.buffers_refused = pool_.refused();
+  buffer_stats.peak_buffers_outstanding = pool_.peak_outstanding();
+  buffer_stats.cupti_dropped_records = cupti_dropped_.load();
+  {
+    std::lock_guard lock(error_mu_);
+    extra.push_back(StatEntry{"collector.cupti_errors", cupti_errors_, cupti_errors_ == 0 ? "info" : "error",
+                              cupti_errors_ == 0 ? "failed CUPTI calls during the session" : first_error_});
+  }
+  stop_status_ = pipeline_.Finish(buffer_stats, std::move(extra), std::move(devices));
+  return stop_status_;
+}
+
+CuptiSession::~CuptiSession() { (void)Stop(); }
+
+}  // namespace nimble::collector

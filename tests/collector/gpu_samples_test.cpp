@@ -1,0 +1,140 @@
+// On the GPU: each sample recorded with `nimble-prof record` must come back from the database with
+// exactly the kernels, streams and NVTX ranges it launched, nothing dropped, and the overlap and
+// idle gaps (with their causes) that it was built to have. Skips cleanly without a device.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+
+#include "gpu_test_support.h"
+
+namespace nimble::collector::testing {
+namespace {
+
+// The runtime API call that launched each correlation id (graph replays: one per replay), by a part
+// of its name: "LaunchKernel" matches cudaLaunchKernel_v7000 and the versions that may follow it.
+std::map<int64_t, const ApiCallRecord*> LaunchesByCorrelation(const Trace& t, const std::string& api_part) {
+  std::map<int64_t, const ApiCallRecord*> out;
+  for (const ApiCallRecord& a : t.api_calls) {
+    if (a.kind == ApiKind::kRuntime && t.strings.Get(a.name).find(api_part) != std::string::npos) {
+      out[a.correlation.value()] = &a;
+    }
+  }
+  return out;
+}
+
+void ExpectCleanRun(const RecordedRun& r) {
+  ASSERT_TRUE(r.loaded) << r.command.output;
+  EXPECT_EQ(r.command.exit_code, 0) << r.command.output;
+  EXPECT_EQ(r.Stat("collector.dropped_records"), 0);
+  EXPECT_EQ(r.Stat("collector.records_lost_in_sink"), 0);
+  EXPECT_EQ(r.Stat("collector.buffer_errors"), 0);
+  EXPECT_EQ(r.Stat("collector.incomplete_records"), 0);
+  EXPECT_EQ(r.Stat("collector.cupti_errors"), 0);
+  EXPECT_EQ(r.Stat("collector.status"), 0);
+  EXPECT_EQ(r.run.mode, "program");
+  EXPECT_FALSE(r.run.device.empty());
+  ASSERT_FALSE(r.trace.devices.empty());
+  EXPECT_GT(r.trace.devices[0].sm_count, 0);
+  EXPECT_GT(r.trace.devices[0].max_threads_per_sm, 0);
+}
+
+TEST(GpuSamplesTest, ConcurrentStreamsOverlapWithinEachIteration) {
+  NIMBLE_SKIP_WITHOUT_GPU();
+  const auto r = RecordSample("concurrent_streams", {"--streams", "4", "--iterations", "10", "--warmup", "1"},
+                              {"--iteration-range", "iteration"});
+  ExpectCleanRun(r);
+  ASSERT_EQ(r.trace.kernels.size(), 4u * 11);
+  EXPECT_EQ(r.KernelStreams().size(), 4u);
+  EXPECT_EQ(r.RangesNamed("iteration"), 10u);
+  EXPECT_EQ(r.trace.ranges.size(), 10u);
+  EXPECT_EQ(r.run.iterations, 10);
+  const auto launches = LaunchesByCorrelation(r.trace, "LaunchKernel");
+  for (const KernelRecord& k : r.trace.kernels) {
+    EXPECT_EQ(r.trace.strings.Get(k.short_name), "SpinKernel");
+    EXPECT_TRUE(launches.contains(k.correlation.value())) << "kernel without its launch call";
+  }
+  for (const NvtxRange& it : r.trace.ranges) {  // the 4 kernels of one iteration run at the same time
+    int64_t latest_start = 0, earliest_end = INT64_MAX;
+    int inside = 0;
+    for (const KernelRecord& k : r.trace.kernels) {
+      if (k.start_ns < it.start_ns || k.end_ns > it.end_ns) continue;
+      latest_start = std::max(latest_start, k.start_ns);
+      earliest_end = std::min(earliest_end, k.end_ns);
+      ++inside;
+    }
+    EXPECT_EQ(inside, 4);
+    EXPECT_LT(latest_start, earliest_end) << "kernels of one iteration did not overlap";
+  }
+  const auto count = [&](SyncKind kind) {
+    return std::count_if(r.trace.syncs.begin(), r.trace.syncs.end(), [kind](const SyncRecord& s) { return s.kind == kind; });
+  };
+  EXPECT_GE(count(SyncKind::kStreamWaitEvent), 1);   // the fork/join waits
+  EXPECT_GE(count(SyncKind::kStreamSynchronize), 11);  // one per round
+}
+
+TEST(GpuSamplesTest, HostGapsShowTheirCauses) {
+  NIMBLE_SKIP_WITHOUT_GPU();
+  const int64_t gap_us = 1000, kernel_us = 50;
+  const auto r = RecordSample("host_gaps", {"--kernels", "8", "--gap-us", "1000", "--kernel-us", "50"});
+  ExpectCleanRun(r);
+  ASSERT_EQ(r.trace.kernels.size(), 10u);
+  EXPECT_EQ(r.KernelStreams().size(), 1u);
+  ASSERT_EQ(r.trace.memcpys.size(), 1u);
+  EXPECT_EQ(r.trace.memcpys[0].stream, *r.KernelStreams().begin());
+  EXPECT_EQ(r.trace.memcpys[0].copy_kind, CopyKind::kHtoD);
+  EXPECT_EQ(r.trace.memcpys[0].bytes, 16 << 20);
+  std::vector<KernelRecord> k = r.trace.kernels;
+  std::sort(k.begin(), k.end(), [](const auto& a, const auto& b) { return a.start_ns < b.start_ns; });
+  const auto launches = LaunchesByCorrelation(r.trace, "LaunchKernel");
+  for (size_t i = 0; i + 1 < 8; ++i) {  // 1. the GPU idles because the next launch came late
+    EXPECT_GE(k[i + 1].start_ns - k[i].end_ns, (gap_us - kernel_us) * 1000 * 8 / 10) << "gap " << i;
+    ASSERT_TRUE(launches.contains(k[i + 1].correlation.value()));
+    EXPECT_GE(launches.at(k[i + 1].correlation.value())->start_ns, k[i].end_ns) << "gap " << i;
+  }
+  const KernelRecord& long_kernel = k[8];  // 2. the host waited for it in cudaStreamSynchronize
+  const bool waited = std::any_of(r.trace.syncs.begin(), r.trace.syncs.end(), [&](const SyncRecord& s) {
+    return s.kind == SyncKind::kStreamSynchronize && s.start_ns < long_kernel.end_ns && s.end_ns >= long_kernel.end_ns;
+  });
+  EXPECT_TRUE(waited) << "no stream sync spans the long kernel's end";
+  const MemcpyRecord& copy = r.trace.memcpys[0];  // 3. the copy sits between it and the last kernel
+  EXPECT_GE(copy.start_ns, long_kernel.end_ns);
+  EXPECT_GE(k[9].start_ns, copy.end_ns);
+}
+
+TEST(GpuSamplesTest, GraphReplaysKeepEveryKernel) {
+  NIMBLE_SKIP_WITHOUT_GPU();
+  const auto r = RecordSample("graph_replay", {"--streams", "3", "--replays", "20"});
+  ExpectCleanRun(r);
+  ASSERT_EQ(r.trace.kernels.size(), 3u * 20);
+  std::set<int64_t> nodes, correlations;
+  for (const KernelRecord& k : r.trace.kernels) {
+    EXPECT_NE(k.graph_node_id, 0);
+    nodes.insert(k.graph_node_id);
+    correlations.insert(k.correlation.value());
+  }
+  EXPECT_EQ(nodes.size(), 3u);
+  EXPECT_EQ(correlations.size(), 20u);  // one per cudaGraphLaunch, shared by its 3 kernels
+  const auto launches = LaunchesByCorrelation(r.trace, "cudaGraphLaunch");
+  for (int64_t c : correlations) EXPECT_TRUE(launches.contains(c)) << "replay without its cudaGraphLaunch";
+  EXPECT_EQ(r.RangesNamed("replay"), 20u);
+}
+
+TEST(GpuSamplesTest, LaunchLoopLosesNothing) {
+  NIMBLE_SKIP_WITHOUT_GPU();
+  const auto r = RecordSample("launch_loop", {"--mode", "launch", "--kernels", "200000", "--warmup", "1000"});
+  ExpectCleanRun(r);
+  EXPECT_EQ(r.trace.kernels.size(), 201000u);
+  EXPECT_EQ(r.Stat("collector.buffers_refused"), 0);
+}
+
+TEST(GpuSamplesTest, GraphLoopLosesNothing) {
+  NIMBLE_SKIP_WITHOUT_GPU();
+  const auto r = RecordSample("launch_loop", {"--mode", "graph", "--kernels", "100000", "--graph-kernels", "100",
+                                              "--warmup", "1000"});
+  ExpectCleanRun(r);
+  EXPECT_EQ(r.trace.kernels.size(), 101000u);
+}
+
+}  // namespace
+}  // namespace nimble::collector::testing

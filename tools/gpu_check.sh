@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# The one script every session runs on the GPU machine (through the device tool, with .deps carried):
+# unpack the headers the machine lacks, configure, build, run the gpu and unit tests, run
+# compute-sanitizer on a sample, measure the collector's overhead, and record the bundled sample run.
+# Everything is logged under $OUT in at most 8 files (gpu, build, ctest_gpu, ctest_unit, checks logs,
+# collector_overhead.md, concurrent_streams.db, summary.md); the summary table is printed last.
+#   bash tools/gpu_check.sh [--with-torch] [--no-bench] [--no-sanitizer]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+OUT=${OUT:-$root/out}
+mkdir -p "$OUT"
+build=${BUILD_DIR:-$root/build-gpu}
+with_torch=0 bench=1 sanitizer=1
+for arg in "$@"; do
+  case $arg in
+    --with-torch) with_torch=1 ;;
+    --no-bench) bench=0 ;;
+    --no-sanitizer) sanitizer=0 ;;
+    *) echo "unknown option $arg" >&2; exit 2 ;;
+  esac
+done
+
+summary=()
+# step NAME LOG TIMEOUT_S COMMAND...: runs COMMAND, appends its output to $OUT/LOG, notes the result.
+step() {
+  local name=$1 log=$2 limit=$3 start rc
+  shift 3
+  start=$(date +%s)
+  echo "=== $name: $*" | tee -a "$OUT/$log"
+  timeout "$limit" "$@" 2>&1 | tee -a "$OUT/$log"
+  rc=$?
+  summary+=("| $name | $([ $rc -eq 0 ] && echo ok || echo "FAILED (rc $rc)") | $(($(date +%s) - start)) s | $log |")
+  return $rc
+}
+
+step "gpu" gpu.log 30 nvidia-smi -L
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv >>"$OUT/gpu.log" 2>&1
+
+mkdir -p .deps/root
+for deb in .deps/debs/*.deb; do dpkg -x "$deb" .deps/root; done
+prefix="$root/.deps/root/usr"
+torch_flag=-DNIMBLE_WITH_TORCH=OFF
+if [ $with_torch -eq 1 ] && torch_prefix=$(python3 -c 'import torch;print(torch.utils.cmake_prefix_path)' 2>/dev/null); then
+  prefix="$prefix;$torch_prefix"
+  torch_flag=-DNIMBLE_WITH_TORCH=ON
+fi
+step "configure" build.log 180 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  "-DCMAKE_PREFIX_PATH=$prefix" -DSQLite3_INCLUDE_DIR="$root/.deps/root/usr/include" \
+  -DSQLite3_LIBRARY=/usr/lib/x86_64-linux-gnu/libsqlite3.so.0 \
+  -DNIMBLE_WITH_CUDA=ON -DNIMBLE_WITH_QT=OFF "$torch_flag"
+if step "build" build.log 420 ninja -C "$build" -j16; then
+  step "ctest gpu" ctest_gpu.log 300 ctest --test-dir "$build" -L gpu --output-on-failure --timeout 120
+  step "ctest unit+golden" ctest_unit.log 240 ctest --test-dir "$build" -LE "gpu|gui" --output-on-failure -j8
+  samples=$build/samples/cuda
+  sanitizer_bin=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+  if [ $sanitizer -eq 1 ]; then
+    step "racecheck" checks.log 180 "$sanitizer_bin" --tool racecheck --error-exitcode 1 \
+      "$samples/concurrent_streams" --iterations 2 --kernel-us 20
+    step "memcheck" checks.log 180 "$sanitizer_bin" --tool memcheck --error-exitcode 1 \
+      "$samples/concurrent_streams" --iterations 2 --kernel-us 20
+  fi
+  rm -f "$OUT/concurrent_streams.db"
+  step "record sample" ctest_gpu.log 120 "$build/cli/nimble-prof" record --iteration-range iteration \
+    -o "$OUT/concurrent_streams.db" -- "$samples/concurrent_streams" --streams 4 --iterations 10 --warmup 1
+  rm -f "$OUT"/*.db-wal "$OUT"/*.db-shm "$OUT"/*.partial
+  step "report samples" ctest_gpu.log 180 bash -c "
+    set -e; tmp=\$(mktemp -d)
+    '$build/cli/nimble-prof' record -o \$tmp/host_gaps.db -- '$samples/host_gaps'
+    '$build/cli/nimble-prof' record -o \$tmp/graph_replay.db -- '$samples/graph_replay'
+    for db in '$OUT/concurrent_streams.db' \$tmp/host_gaps.db \$tmp/graph_replay.db; do
+      '$build/cli/nimble-prof' report --no-store \$db
+    done
+    rm -rf \$tmp"
+  if [ $bench -eq 1 ]; then
+    step "collector overhead" checks.log 420 \
+      bash -c "bench/collector_overhead.sh '$build' ${BENCH_REPS:-5} > '$OUT/collector_overhead.md'"
+  fi
+fi
+
+{
+  echo
+  echo "| step | result | time | log |"
+  echo "| --- | --- | --- | --- |"
+  printf '%s\n' "${summary[@]}"
+} | tee "$OUT/summary.md"
