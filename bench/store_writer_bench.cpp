@@ -80,7 +80,7 @@ bool WriteRun(const std::string& path, const std::vector<KernelRecord>& kernels,
   return (*writer)->Commit().ok();
 }
 
-// A new file per iteration: the collector's case (indexes deferred to Commit()).
+// A new file per iteration, built as <path>.partial and renamed by Commit(): the collector's case.
 void BM_WriteKernelsNewFile(benchmark::State& state) {
   const int64_t batch_records = state.range(0);
   const int64_t records = state.range(1);

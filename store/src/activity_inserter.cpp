@@ -1,6 +1,9 @@
 #include "activity_inserter.h"
 
+#include "kernel_batch_table.h"
+
 #include <initializer_list>
+#include <new>
 #include <string>
 
 namespace nimble::store {
@@ -99,10 +102,13 @@ void ActivityBuffer::clear() {
 
 StatusOr<ActivityInserter> ActivityInserter::Prepare(Database& db) {
   ActivityInserter ins;
-  NIMBLE_ASSIGN_OR_RETURN(ins.kernel_, PrepareInsert(db, "CUPTI_ACTIVITY_KIND_KERNEL", {
-      "runId", "start", "end", "deviceId", "contextId", "streamId", "correlationId", "kernelIndex",
-      "demangledName", "shortName", "gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ", "registersPerThread",
-      "staticSharedMemory", "dynamicSharedMemory", "graphNodeId", "graphId"}));
+  NIMBLE_ASSIGN_OR_RETURN(ins.kernel_, PrepareInsert(db, "CUPTI_ACTIVITY_KIND_KERNEL", kKernelColumns));
+  NIMBLE_ASSIGN_OR_RETURN(ins.kernel_batch_, RegisterKernelBatch(db));
+  std::string columns;
+  for (const char* column : kKernelColumns) columns += std::string(columns.empty() ? "" : ", ") + column;
+  NIMBLE_ASSIGN_OR_RETURN(ins.kernels_from_batch_,
+                          db.Prepare("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (" + columns + ") SELECT " + columns +
+                                     " FROM nimble_kernel_batch"));
   NIMBLE_ASSIGN_OR_RETURN(ins.memcpy_, PrepareInsert(db, "CUPTI_ACTIVITY_KIND_MEMCPY", {
       "runId", "start", "end", "deviceId", "contextId", "streamId", "correlationId", "bytes", "copyKind",
       "srcKind", "dstKind", "graphNodeId"}));
@@ -129,10 +135,16 @@ Status ActivityInserter::Insert(const ActivityBuffer& buffer, RunId run, int64_t
   return InsertHostActivity(buffer, run, strings);
 }
 
-Status ActivityInserter::InsertGpuActivity(const ActivityBuffer& b, RunId run, int64_t first_kernel_index,
-                                           const StringCache& strings) {
-  NIMBLE_RETURN_IF_ERROR(InsertRows(kernel_, b.kernels, [&](Statement& s, int p, size_t i) {
-    const KernelRecord& k = b.kernels[i];
+Status ActivityInserter::InsertKernels(const std::vector<KernelRecord>& kernels, RunId run,
+                                       int64_t first_kernel_index, const StringCache& strings) {
+  if (kernels.empty()) return OkStatus();
+  *kernel_batch_ = {kernels.data(), kernels.size(), run.value(), first_kernel_index, &strings};
+  Status status = kernels_from_batch_.Run();
+  *kernel_batch_ = {};
+  if (status.ok()) return status;
+  // The failed statement left no row behind: insert row by row, which names the record at fault.
+  Status by_row = InsertRows(kernel_, kernels, [&](Statement& s, int p, size_t i) {
+    const KernelRecord& k = kernels[i];
     BindGpuActivity(s, p, run, k);
     s.BindInt(p + 7, first_kernel_index + static_cast<int64_t>(i));
     strings.Bind(s, p + 8, k.name);
@@ -141,7 +153,13 @@ Status ActivityInserter::InsertGpuActivity(const ActivityBuffer& b, RunId run, i
                               k.registers_per_thread, k.static_shared_bytes, k.dynamic_shared_bytes,
                               k.graph_node_id, k.graph_id};
     for (int c = 0; c < 11; ++c) s.BindInt(p + 10 + c, values[c]);
-  }));
+  });
+  return by_row.ok() ? status : by_row;
+}
+
+Status ActivityInserter::InsertGpuActivity(const ActivityBuffer& b, RunId run, int64_t first_kernel_index,
+                                           const StringCache& strings) {
+  NIMBLE_RETURN_IF_ERROR(InsertKernels(b.kernels, run, first_kernel_index, strings));
   NIMBLE_RETURN_IF_ERROR(InsertRows(memcpy_, b.memcpys, [&](Statement& s, int p, size_t i) {
     const MemcpyRecord& m = b.memcpys[i];
     BindGpuActivity(s, p, run, m);

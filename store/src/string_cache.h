@@ -41,9 +41,11 @@ class StringCache {
 
   // Binds the database id of a noted `id` (NULL for an invalid id). Valid after ResolvePending().
   void Bind(Statement& stmt, int index, StringId id) const {
-    if (id.valid()) stmt.BindInt(index, db_ids_[static_cast<size_t>(id.value())]);
+    if (id.valid()) stmt.BindInt(index, DbId(id));
     else stmt.BindNull(index);
   }
+  // The database id of a noted, valid `id`. Valid after ResolvePending().
+  int64_t DbId(StringId id) const { return db_ids_[static_cast<size_t>(id.value())]; }
 
  private:
   static constexpr int64_t kUnknown = -1;  // not seen by this writer

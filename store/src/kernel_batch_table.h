@@ -1,0 +1,37 @@
+// nimble_kernel_batch: a read-only virtual table that shows SQLite a batch of buffered kernel records,
+// so the writer inserts a whole batch with one INSERT ... SELECT instead of binding 21 parameters per
+// row (bench/results/store_writer.md). It exists only on the writer's connection, never in the file.
+// Single-threaded, like the connection it is registered on.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+
+#include "nimble/core/activity.h"
+#include "sqlite_db.h"
+#include "string_cache.h"
+
+namespace nimble::store {
+
+// The kernel table's columns, in the order the row-by-row statement binds them and the virtual
+// table nimble_kernel_batch returns them.
+constexpr std::initializer_list<const char*> kKernelColumns = {
+    "runId", "start", "end", "deviceId", "contextId", "streamId", "correlationId", "kernelIndex",
+    "demangledName", "shortName", "gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ", "registersPerThread",
+    "staticSharedMemory", "dynamicSharedMemory", "graphNodeId", "graphId"};
+
+// The kernel records that the virtual table nimble_kernel_batch shows while one INSERT ... SELECT
+// runs; empty otherwise. Owned by the connection (freed when it closes).
+struct KernelBatch {
+  const KernelRecord* records = nullptr;
+  size_t count = 0;
+  int64_t run = 0;
+  int64_t first_kernel_index = 0;
+  const StringCache* strings = nullptr;
+};
+
+// Registers nimble_kernel_batch on `db` and returns its batch, which the connection owns.
+StatusOr<KernelBatch*> RegisterKernelBatch(Database& db);
+
+}  // namespace nimble::store
