@@ -84,22 +84,6 @@ int64_t EnumValue(E e) { return static_cast<int64_t>(e); }
 
 }  // namespace
 
-int64_t ActivityBuffer::size() const {
-  return static_cast<int64_t>(kernels.size() + memcpys.size() + memsets.size() + syncs.size() + api_calls.size() +
-                              ranges.size() + external_correlations.size() + overheads.size());
-}
-
-void ActivityBuffer::clear() {
-  kernels.clear();
-  memcpys.clear();
-  memsets.clear();
-  syncs.clear();
-  api_calls.clear();
-  ranges.clear();
-  external_correlations.clear();
-  overheads.clear();
-}
-
 StatusOr<ActivityInserter> ActivityInserter::Prepare(Database& db) {
   ActivityInserter ins;
   NIMBLE_ASSIGN_OR_RETURN(ins.kernel_, PrepareInsert(db, "CUPTI_ACTIVITY_KIND_KERNEL", kKernelColumns));

@@ -11,25 +11,15 @@
 #include <vector>
 
 #include "nimble/core/activity.h"
+#include "nimble/core/activity_records.h"
 #include "sqlite_db.h"
 #include "kernel_batch_table.h"
 #include "string_cache.h"
 
 namespace nimble::store {
 
-struct ActivityBuffer {
-  std::vector<KernelRecord> kernels;
-  std::vector<MemcpyRecord> memcpys;
-  std::vector<MemsetRecord> memsets;
-  std::vector<SyncRecord> syncs;
-  std::vector<ApiCallRecord> api_calls;
-  std::vector<NvtxRange> ranges;
-  std::vector<ExternalCorrelation> external_correlations;
-  std::vector<OverheadRecord> overheads;
-
-  int64_t size() const;
-  void clear();
-};
+// What a RunWriter buffers between flushes.
+using ActivityBuffer = ActivityRecords;
 
 // One activity table's INSERT statement, prepared for one row and for kRowsPerStatement rows.
 struct TableInsert {

@@ -141,7 +141,8 @@ Status RunWriter::Impl::Append(std::span<const Record> records, const StringTabl
   }
   size_t next = 0;
   while (next < records.size()) {
-    const auto room = static_cast<size_t>(std::max<int64_t>(1, options_.batch_records - buffer_.size()));
+    const auto buffered = static_cast<int64_t>(buffer_.size());
+    const auto room = static_cast<size_t>(std::max<int64_t>(1, options_.batch_records - buffered));
     const size_t end = std::min(records.size(), next + room);
     for (size_t i = next; i < end; ++i) {
       if (strings != nullptr) {
@@ -150,7 +151,7 @@ Status RunWriter::Impl::Append(std::span<const Record> records, const StringTabl
       dest.push_back(records[i]);
     }
     next = end;
-    if (buffer_.size() >= options_.batch_records) NIMBLE_RETURN_IF_ERROR(Flush());
+    if (static_cast<int64_t>(buffer_.size()) >= options_.batch_records) NIMBLE_RETURN_IF_ERROR(Flush());
   }
   return OkStatus();
 }
@@ -163,7 +164,7 @@ Status RunWriter::Impl::WriteBuffer() {
 }
 
 Status RunWriter::Impl::Flush() {
-  const int64_t records = buffer_.size();
+  const auto records = static_cast<int64_t>(buffer_.size());
   if (records == 0) return OkStatus();
   NIMBLE_RETURN_IF_ERROR(EnsureOpen());
   const auto kernels = static_cast<int64_t>(buffer_.kernels.size());
