@@ -61,16 +61,17 @@ cmake --build "$build" -j "$jobs"
 [ "$run_main" = 1 ] || exit 0
 
 # --- the main job ---
+# `report` stores its results in the database, so it works on a copy, never on the bundled file.
 prof="$build/cli/nimble-prof"
-sample="$root/samples/recorded/concurrent_streams.db"
+bundled="$root/samples/recorded/concurrent_streams.db"
+run_db="$build/main_job.db"
+rm -f "$run_db"
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1 && [ -x "$build/samples/cuda/concurrent_streams" ]; then
   say "GPU found: recording samples/cuda/concurrent_streams"
-  "$prof" record -o "$build/concurrent_streams.db" -- "$build/samples/cuda/concurrent_streams"
-  sample="$build/concurrent_streams.db"
+  "$prof" record -o "$run_db" -- "$build/samples/cuda/concurrent_streams"
 else
-  say "no GPU here: reporting on the bundled recorded run $sample"
+  say "no GPU here: reporting on the bundled recorded run ${bundled#$root/}"
+  cp "$bundled" "$run_db"
 fi
-"$prof" info "$sample"
-if "$prof" report --help >/dev/null 2>&1; then
-  "$prof" report "$sample"
-fi
+"$prof" info "$run_db"
+"$prof" report "$run_db"
