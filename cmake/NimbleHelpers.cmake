@@ -42,7 +42,7 @@ endmacro()
 
 macro(nimble_find_qt)
   set(NIMBLE_FOUND_QT OFF)
-  find_package(Qt6 6.2 QUIET COMPONENTS Widgets)
+  find_package(Qt6 6.2 QUIET COMPONENTS Widgets Concurrent Test)
   if(Qt6_FOUND)
     set(NIMBLE_FOUND_QT ON)
   endif()

@@ -1,0 +1,28 @@
+// Generates the viewer benchmark's run database: a long run of many streams of kernels with realistic
+// durations and gaps, about 200 distinct kernel names and one NVTX range per iteration, written through
+// RunWriter in slices so that generating 10 million kernels needs little memory. Single-threaded.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "nimble/core/status.h"
+
+namespace nimble::bench {
+
+struct BenchRunShape {
+  int64_t kernels = 10'000'000;
+  int32_t streams = 8;
+  int32_t kernels_per_iteration = 8'000;  // over all streams
+  int32_t distinct_names = 200;
+  bool api_calls = false;                 // one launch call per kernel on the host thread
+  uint64_t seed = 42;
+};
+
+// Writes a new database at `path` (replacing one left there) holding one run of `shape`.
+Status WriteBenchRun(const std::string& path, const BenchRunShape& shape);
+
+// `path` when it exists and holds a run with shape.kernels kernels; otherwise generates it first.
+Status EnsureBenchRun(const std::string& path, const BenchRunShape& shape);
+
+}  // namespace nimble::bench

@@ -1,0 +1,54 @@
+// Everything the viewer shows of one run, as loaded: its row in the runs table, the timeline, idle time
+// per device with the longest gaps, the op analysis when the run has a graph, and the stored speedups
+// and data-quality counts. Built on a loading thread, then shared read-only (std::shared_ptr<const>).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "nimble/analysis/idle_gaps.h"
+#include "nimble/core/run.h"
+#include "nimble/gui/op_analysis.h"
+#include "nimble/gui/run_timeline.h"
+
+namespace nimble::gui {
+
+struct DeviceIdleSummary {
+  DeviceId device;
+  int64_t span_start_ns = 0;  // relative to the timeline's base
+  int64_t span_end_ns = 0;
+  int64_t active_ns = 0;
+  analysis::GapTotals totals;
+  std::vector<analysis::IdleGap> longest;  // longest first; start_ns relative
+};
+
+// Wall time of each loading stage, for the progress display and the benchmark.
+struct LoadTimings {
+  double open_ms = 0;
+  double host_tables_ms = 0;
+  double kernels_ms = 0;
+  double lanes_ms = 0;
+  double gaps_ms = 0;
+  double ops_ms = 0;
+  double total_ms = 0;
+};
+
+struct LoadedRun {
+  std::string path;
+  RunInfo info;
+  RunTimeline timeline;
+  std::vector<DeviceIdleSummary> devices;  // ascending device id
+  std::optional<OpAnalysis> ops;           // with an op graph that analysed cleanly
+  std::string graph_problem;               // why a stored graph has no analysis ("" when fine)
+  std::vector<Speedup> speedups;
+  std::vector<StatEntry> stats;
+  LoadTimings timings;
+
+  // "resnet50.pt · eager · run 1" (file name of the model, mode, id).
+  std::string Label() const;
+  // Relative time the views align runs at: the first iteration's start, else the first activity.
+  int64_t AlignNs() const;
+};
+
+}  // namespace nimble::gui

@@ -1,0 +1,171 @@
+#include "nimble/gui/run_loader.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "nimble/gui/idle_gap_finder.h"
+#include "nimble/store/run_reader.h"
+#include "run_ingest.h"
+
+namespace nimble::gui {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double MsSince(Clock::time_point& t) {
+  const Clock::time_point now = Clock::now();
+  const double ms = std::chrono::duration<double, std::milli>(now - t).count();
+  t = now;
+  return ms;
+}
+
+void Report(const LoadOptions& options, double fraction, std::string_view stage) {
+  if (options.progress) options.progress(fraction, stage);
+}
+
+// First activity start and last end over every lane.
+void ComputeSpan(RunTimeline& timeline) {
+  bool any = false;
+  for (const Lane& lane : timeline.lanes) {
+    for (const RowItems& row : lane.rows) {
+      if (row.empty()) continue;
+      const int64_t first = row.start_ns(0);
+      const int64_t last = row.max_end_ns(row.size() - 1);
+      timeline.start_ns = any ? std::min(timeline.start_ns, first) : first;
+      timeline.end_ns = any ? std::max(timeline.end_ns, last) : last;
+      any = true;
+    }
+  }
+}
+
+// The device ids of the timeline's stream lanes, ascending.
+std::vector<DeviceId> GpuDevices(const RunTimeline& timeline) {
+  std::vector<DeviceId> devices;
+  for (const Lane& lane : timeline.lanes) {
+    if (lane.kind == LaneKind::kStream && std::find(devices.begin(), devices.end(), lane.device) == devices.end()) {
+      devices.push_back(lane.device);
+    }
+  }
+  std::sort(devices.begin(), devices.end());
+  return devices;
+}
+
+// A device's gaps become its summary for the tables and an idle lane before its first stream.
+void AddIdleLane(DeviceGaps gaps, size_t longest_gaps, LoadedRun& out) {
+  DeviceIdleSummary& summary = out.devices.emplace_back();
+  summary.device = gaps.device;
+  summary.span_start_ns = gaps.span_start_ns;
+  summary.span_end_ns = gaps.span_end_ns;
+  summary.active_ns = gaps.active_ns;
+  Lane idle;
+  idle.kind = LaneKind::kDeviceIdle;
+  idle.device = gaps.device;
+  RowItems& row = idle.rows.emplace_back();
+  row.Reserve(gaps.gaps.size());
+  for (size_t i = 0; i < gaps.gaps.size() && i <= ItemRef::kMaxIndex; ++i) {
+    const analysis::IdleGap& g = gaps.gaps[i];
+    summary.totals.Add(g);
+    row.Add(g.start_ns, g.start_ns + g.dur_ns, static_cast<int32_t>(g.cause), ItemRef(ItemKind::kGap, static_cast<uint32_t>(i)));
+  }
+  row.Finish();
+  summary.longest = analysis::LongestGaps(std::move(gaps.gaps), longest_gaps);
+  auto& lanes = out.timeline.lanes;
+  const auto at = std::find_if(lanes.begin(), lanes.end(),
+                               [&](const Lane& l) { return l.kind == LaneKind::kStream && l.device == summary.device; });
+  lanes.insert(at, std::move(idle));
+}
+
+// Idle gaps of every device, classified by a GapClassifier that indexes only the launch calls of the
+// work ending a gap (a run of 10 million launches need not be indexed whole).
+void AddIdleLanes(Trace classifier_trace, size_t longest_gaps, LoadedRun& out) {
+  std::vector<DeviceGaps> devices;
+  for (DeviceId device : GpuDevices(out.timeline)) {
+    DeviceGaps gaps = FindDeviceGaps(out.timeline, device);
+    if (!gaps.empty()) devices.push_back(std::move(gaps));
+  }
+  classifier_trace.api_calls = LaunchCallsOfGaps(out.timeline, devices);
+  for (DeviceGaps& gaps : devices) {
+    ClassifyGaps(analysis::GapClassifier(classifier_trace, gaps.device), gaps);
+    AddIdleLane(std::move(gaps), longest_gaps, out);
+  }
+}
+
+// Graph, attribution and assignment through RunReader; a bad graph is reported, not fatal.
+Status AnalyzeGraph(const store::RunReader& reader, RunId run, LoadedRun& out) {
+  NIMBLE_ASSIGN_OR_RETURN(OpGraph graph, reader.LoadGraph(run));
+  if (graph.ops.empty()) return OkStatus();
+  NIMBLE_ASSIGN_OR_RETURN(std::vector<KernelAttribution> attribution, reader.LoadAttribution(run));
+  NIMBLE_ASSIGN_OR_RETURN(std::optional<StreamAssignment> assignment, reader.LoadAssignment(run));
+  if (assignment && assignment->op_stream.size() != graph.ops.size()) assignment.reset();
+  auto ops = AnalyzeOps(graph, attribution, assignment, out.timeline);
+  if (ops.ok()) out.ops = std::move(*ops);
+  else out.graph_problem = ops.status().message();
+  return OkStatus();
+}
+
+}  // namespace
+
+StatusOr<std::vector<RunInfo>> ListRuns(const std::string& path) {
+  NIMBLE_ASSIGN_OR_RETURN(auto reader, store::RunReader::Open(path));
+  return reader->Runs();
+}
+
+StatusOr<LoadedRun> LoadRun(const std::string& path, RunId run, const LoadOptions& options) {
+  Clock::time_point t = Clock::now();
+  const Clock::time_point start = t;
+  LoadedRun out;
+  out.path = path;
+  Report(options, 0, "Opening");
+  NIMBLE_ASSIGN_OR_RETURN(auto run_reader, store::RunReader::Open(path));
+  NIMBLE_ASSIGN_OR_RETURN(out.info, run_reader->Run(run));
+  NIMBLE_ASSIGN_OR_RETURN(auto reader, store::TimelineReader::Open(path));
+  NIMBLE_ASSIGN_OR_RETURN(const int64_t kernel_end, reader->KernelIndexEnd(run));
+  if (kernel_end - 1 > static_cast<int64_t>(ItemRef::kMaxIndex)) {
+    return Unimplemented(path + ": run " + std::to_string(run.value()) + " has " + std::to_string(kernel_end) +
+                         " kernels, more than the viewer can index");
+  }
+  std::optional<int64_t> base_ns;
+  if (kernel_end > 0) {
+    NIMBLE_ASSIGN_OR_RETURN(const KernelRecord first, reader->LoadKernel(run, KernelIndex(0)));
+    base_ns = first.start_ns;
+  }
+  out.timeline.strings = reader->strings();
+  out.timeline.kernel_count = kernel_end;
+  out.timings.open_ms = MsSince(t);
+
+  Report(options, 0.02, "Reading host activity");
+  LaneSet lanes;
+  HostTables host;
+  NIMBLE_RETURN_IF_ERROR(ReadHostTables(*reader, run, base_ns, options.cancel, out.timeline, lanes, host));
+  out.timeline.base_ns = base_ns.value_or(0);
+  out.timings.host_tables_ms = MsSince(t);
+
+  const bool with_correlation = !out.timeline.api_correlation.empty();
+  NIMBLE_RETURN_IF_ERROR(ReadKernels(path, run, kernel_end, out.timeline.base_ns, with_correlation, options, 0.05,
+                                     0.85, lanes, out.timeline));
+  out.timings.kernels_ms = MsSince(t);
+
+  Report(options, 0.86, "Building lanes");
+  out.timeline.lanes = lanes.Finish(static_cast<unsigned>(std::max(options.kernel_threads, 1)));
+  ComputeSpan(out.timeline);
+  const IterationRanges iterations = DetectIterations(host.ranges);
+  out.timeline.iterations = iterations.windows;
+  out.timeline.iteration_text = out.timeline.strings.Get(iterations.text);
+  out.timings.lanes_ms = MsSince(t);
+
+  Report(options, 0.9, "Finding idle gaps");
+  AddIdleLanes(std::move(host.classifier_trace), options.longest_gaps, out);
+  host = HostTables();
+  out.timings.gaps_ms = MsSince(t);
+
+  Report(options, 0.95, "Analysing the op graph");
+  NIMBLE_RETURN_IF_ERROR(AnalyzeGraph(*run_reader, run, out));
+  NIMBLE_ASSIGN_OR_RETURN(out.speedups, run_reader->LoadSpeedups(run));
+  NIMBLE_ASSIGN_OR_RETURN(out.stats, run_reader->LoadStats(run));
+  out.timings.ops_ms = MsSince(t);
+  out.timings.total_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+  Report(options, 1, "Done");
+  return out;
+}
+
+}  // namespace nimble::gui

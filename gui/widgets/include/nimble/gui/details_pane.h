@@ -1,0 +1,47 @@
+// The details of the selected item (DescribeItem), or of the runs when nothing is selected. A kernel's
+// full record (grid, block, registers...) is read from the database on a worker thread and added when
+// it arrives; a newer selection discards an older answer. UI thread only.
+#pragma once
+
+#include <QFutureWatcher>
+#include <QTextBrowser>
+
+#include "nimble/core/activity.h"
+#include "nimble/core/status.h"
+#include "nimble/gui/item_description.h"
+#include "nimble/gui/run_load_job.h"
+
+namespace nimble::gui {
+
+class DetailsPane : public QTextBrowser {
+  Q_OBJECT
+
+ public:
+  explicit DetailsPane(QWidget* parent = nullptr);
+  ~DetailsPane() override;
+
+  void SetRuns(LoadedRuns runs);
+
+ public slots:
+  void ShowItem(const nimble::gui::ItemLocation& location);
+
+ private:
+  struct Fetched {
+    uint64_t generation = 0;
+    std::string error;
+    std::vector<std::pair<std::string, std::string>> fields;
+  };
+  void ShowSummary();
+  void Render();
+
+  LoadedRuns runs_;
+  ItemDescription shown_;
+  std::vector<std::pair<std::string, std::string>> extra_;
+  uint64_t generation_ = 0;
+  QFutureWatcher<Fetched> watcher_;
+};
+
+// "Run summary" HTML of loaded runs (also used by the summary tab).
+QString RunSummaryHtml(const LoadedRuns& runs);
+
+}  // namespace nimble::gui

@@ -1,0 +1,35 @@
+// Measured against predicted speedup per execution mode (eager, aot-single, aot-multi...), as grouped
+// bars over the baseline latency, with the latencies beneath: the speedups stored in the runs shown
+// (RunReader::LoadSpeedups). Painted with QPainter. UI thread only.
+#pragma once
+
+#include <QWidget>
+
+#include <vector>
+
+#include "nimble/core/run.h"
+#include "nimble/gui/run_load_job.h"
+
+namespace nimble::gui {
+
+class SpeedupChart : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit SpeedupChart(QWidget* parent = nullptr);
+  void SetRuns(const LoadedRuns& runs);
+  const std::vector<Speedup>& speedups() const { return speedups_; }
+  QSize sizeHint() const override { return {340, 260}; }
+
+ protected:
+  void paintEvent(QPaintEvent* event) override;
+
+ private:
+  std::vector<Speedup> speedups_;  // one per mode, in mode order
+};
+
+// One speedup per mode from every run's stored speedups (the first run naming a mode wins), ordered
+// eager, aot-single, aot-multi, then any other mode by name.
+std::vector<Speedup> CollectSpeedups(const LoadedRuns& runs);
+
+}  // namespace nimble::gui

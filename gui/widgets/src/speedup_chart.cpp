@@ -1,0 +1,119 @@
+#include "nimble/gui/speedup_chart.h"
+
+#include <QPainter>
+
+#include <algorithm>
+#include <cmath>
+
+#include "nimble/gui/theme.h"
+
+namespace nimble::gui {
+namespace {
+
+constexpr Rgb kMeasuredRgb{0x59, 0xa1, 0x4f};
+constexpr Rgb kPredictedRgb{0x6b, 0x9a, 0xc4};
+
+int ModeRank(const std::string& mode) {
+  if (mode == "eager") return 0;
+  if (mode == "aot-single") return 1;
+  if (mode == "aot-multi") return 2;
+  return 3;
+}
+
+double Ratio(double baseline, double latency) { return baseline > 0 && latency > 0 ? baseline / latency : 0; }
+
+// Bar of `value` (0: none) between x and x + w, on a scale where `top` is `max_value`.
+void Bar(QPainter& p, const QRectF& plot, double x, double w, double value, double max_value, const QColor& color,
+         bool hatched) {
+  if (value <= 0) return;
+  const double h = plot.height() * value / max_value;
+  const QRectF bar(x, plot.bottom() - h, w, h);
+  p.fillRect(bar, hatched ? QColor(color.red(), color.green(), color.blue(), 70) : color);
+  if (hatched) {
+    p.setPen(QPen(color, 1.5));
+    p.drawRect(bar);
+  }
+  p.setPen(ToQColor(kTextRgb));
+  p.drawText(QRectF(x - 10, bar.top() - 16, w + 20, 14), Qt::AlignCenter, QString::number(value, 'f', 2) + "×");
+}
+
+}  // namespace
+
+std::vector<Speedup> CollectSpeedups(const LoadedRuns& runs) {
+  std::vector<Speedup> out;
+  for (const auto& run : runs) {
+    for (const Speedup& s : run->speedups) {
+      if (std::none_of(out.begin(), out.end(), [&](const Speedup& o) { return o.mode == s.mode; })) out.push_back(s);
+    }
+  }
+  std::stable_sort(out.begin(), out.end(), [](const Speedup& a, const Speedup& b) {
+    return ModeRank(a.mode) != ModeRank(b.mode) ? ModeRank(a.mode) < ModeRank(b.mode) : a.mode < b.mode;
+  });
+  return out;
+}
+
+SpeedupChart::SpeedupChart(QWidget* parent) : QWidget(parent) { setMinimumSize(260, 200); }
+
+void SpeedupChart::SetRuns(const LoadedRuns& runs) {
+  speedups_ = CollectSpeedups(runs);
+  update();
+}
+
+void SpeedupChart::paintEvent(QPaintEvent*) {
+  QPainter p(this);
+  p.setRenderHint(QPainter::Antialiasing, true);
+  p.fillRect(rect(), ToQColor(kBackgroundRgb));
+  p.setFont(TimelineFont());
+  p.setPen(ToQColor(kTextRgb));
+  p.drawText(QRect(10, 4, width() - 20, 18), Qt::AlignLeft | Qt::AlignVCenter,
+             "Speedup per mode (latency: measured | predicted)");
+  if (speedups_.empty()) {
+    p.setPen(ToQColor(kDimTextRgb));
+    p.drawText(rect().adjusted(10, 24, -10, -10), Qt::AlignCenter | Qt::TextWordWrap,
+               "No speedups stored in these runs.\nnimble-prof report and nimble-accelerate store them.");
+    return;
+  }
+  double max_value = 1.0;
+  for (const Speedup& s : speedups_) {
+    max_value = std::max({max_value, Ratio(s.baseline_ms, s.measured_ms), Ratio(s.baseline_ms, s.predicted_ms)});
+  }
+  max_value = std::ceil(max_value * 1.2 * 4) / 4;
+  const QRectF plot(44, 44, width() - 58, height() - 44 - 40);
+  // Grid and axis: a line every quarter or half, the 1x line brighter.
+  const double step = max_value > 3 ? 1.0 : max_value > 1.5 ? 0.5 : 0.25;
+  for (double v = 0; v <= max_value + 1e-9; v += step) {
+    const double y = plot.bottom() - plot.height() * v / max_value;
+    p.setPen(QPen(ToQColor(std::abs(v - 1) < 1e-9 ? kDimTextRgb : kLaneSeparatorRgb), 1));
+    p.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y));
+    p.setPen(ToQColor(kDimTextRgb));
+    p.drawText(QRectF(0, y - 8, plot.left() - 6, 16), Qt::AlignRight | Qt::AlignVCenter, QString::number(v, 'g', 3) + "×");
+  }
+  const double group = plot.width() / static_cast<double>(speedups_.size());
+  const double bar = std::min(40.0, group * 0.32);
+  for (size_t i = 0; i < speedups_.size(); ++i) {
+    const Speedup& s = speedups_[i];
+    const double centre = plot.left() + group * (static_cast<double>(i) + 0.5);
+    Bar(p, plot, centre - bar - 2, bar, Ratio(s.baseline_ms, s.measured_ms), max_value, ToQColor(kMeasuredRgb), false);
+    Bar(p, plot, centre + 2, bar, Ratio(s.baseline_ms, s.predicted_ms), max_value, ToQColor(kPredictedRgb), true);
+    p.setPen(ToQColor(kTextRgb));
+    p.drawText(QRectF(centre - group / 2, plot.bottom() + 4, group, 16), Qt::AlignCenter, QString::fromStdString(s.mode));
+    p.setPen(ToQColor(kDimTextRgb));
+    const QString latencies = QString("%1 | %2 ms")
+                                  .arg(s.measured_ms > 0 ? QString::number(s.measured_ms, 'f', 3) : "-",
+                                       s.predicted_ms > 0 ? QString::number(s.predicted_ms, 'f', 3) : "-");
+    p.drawText(QRectF(centre - group / 2, plot.bottom() + 19, group, 16), Qt::AlignCenter, latencies);
+  }
+  // Legend.
+  const QRectF legend(plot.left(), 24, plot.width(), 16);
+  p.fillRect(QRectF(legend.left(), legend.top() + 3, 10, 10), ToQColor(kMeasuredRgb));
+  p.setPen(ToQColor(kTextRgb));
+  p.drawText(QRectF(legend.left() + 14, legend.top(), 120, 16), Qt::AlignLeft | Qt::AlignVCenter, "measured");
+  p.fillRect(QRectF(legend.left() + 90, legend.top() + 3, 10, 10), ToQColor(kPredictedRgb, 70));
+  p.setPen(QPen(ToQColor(kPredictedRgb), 1.5));
+  p.drawRect(QRectF(legend.left() + 90, legend.top() + 3, 10, 10));
+  p.setPen(ToQColor(kTextRgb));
+  p.drawText(QRectF(legend.left() + 104, legend.top(), 200, 16), Qt::AlignLeft | Qt::AlignVCenter,
+             "predicted");
+}
+
+}  // namespace nimble::gui

@@ -1,0 +1,195 @@
+// The viewer driven as a person would, in a real window: open the model run, zoom with the wheel, click
+// a kernel (details, launch link), jump from the critical-path table, drag-select in the ruler, search,
+// keys for iterations, and open a broken file (a message box, not a crash).
+#include <QApplication>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QSignalSpy>
+#include <QTableWidget>
+#include <QTest>
+#include <QTextBrowser>
+
+#include <filesystem>
+#include <fstream>
+
+#include "gui_test_env.h"
+#include "gui_test_runs.h"
+#include "nimble/gui/details_pane.h"
+#include "nimble/gui/insight_tabs.h"
+#include "nimble/gui/main_window.h"
+#include "nimble/gui/search_panel.h"
+#include "nimble/gui/speedup_chart.h"
+#include "nimble/gui/theme.h"
+#include "nimble/gui/timeline_view.h"
+
+namespace nimble::gui {
+namespace {
+
+namespace fs = std::filesystem;
+
+QApplication* App() {
+  static int argc = 1;
+  static char name[] = "nimble_gui_tests";
+  static char* argv[] = {name, nullptr};
+  static QApplication* app = [] {
+    auto* a = new QApplication(argc, argv);
+    ApplyTheme(*a);
+    return a;
+  }();
+  return app;
+}
+
+class MainWindowTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why_not;
+    if (!testing::PrepareDisplay(why_not)) GTEST_SKIP() << why_not;
+    App();
+    dir_ = testing::MakeScratchDir("window");
+    db_ = dir_ + "/model.db";
+    facts_ = testing::WriteModelRun(db_);
+    window_ = std::make_unique<MainWindow>();
+    window_->resize(1500, 900);
+    window_->show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(window_.get()));
+  }
+  void TearDown() override {
+    window_.reset();
+    if (!dir_.empty()) fs::remove_all(dir_);
+  }
+
+  void Load(const std::string& path) {
+    QSignalSpy loaded(window_.get(), &MainWindow::runsLoaded);
+    window_->Open({{path, std::nullopt}});
+    ASSERT_TRUE(loaded.wait(30'000));
+  }
+
+  // Viewport point of the middle of an item.
+  QPoint Centre(const ItemLocation& loc) const {
+    TimelineView* view = window_->timeline();
+    const RowItems& row = view->runs()[0]->timeline.lanes[static_cast<size_t>(loc.lane)].rows[static_cast<size_t>(loc.row)];
+    const auto i = static_cast<size_t>(loc.item);
+    const double mid = static_cast<double>(row.start_ns(i) + row.end_ns(i)) / 2 - static_cast<double>(view->align_ns(0));
+    const LayoutRow* laid = view->layout().Find(0, loc.lane, loc.row);
+    return {TimelineGeometry::kLabelWidthPx + static_cast<int>(view->scale().ToPx(mid)),
+            TimelineGeometry::kRulerHeightPx + laid->y_px - view->scroll_y() + laid->height_px / 2};
+  }
+
+  std::string dir_;
+  std::string db_;
+  testing::ModelRunFacts facts_;
+  std::unique_ptr<MainWindow> window_;
+};
+
+TEST_F(MainWindowTest, OpensTheRunAndShowsItsLanes) {
+  Load(db_);
+  TimelineView* view = window_->timeline();
+  EXPECT_EQ(view->layout().lane_count(), static_cast<size_t>(facts_.lanes));
+  EXPECT_FALSE(window_->progress_bar()->isVisible());
+  EXPECT_EQ(window_->tabs()->critical_table()->rowCount(), 4);
+  EXPECT_EQ(window_->tabs()->critical_table()->item(0, 1)->text(), "conv_stem");
+  EXPECT_EQ(window_->speedup_chart()->speedups().size(), 3u);
+}
+
+TEST_F(MainWindowTest, WheelZoomsAboutTheCursorAndKeysFitIterations) {
+  Load(db_);
+  TimelineView* view = window_->timeline();
+  const double before = view->scale().ns_per_px();
+  const QPoint at(TimelineGeometry::kLabelWidthPx + 300, 80);
+  const double t_at = view->scale().ToNs(300);
+  QWheelEvent wheel(at, view->viewport()->mapToGlobal(at), {}, {0, 240}, Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+  QApplication::sendEvent(view->viewport(), &wheel);
+  EXPECT_NEAR(view->scale().ns_per_px(), before * 0.64, before * 1e-6);
+  EXPECT_NEAR(view->scale().ToNs(300), t_at, 1);
+  QTest::keyClick(view, Qt::Key_I);
+  EXPECT_EQ(view->current_iteration(), 0);
+  QTest::keyClick(view, Qt::Key_N);
+  EXPECT_EQ(view->current_iteration(), 1);
+  const auto [start, end] = view->runs()[0]->timeline.iterations[1];
+  EXPECT_LT(view->scale().left_ns(), static_cast<double>(start - view->align_ns(0)));
+  EXPECT_GT(view->scale().right_ns(), static_cast<double>(end - view->align_ns(0)));
+}
+
+TEST_F(MainWindowTest, ClickingAKernelShowsDetailsAndItsLaunch) {
+  Load(db_);
+  TimelineView* view = window_->timeline();
+  QTest::keyClick(view, Qt::Key_I);  // iteration 1: kernels are wide
+  const int32_t stream7 = view->runs()[0]->timeline.FindLane(LaneKind::kStream, DeviceId(0), StreamId(7), ThreadId());
+  const RowItems& row = view->runs()[0]->timeline.lanes[static_cast<size_t>(stream7)].rows[0];
+  const ItemLocation kernel{0, stream7, 0, 1};  // branch_3x3 of iteration 1
+  QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, Centre(kernel));
+  EXPECT_EQ(view->selection(), kernel);
+  ASSERT_TRUE(view->link().has_value()) << "a kernel's launch call is linked";
+  EXPECT_EQ(view->link()->second, kernel);
+  EXPECT_EQ(view->runs()[0]->timeline.lanes[static_cast<size_t>(view->link()->first.lane)].kind, LaneKind::kHostApi);
+  const QString details = window_->details()->toPlainText();
+  EXPECT_TRUE(details.contains("winograd_conv_3x3")) << details.toStdString();
+  EXPECT_TRUE(details.contains("branch_3x3")) << details.toStdString();
+  EXPECT_TRUE(details.contains("cudaLaunchKernel")) << details.toStdString();
+  // The full record arrives from a worker thread.
+  EXPECT_TRUE(QTest::qWaitFor([&] { return window_->details()->toPlainText().contains("Grid"); }, 5000));
+  (void)row;
+}
+
+TEST_F(MainWindowTest, TablesJumpToTheirItems) {
+  Load(db_);
+  TimelineView* view = window_->timeline();
+  QTableWidget* critical = window_->tabs()->critical_table();
+  QTest::mouseClick(critical->viewport(), Qt::LeftButton, {}, critical->visualItemRect(critical->item(3, 1)).center());
+  ASSERT_TRUE(view->selection().valid());
+  const RunTimeline& t = view->runs()[0]->timeline;
+  const RowItems& row = t.lanes[static_cast<size_t>(view->selection().lane)].rows[static_cast<size_t>(view->selection().row)];
+  const auto i = static_cast<size_t>(view->selection().item);
+  EXPECT_EQ(t.strings.Get(StringId(row.label(i))), "sgemm_classifier");
+  EXPECT_LE(view->scale().left_ns(), static_cast<double>(row.start_ns(i) - view->align_ns(0)));
+  EXPECT_GE(view->scale().right_ns(), static_cast<double>(row.end_ns(i) - view->align_ns(0)));
+  QTableWidget* gaps = window_->tabs()->gaps_table();
+  ASSERT_GT(gaps->rowCount(), 0);
+  QTest::mouseClick(gaps->viewport(), Qt::LeftButton, {}, gaps->visualItemRect(gaps->item(0, 0)).center());
+  EXPECT_EQ(t.lanes[static_cast<size_t>(view->selection().lane)].kind, LaneKind::kDeviceIdle);
+}
+
+TEST_F(MainWindowTest, DragInTheRulerZoomsToTheRange) {
+  Load(db_);
+  TimelineView* view = window_->timeline();
+  const int x0 = TimelineGeometry::kLabelWidthPx + 200;
+  const int x1 = TimelineGeometry::kLabelWidthPx + 400;
+  const double t0 = view->scale().ToNs(200);
+  const double t1 = view->scale().ToNs(400);
+  QTest::mousePress(view->viewport(), Qt::LeftButton, {}, {x0, 10});
+  QTest::mouseMove(view->viewport(), {x0 + 50, 10});
+  QTest::mouseMove(view->viewport(), {x1, 10});
+  QTest::mouseRelease(view->viewport(), Qt::LeftButton, {}, {x1, 10});
+  EXPECT_NEAR(view->scale().left_ns(), t0, 2);
+  EXPECT_NEAR(view->scale().right_ns(), t1, 2);
+}
+
+TEST_F(MainWindowTest, SearchListsAndHighlightsMatches) {
+  Load(db_);
+  QSignalSpy searched(window_->search_panel(), &SearchPanel::searched);
+  QTest::keyClicks(window_->search_box(), "classifier");
+  QTest::keyClick(window_->search_box(), Qt::Key_Return);
+  ASSERT_TRUE(searched.wait(5000));
+  // The op, its three kernels and its three NVTX ranges.
+  EXPECT_EQ(window_->search_panel()->results()->count(), 7);
+}
+
+TEST_F(MainWindowTest, ABrokenFileShowsAMessageBox) {
+  const std::string garbage = dir_ + "/garbage.db";
+  std::ofstream(garbage) << std::string(4096, 'q');
+  QSignalSpy failed(window_.get(), &MainWindow::loadFailed);
+  window_->Open({{garbage, std::nullopt}});
+  ASSERT_TRUE(failed.wait(10'000));
+  QMessageBox* box = nullptr;
+  ASSERT_TRUE(QTest::qWaitFor([&] { return (box = window_->findChild<QMessageBox*>()) != nullptr; }, 2000));
+  EXPECT_TRUE(box->text().contains(QString::fromStdString(garbage))) << box->text().toStdString();
+  EXPECT_TRUE(box->text().contains("not a SQLite database")) << box->text().toStdString();
+  box->accept();
+  Load(db_);  // the window is still usable
+  EXPECT_EQ(window_->timeline()->layout().lane_count(), static_cast<size_t>(facts_.lanes));
+}
+
+}  // namespace
+}  // namespace nimble::gui
