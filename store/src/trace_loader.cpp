@@ -2,6 +2,10 @@
 
 #include <string>
 
+// The activity tables are read whole, in write order. Their queries say `+runId`, which keeps SQLite
+// from filtering through the (runId, start) index and then sorting every row back into rowid order:
+// a plain scan in rowid order is several times faster on large runs.
+
 namespace nimble::store {
 namespace {
 
@@ -108,7 +112,7 @@ Status TraceLoader::LoadKernels() {
 Status TraceLoader::LoadMemcpys() {
   return ForEachRow(
       "SELECT start, end, deviceId, contextId, streamId, correlationId, bytes, copyKind, srcKind, dstKind, "
-      "graphNodeId FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE runId = ? ORDER BY rowid",
+      "graphNodeId FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE +runId = ? ORDER BY rowid",
       [&](const Statement& row) {
         MemcpyRecord& m = trace_.memcpys.emplace_back();
         ReadGpuActivity(row, 0, m);
@@ -124,7 +128,7 @@ Status TraceLoader::LoadMemcpys() {
 Status TraceLoader::LoadMemsets() {
   return ForEachRow(
       "SELECT start, end, deviceId, contextId, streamId, correlationId, value, bytes, memKind, graphNodeId "
-      "FROM CUPTI_ACTIVITY_KIND_MEMSET WHERE runId = ? ORDER BY rowid",
+      "FROM CUPTI_ACTIVITY_KIND_MEMSET WHERE +runId = ? ORDER BY rowid",
       [&](const Statement& row) {
         MemsetRecord& m = trace_.memsets.emplace_back();
         ReadGpuActivity(row, 0, m);
@@ -139,7 +143,7 @@ Status TraceLoader::LoadMemsets() {
 Status TraceLoader::LoadSyncs() {
   return ForEachRow(
       "SELECT start, end, deviceId, contextId, streamId, correlationId, syncType, eventId "
-      "FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION WHERE runId = ? ORDER BY rowid",
+      "FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION WHERE +runId = ? ORDER BY rowid",
       [&](const Statement& row) {
         SyncRecord& s = trace_.syncs.emplace_back();
         ReadGpuActivity(row, 0, s);
@@ -152,7 +156,7 @@ Status TraceLoader::LoadSyncs() {
 Status TraceLoader::LoadApiCalls() {
   return ForEachRow(
       "SELECT start, end, apiKind, processId, threadId, correlationId, nameId, callbackId, returnValue "
-      "FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE runId = ? ORDER BY rowid",
+      "FROM CUPTI_ACTIVITY_KIND_RUNTIME WHERE +runId = ? ORDER BY rowid",
       [&](const Statement& row) -> Status {
         ApiCallRecord& a = trace_.api_calls.emplace_back();
         a.start_ns = row.ColumnInt(0);
@@ -170,7 +174,7 @@ Status TraceLoader::LoadApiCalls() {
 
 Status TraceLoader::LoadRanges() {
   return ForEachRow(
-      "SELECT start, end, threadId, textId, domainNameId FROM NVTX_EVENTS WHERE runId = ? ORDER BY rowid",
+      "SELECT start, end, threadId, textId, domainNameId FROM NVTX_EVENTS WHERE +runId = ? ORDER BY rowid",
       [&](const Statement& row) -> Status {
         NvtxRange& r = trace_.ranges.emplace_back();
         r.start_ns = row.ColumnInt(0);
@@ -185,7 +189,7 @@ Status TraceLoader::LoadRanges() {
 Status TraceLoader::LoadExternalCorrelations() {
   return ForEachRow(
       "SELECT correlationId, externalId, externalKind FROM CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION "
-      "WHERE runId = ? ORDER BY rowid",
+      "WHERE +runId = ? ORDER BY rowid",
       [&](const Statement& row) {
         ExternalCorrelation& e = trace_.external_correlations.emplace_back();
         e.correlation = row.ColumnId<CorrelationId>(0);
@@ -197,7 +201,7 @@ Status TraceLoader::LoadExternalCorrelations() {
 
 Status TraceLoader::LoadOverheads() {
   return ForEachRow(
-      "SELECT start, end, threadId, nameId FROM CUPTI_ACTIVITY_KIND_OVERHEAD WHERE runId = ? ORDER BY rowid",
+      "SELECT start, end, threadId, nameId FROM CUPTI_ACTIVITY_KIND_OVERHEAD WHERE +runId = ? ORDER BY rowid",
       [&](const Statement& row) -> Status {
         OverheadRecord& o = trace_.overheads.emplace_back();
         o.start_ns = row.ColumnInt(0);
