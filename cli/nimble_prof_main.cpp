@@ -5,6 +5,7 @@
 
 #include "command.h"
 #include "info_command.h"
+#include "profile_command.h"
 #include "record_command.h"
 #include "report_command.h"
 #include "version.h"
@@ -18,8 +19,18 @@ int main(int argc, char** argv) {
   RegisterInfoCommand(app, action);
   RegisterRecordCommand(app, action);
   RegisterReportCommand(app, action);
+  std::vector<std::string> args(argv, argv + argc);
+  std::string command_line;
+  for (const std::string& a : args) command_line += (command_line.empty() ? "" : " ") + a;
+  RegisterProfileCommand(app, action, command_line);
+  // `nimble-prof model.pt --input ...` means `nimble-prof profile model.pt --input ...`.
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) names.push_back(sub->get_name());
+  args = RewriteModelShorthand(std::move(args), names);
+  std::vector<char*> rewritten;
+  for (std::string& a : args) rewritten.push_back(a.data());
   try {
-    app.parse(argc, argv);
+    app.parse(static_cast<int>(rewritten.size()), rewritten.data());
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
     // --help and --version are successes; every other parse error is a usage error.

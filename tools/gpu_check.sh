@@ -4,17 +4,33 @@
 # compute-sanitizer on a sample, measure the collector's overhead, and record the bundled sample run.
 # Everything is logged under $OUT in at most 8 files (gpu, build, ctest_gpu, ctest_unit, checks logs,
 # collector_overhead.md, concurrent_streams.db, summary.md); the summary table is printed last.
-#   bash tools/gpu_check.sh [--with-torch] [--no-bench] [--no-sanitizer]
+#   bash tools/gpu_check.sh [--with-torch] [--with-accelerate] [--no-bench] [--no-sanitizer]
+# --with-accelerate (implies --with-torch) adds the ahead-of-time section at the end: see there.
+# --accelerate-only (implies --with-accelerate) builds and runs only that section (fits one device call).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 OUT=${OUT:-$root/out}
 mkdir -p "$OUT"
+
+# ---- Model profiling (`nimble-prof model.pt`) -----------------------------------------------------
+# bash tools/gpu_check.sh --model-profile [--iters N --warmup W --models "..." --no-tests]: instead of
+# every step below, bench/model_profile.sh builds nimble-prof with libtorch and CUDA (its own build
+# folder), profiles the five sample models, cross-checks them against torch.profiler in a separate
+# process, records the Inception-v3 sample database and runs the model-profiling GPU tests; its at most
+# 7 files go to $OUT. Fits one device call (about 3 minutes on an H100).
+if [ "${1:-}" = --model-profile ]; then
+  shift
+  exec bash "$root/bench/model_profile.sh" "$@"
+fi
+# ---- end of model profiling -------------------------------------------------------------------------
 build=${BUILD_DIR:-$root/build-gpu}
-with_torch=0 bench=1 sanitizer=1
+with_torch=0 bench=1 sanitizer=1 accelerate=0 accel_only=0
 for arg in "$@"; do
   case $arg in
     --with-torch) with_torch=1 ;;
+    --with-accelerate) with_torch=1 accelerate=1 ;;
+    --accelerate-only) with_torch=1 accelerate=1 accel_only=1 ;;
     --no-bench) bench=0 ;;
     --no-sanitizer) sanitizer=0 ;;
     *) echo "unknown option $arg" >&2; exit 2 ;;
@@ -49,7 +65,9 @@ step "configure" build.log 180 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUI
   "-DCMAKE_PREFIX_PATH=$prefix" -DSQLite3_INCLUDE_DIR="$root/.deps/root/usr/include" \
   -DSQLite3_LIBRARY=/usr/lib/x86_64-linux-gnu/libsqlite3.so.0 \
   -DNIMBLE_WITH_CUDA=ON -DNIMBLE_WITH_QT=OFF "$torch_flag"
-if step "build" build.log 420 ninja -C "$build" -j16; then
+build_targets=()
+[ $accel_only -eq 1 ] && build_targets=(nimble-accelerate nimble-run nimble_aot_gpu_tests nimble_aot_tests)
+if step "build" build.log 420 ninja -C "$build" -j16 "${build_targets[@]}" && [ $accel_only -eq 0 ]; then
   step "ctest gpu" ctest_gpu.log 300 ctest --test-dir "$build" -L gpu --output-on-failure --timeout 120
   step "ctest unit+golden" ctest_unit.log 240 ctest --test-dir "$build" -LE "gpu|gui" --output-on-failure -j8
   samples=$build/samples/cuda
@@ -77,6 +95,38 @@ if step "build" build.log 420 ninja -C "$build" -j16; then
       bash -c "bench/collector_overhead.sh '$build' ${BENCH_REPS:-5} > '$OUT/collector_overhead.md'"
   fi
 fi
+
+# ---------------------------------------------------------------------------------------------------
+# Ahead-of-time scheduling (--with-accelerate): the AoT gpu tests, nimble-accelerate on Inception-v3
+# (table, model.nimble, run database), nimble-run of that artifact in a new process, compute-sanitizer
+# racecheck and memcheck on its multi-stream replay, then the five-model table (bench/accelerate_bench.sh,
+# ACCEL_MODELS to choose, ACCEL_COMPILE=1 for torch.compile) into $OUT/accelerate.md. Logs: accelerate.log.
+if [ $accelerate -eq 1 ] && [ -x "$build/cli/nimble-accelerate" ]; then
+  accel_out=$OUT/accelerate
+  mkdir -p "$accel_out/models"
+  step "aot gpu tests" accelerate.log 300 "$build/tests/accelerate/nimble_aot_gpu_tests"
+  step "export inception" accelerate.log 240 python3 samples/models/export_models.py --out "$accel_out/models" \
+    --device cuda --models inception_v3
+  step "nimble-accelerate inception" accelerate.log 300 "$build/cli/nimble-accelerate" \
+    "$accel_out/models/inception_v3.pt" --input 1x3x299x299 --iters 200 -o "$accel_out/inception_v3.nimble" \
+    --db "$accel_out/accelerate.db"
+  step "nimble-run inception" accelerate.log 120 "$build/cli/nimble-run" "$accel_out/inception_v3.nimble" --iters 200
+  if [ $sanitizer -eq 1 ]; then
+    sanitizer_bin=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+    # The multi-stream artifact, whatever the fallback chose for model.nimble.
+    step "nimble-accelerate multi" accelerate.log 300 "$build/cli/nimble-accelerate" \
+      "$accel_out/models/inception_v3.pt" --input 1x3x299x299 --iters 20 --mode multi -o "$accel_out/inception_v3.nimble"
+    step "racecheck aot" accelerate.log 420 "$sanitizer_bin" --tool racecheck --error-exitcode 1 \
+      "$build/cli/nimble-run" "$accel_out/inception_v3.nimble" --iters 2
+    step "memcheck aot" accelerate.log 420 "$sanitizer_bin" --tool memcheck --error-exitcode 1 \
+      "$build/cli/nimble-run" "$accel_out/inception_v3.nimble" --iters 2
+  fi
+  compile_flag=""; [ "${ACCEL_COMPILE:-0}" = 1 ] && compile_flag=--compile
+  step "accelerate bench" accelerate.log 600 bash -c "bench/accelerate_bench.sh '$build' '$accel_out' $compile_flag \
+    --models '${ACCEL_MODELS:-resnet50 inception_v3 mobilenet_v2 efficientnet_b0 nasnetalarge}' > '$OUT/accelerate.md'"
+  rm -f "$accel_out"/models/*.pt "$accel_out"/*.nimble  # large; the tables and logs are what come back
+fi
+# ---------------------------------------------------------------------------------------------------
 
 {
   echo

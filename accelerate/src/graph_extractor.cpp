@@ -14,6 +14,7 @@
 #include "loaded_model_impl.h"
 #include "node_names.h"
 #include "op_kinds.h"
+#include "tensor_types.h"
 #include "torch_errors.h"
 
 namespace nimble {
@@ -27,14 +28,6 @@ enum class NodeRole {
   kFold,          // no kernel; consumers depend on whatever its inputs depend on
   kFoldMetadata,  // no kernel, and its result does not wait for any op
 };
-
-bool ContainsTensor(const c10::TypePtr& type) {
-  if (type->kind() == c10::TypeKind::TensorType) return true;
-  for (const c10::TypePtr& contained : type->containedTypes()) {
-    if (ContainsTensor(contained)) return true;
-  }
-  return false;
-}
 
 // Inputs the operator's schema marks as written (`Tensor(a!) self`).
 std::vector<const Value*> WrittenInputs(const Node& node) {

@@ -185,4 +185,18 @@ StatusOr<ShapeRun> RunForShapes(const LoadedModel::Impl& model) {
   return run;
 }
 
+Status CheckInputShapes(const torch::jit::Graph& graph, const LoadedModel::Impl& model) {
+  return CheckInputs(graph, model);
+}
+
+ValueEnv MakeRandomInputs(const torch::jit::Graph& graph, const LoadedModel::Impl& model) {
+  return MakeInputs(graph, model);
+}
+
+std::vector<IValue> RunFrozenNode(const Node& node, std::vector<IValue> inputs) {
+  return RunNode(node, std::move(inputs));
+}
+
+std::unordered_map<const Value*, size_t> LastUseIndex(const torch::jit::Graph& graph) { return LastUses(graph); }
+
 }  // namespace nimble

@@ -6,12 +6,17 @@
 
 #include <string>
 #include <unordered_map>
+#include <vector>
+
+#include <ATen/core/ivalue.h>
 
 #include "nimble/accelerate/loaded_model.h"
 #include "nimble/core/status.h"
 
 namespace torch::jit {
+struct Graph;
 struct Node;
+struct Value;
 }
 
 namespace nimble {
@@ -28,5 +33,18 @@ using ShapeRun = std::unordered_map<const torch::jit::Node*, NodeObservation>;
 // rejects the inputs (wrong rank or size) gives InvalidArgument naming the file, the given shapes,
 // the node and its reason (which states what it expected).
 StatusOr<ShapeRun> RunForShapes(const LoadedModel::Impl& model);
+
+// The pieces of the shape run that the eager runner (eager_runner.cpp) executes too, so that both run
+// a node the same way.
+using ValueEnv = std::unordered_map<const torch::jit::Value*, c10::IValue>;
+
+// The input count and shapes against the forward signature (InvalidArgument naming the file).
+Status CheckInputShapes(const torch::jit::Graph& graph, const LoadedModel::Impl& model);
+// The module and random float inputs of model.input_shapes on model.device, keyed by graph input.
+ValueEnv MakeRandomInputs(const torch::jit::Graph& graph, const LoadedModel::Impl& model);
+// Runs one node of the frozen graph on its input values; libtorch exceptions propagate.
+std::vector<c10::IValue> RunFrozenNode(const torch::jit::Node& node, std::vector<c10::IValue> inputs);
+// Position (in graph.nodes() order) of the last node that reads each value.
+std::unordered_map<const torch::jit::Value*, size_t> LastUseIndex(const torch::jit::Graph& graph);
 
 }  // namespace nimble

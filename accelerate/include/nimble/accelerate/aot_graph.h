@@ -1,0 +1,65 @@
+// A scheduled model captured into one CUDA graph, ahead of time: warm-up runs on every stream (cuDNN
+// and cuBLAS handles and workspaces), a pre-run, then one run captured on a non-default stream with the
+// side streams forked from and joined back to it. Inputs live in static buffers that each replay reads;
+// outputs are the captured output buffers, overwritten by every replay (Outputs() copies them out).
+// Not thread-safe: one AotGraph, one thread at a time.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "nimble/accelerate/host_tensor.h"
+#include "nimble/accelerate/loaded_model.h"
+#include "nimble/core/status.h"
+
+namespace nimble {
+
+struct CaptureOptions {
+  int32_t warmup_runs = 3;  // eager runs of the scheduled graph before the capture
+  uint64_t seed = 0;        // of the random inputs the warm-up and capture use
+};
+
+struct CaptureStats {
+  int32_t num_streams = 0;
+  int32_t num_events = 0;
+  int64_t warmup_ns = 0;
+  int64_t capture_ns = 0;          // capture, instantiation and the first replay
+  int64_t peak_memory_bytes = 0;   // caching allocator's peak reserved bytes from load to capture end
+  int64_t graph_pool_bytes = 0;    // reserved bytes the capture added (its private pool), warm-up cache excluded
+};
+
+class AotGraph {
+ public:
+  // `scheduled` must be a rewritten model (stream_rewrite.h) or one loaded from a model.nimble, on a
+  // CUDA device. Errors: Unavailable (no GPU, out of GPU memory), FailedPrecondition naming the
+  // operator and source line when an op cannot be captured (the failed capture is ended and its
+  // memory pool released, so the process can go on using the GPU).
+  static StatusOr<std::unique_ptr<AotGraph>> Capture(const LoadedModel& scheduled, const CaptureOptions& options = {});
+  ~AotGraph();
+  AotGraph(const AotGraph&) = delete;
+  AotGraph& operator=(const AotGraph&) = delete;
+
+  // Copies `inputs` into the static input buffers (and keeps them for TimeReplays). InvalidArgument
+  // when the count or a shape differs from the captured ones (the message gives both).
+  Status SetInputs(const std::vector<HostTensor>& inputs);
+  // One replay on the capture stream, then waits for it. Errors name the CUDA error.
+  Status Replay();
+  // The output buffers, copied to the host (tensors of the output in order, tuples flattened).
+  StatusOr<std::vector<HostTensor>> Outputs();
+  // `iters` timed iterations, each a device-to-device copy of the inputs last given to SetInputs
+  // (before any, the random inputs of the capture) into the buffers followed by a replay, timed with
+  // CUDA events on the capture stream; latencies in ns. The buffers hold those inputs afterwards.
+  StatusOr<std::vector<int64_t>> TimeReplays(int32_t iters);
+
+  const std::vector<std::vector<int64_t>>& input_shapes() const;
+  const CaptureStats& stats() const;
+
+  struct Impl;
+
+ private:
+  explicit AotGraph(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace nimble

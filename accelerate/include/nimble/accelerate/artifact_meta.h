@@ -1,0 +1,54 @@
+// What a model.nimble says about itself (the "nimble/meta.json" entry of the TorchScript archive):
+// format and tool versions, the device it was captured for, the inputs, the schedule, and the
+// predicted and measured figures. Encoding, decoding and the compatibility check are pure functions.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "nimble/core/schedule.h"
+#include "nimble/core/status.h"
+
+namespace nimble {
+
+inline constexpr int32_t kArtifactFormatVersion = 1;
+inline constexpr const char* kArtifactMetaFile = "nimble/meta.json";
+// float32 math in IEEE fp32: TF32 off in cuBLAS and cuDNN (DisableTf32, model_timing.h). What
+// nimble-accelerate checks the outputs with, and so what a replay must capture with.
+inline constexpr const char* kFloat32PrecisionIeee = "ieee";
+
+struct ArtifactMeta {
+  int32_t format_version = kArtifactFormatVersion;
+  std::string nimble_version;
+  std::string torch_version;       // "2.11.0"
+  std::string device_name;         // "NVIDIA H100 80GB HBM3", or "cpu"
+  std::string compute_capability;  // "sm_90", or "" on the CPU
+  std::string source_model;        // the model.pt it was made from
+  std::string mode;                // "aot-single" or "aot-multi"
+  std::vector<std::vector<int64_t>> input_shapes;
+  std::string input_dtype = "float32";
+  std::string float32_precision = kFloat32PrecisionIeee;  // "ieee"; files without the field mean it too
+  StreamAssignment schedule;       // op -> stream and the syncs, by op id of the frozen graph
+  std::map<std::string, double> figures;  // "measured_aot_multi_ms", "predicted_aot_multi_ms", ...
+  friend bool operator==(const ArtifactMeta&, const ArtifactMeta&) = default;
+};
+
+// Where a model.nimble is being loaded.
+struct ArtifactHost {
+  std::string nimble_version;
+  std::string torch_version;
+  std::string device_name;
+  std::string compute_capability;
+};
+
+std::string EncodeArtifactMeta(const ArtifactMeta& meta);
+// DataLoss naming `file` when the text is not the JSON EncodeArtifactMeta writes.
+StatusOr<ArtifactMeta> DecodeArtifactMeta(const std::string& json, const std::string& file);
+
+// FailedPrecondition, naming `file`, when the format, the torch version or the device differ:
+// "model.nimble was built for NVIDIA H100 80GB HBM3 (sm_90), this is NVIDIA A100 (sm_80)".
+Status CheckArtifactCompatible(const ArtifactMeta& meta, const ArtifactHost& host, const std::string& file);
+
+}  // namespace nimble

@@ -1,0 +1,56 @@
+// nimble::Runner, the embedding API: loads a model.nimble made by nimble-accelerate, captures it into
+// a CUDA graph on this process's GPU, and runs it for each new input by a replay. Inputs and outputs
+// are host float32 tensors (HostTensor), so an application needs no libtorch header; outputs are
+// copies, safe to keep across runs. Not thread-safe: one Runner per thread (or a lock around Run).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "nimble/accelerate/aot_graph.h"
+#include "nimble/accelerate/artifact_meta.h"
+#include "nimble/accelerate/host_tensor.h"
+#include "nimble/core/status.h"
+
+namespace nimble {
+
+struct RunnerOptions {
+  std::string device = "cuda";  // "cuda" or "cuda:N"
+  int32_t warmup_runs = 3;
+};
+
+class Runner {
+ public:
+  // Turns TF32 off in cuBLAS and cuDNN for the process (DisableTf32) before the capture, as
+  // nimble-accelerate did when it checked the outputs (meta().float32_precision): the captured
+  // kernels keep that math on every replay.
+  // NotFound / DataLoss (not a model.nimble), FailedPrecondition (built by another nimble or libtorch
+  // version, or for another GPU; an op that cannot be captured), Unavailable (no GPU, out of memory).
+  static StatusOr<Runner> Load(const std::string& path, const RunnerOptions& options = {});
+  Runner(Runner&&) noexcept;
+  Runner& operator=(Runner&&) noexcept;
+  ~Runner();
+
+  // One inference: inputs copied into the captured buffers, one replay, outputs copied out.
+  // InvalidArgument, naming both shapes, when an input's shape is not the captured one.
+  StatusOr<std::vector<HostTensor>> Run(const std::vector<HostTensor>& inputs);
+
+  // Median latency in ms of `iters` replays on the inputs of the last Run (the random capture inputs
+  // before any), each with its device-to-device input copy; the buffers keep those inputs.
+  StatusOr<double> MedianLatencyMs(int32_t iters);
+  // All `iters` latencies, in ns.
+  StatusOr<std::vector<int64_t>> Latencies(int32_t iters);
+
+  const std::vector<std::vector<int64_t>>& input_shapes() const;
+  const ArtifactMeta& meta() const;
+  const CaptureStats& capture_stats() const;
+
+ private:
+  struct State;
+  explicit Runner(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace nimble

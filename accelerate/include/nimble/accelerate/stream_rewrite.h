@@ -1,0 +1,42 @@
+// The stream rewrite: a copy of a frozen model's graph in which every op runs on its assigned stream.
+// nimble::fork_streams opens the graph, nimble::set_stream precedes an op only where the stream
+// changes, nimble::record_event / nimble::wait_event bracket exactly the assignment's syncs (the
+// cross-stream edges of the reduced graph), and nimble::join_streams closes it, holding every op
+// output that crossed streams and holds a tensor (a tensor, or a list, tuple or optional of them). The frozen model is left untouched. Not thread-safe (one model, one thread).
+#pragma once
+
+#include <cstdint>
+
+#include "nimble/accelerate/loaded_model.h"
+#include "nimble/core/op_graph.h"
+#include "nimble/core/schedule.h"
+#include "nimble/core/status.h"
+
+namespace nimble {
+
+struct RewriteSummary {
+  int32_t num_streams = 0;
+  int32_t num_events = 0;        // == syncs, one event each
+  int32_t set_stream_nodes = 0;
+  int32_t record_nodes = 0;
+  int32_t wait_nodes = 0;
+  int32_t kept_values = 0;       // op outputs held until the join: tensors, or lists/tuples holding them
+};
+
+struct ScheduledModel {
+  LoadedModel model;  // a new TorchScript module whose forward is the rewritten graph
+  RewriteSummary summary;
+};
+
+// `graph` and `frozen` come from one LoadModelGraph call; `assignment` covers graph's ops (ops in
+// node order, syncs pointing forward). Refuses (FailedPrecondition) a graph that still reads module
+// attributes, and reports a rewritten graph that fails torch's lint as Internal.
+StatusOr<ScheduledModel> RewriteForStreams(const LoadedModel& frozen, const OpGraph& graph,
+                                           const StreamAssignment& assignment);
+
+// The same assignment with at most `max_streams` streams (stream s goes to s % max_streams) and the
+// syncs recomputed on `reduced_edges`: a capture needs no more streams than it can use.
+StreamAssignment LimitStreams(const StreamAssignment& assignment, int32_t max_streams,
+                              const std::vector<OpEdge>& reduced_edges);
+
+}  // namespace nimble

@@ -1,0 +1,199 @@
+// Warm-up, capture and replay of a scheduled graph. The graph runs through the TorchScript
+// interpreter directly (torch::jit::Code), not module.forward, so no executor pass reorders or fuses
+// ops behind the schedule's back. Capture happens on a stream of our own (capture needs a non-default
+// stream); the stream context maps schedule stream 0 to it and owns the side streams.
+#include "nimble/accelerate/aot_graph.h"
+
+#include <ATen/core/CachingHostAllocator.h>
+#include <ATen/cuda/CUDAGeneratorImpl.h>
+#include <ATen/cuda/CUDAGraph.h>
+#include <c10/cuda/CUDACachingAllocator.h>
+#include <c10/cuda/CUDAFunctions.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/core/InferenceMode.h>
+
+#include <chrono>
+#include <string>
+
+#include "aot_graph_impl.h"
+#include "failed_op_tracker.h"
+#include "graph_exec.h"
+#include "loaded_model_impl.h"
+
+namespace nimble {
+
+void CapturedGraph::EndGeneratorCaptures() noexcept {
+  for (auto& [state, wholegraph_increment] : captured_generator_states_) state->capturing_ = false;
+}
+
+namespace {
+
+int64_t NowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+int64_t ReservedBytes(c10::DeviceIndex device, bool peak) {
+  const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(device);
+  const auto& reserved = stats.reserved_bytes[static_cast<size_t>(c10::CachingAllocator::StatType::AGGREGATE)];
+  return peak ? reserved.peak : reserved.current;
+}
+
+// Whether capture_end got as far as ending the capture: from then on the graph owns its pool and
+// releases it when reset. CUDAGraph::pool() refuses exactly when it has not.
+bool CaptureEnded(CapturedGraph& graph) {
+  try {
+    (void)graph.pool();
+    return true;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+// Cleans up after a capture that threw anywhere between capture_begin and the end of capture_end,
+// in the order the runtime and the allocators need: the side streams are joined back and the capture
+// stream is current again, the capture is ended if it is still open (its partial graph destroyed),
+// the allocators stop routing allocations to `pool` and release it, the random generators leave
+// capture mode, and only then the CUDAGraph goes (the allocators' routing filter points into it).
+// Each allocator step may fail on its own (capture_begin may not have reached it, or capture_end may
+// have done it), so each has its own try. Never throws.
+void AbandonCapture(AotGraph::Impl& impl, const c10::MempoolId_t& pool) noexcept {
+  impl.context->Abort();
+  try {
+    c10::cuda::setCurrentCUDAStream(impl.CaptureStream());
+  } catch (const std::exception&) {
+  }
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(impl.capture_stream, &status) == cudaSuccess && status != cudaStreamCaptureStatusNone) {
+    cudaGraph_t partial = nullptr;
+    (void)cudaStreamEndCapture(impl.capture_stream, &partial);  // an invalidated capture returns an error
+    if (partial != nullptr) (void)cudaGraphDestroy(partial);
+  }
+  if (impl.graph != nullptr && !CaptureEnded(*impl.graph)) {
+    const c10::DeviceIndex device = impl.device.index();
+    try {
+      c10::cuda::CUDACachingAllocator::endAllocateToPool(device, pool);
+    } catch (const std::exception&) {
+    }
+    try {
+      at::getHostAllocator(at::kCUDA)->end_allocate_to_pool(pool);
+    } catch (const std::exception&) {
+    }
+    try {
+      c10::cuda::CUDACachingAllocator::releasePool(device, pool);
+    } catch (const std::exception&) {
+    }
+    try {
+      at::getHostAllocator(at::kCUDA)->release_pool(pool);
+    } catch (const std::exception&) {
+    }
+    impl.graph->EndGeneratorCaptures();
+  }
+  impl.graph.reset();
+  (void)cudaGetLastError();  // the failure's CUDA error must not surface in a later, unrelated check
+}
+
+Status WarmUpAndCapture(AotGraph::Impl& impl, const CaptureOptions& options) {
+  const int64_t warmup_start = NowNs();
+  for (int32_t run = 0; run < options.warmup_runs; ++run) {
+    NIMBLE_RETURN_IF_ERROR(impl.RunEager("warm-up run " + std::to_string(run + 1)));
+  }
+  const int64_t capture_start = NowNs();
+  impl.stats.warmup_ns = capture_start - warmup_start;
+  const c10::DeviceIndex device = impl.device.index();
+  // Sampled here, after the warm-up filled the allocator's cache, so that only the graph's pool counts.
+  const int64_t reserved_before_capture = ReservedBytes(device, false);
+  // A pool of our own, known before capture_begin, so that a failed capture can hand it back.
+  const c10::MempoolId_t pool = at::cuda::graph_pool_handle();
+  impl.graph = std::make_unique<CapturedGraph>();
+  // Capture must begin and end on one non-default stream; the guard spans the error path too.
+  c10::cuda::CUDAStreamGuard guard(impl.CaptureStream());
+  FailedOpTracker failed_op;
+  try {
+    c10::InferenceMode inference;
+    StreamContextScope scope(impl.context.get());
+    impl.graph->capture_begin(pool);
+    c10::IValue result = RunCode(*impl.code, impl.model.impl().module, impl.inputs);
+    impl.graph->capture_end();
+    impl.outputs.clear();
+    FlattenTensors(result, &impl.outputs);
+  } catch (const std::exception& e) {
+    const bool out_of_memory = dynamic_cast<const c10::OutOfMemoryError*>(&e) != nullptr;
+    const std::string message = out_of_memory ? TorchMessage(e) : InterpreterMessage(e);
+    AbandonCapture(impl, pool);
+    const std::string op = failed_op.op().empty() ? "" : failed_op.op() + " failed: ";
+    if (out_of_memory) return Unavailable(impl.model.path() + ": out of GPU memory during the capture: " + op + message);
+    return FailedPrecondition(impl.model.path() + ": cannot capture the model into a CUDA graph: " + op + message);
+  }
+  NIMBLE_RETURN_IF_ERROR(impl.ReplayAndWait());
+  impl.stats.capture_ns = NowNs() - capture_start;
+  impl.stats.graph_pool_bytes = ReservedBytes(device, false) - reserved_before_capture;
+  return OkStatus();
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<AotGraph>> AotGraph::Capture(const LoadedModel& scheduled, const CaptureOptions& options) {
+  NIMBLE_ASSIGN_OR_RETURN(std::unique_ptr<Impl> impl, Impl::Create(scheduled, options.seed));
+  const auto device = impl->device.index();
+  try {
+    c10::cuda::CUDACachingAllocator::resetPeakStats(device);
+  } catch (const std::exception& e) {
+    return Internal(scheduled.path() + ": allocator statistics: " + TorchMessage(e));
+  }
+  NIMBLE_RETURN_IF_ERROR(WarmUpAndCapture(*impl, options));
+  impl->stats.peak_memory_bytes = ReservedBytes(device, true);
+  return std::unique_ptr<AotGraph>(new AotGraph(std::move(impl)));
+}
+
+AotGraph::AotGraph(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+AotGraph::~AotGraph() = default;
+
+const std::vector<std::vector<int64_t>>& AotGraph::input_shapes() const { return impl_->input_shapes; }
+const CaptureStats& AotGraph::stats() const { return impl_->stats; }
+
+Status AotGraph::SetInputs(const std::vector<HostTensor>& inputs) {
+  if (inputs.size() != impl_->inputs.size()) {
+    return InvalidArgument(impl_->model.path() + ": the model takes " + std::to_string(impl_->inputs.size()) +
+                           " input(s), got " + std::to_string(inputs.size()));
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i].shape != impl_->input_shapes[i]) {
+      return InvalidArgument(impl_->model.path() + ": input " + std::to_string(i) + " has shape " +
+                             ShapeText(inputs[i].shape) + ", the graph was captured for " +
+                             ShapeText(impl_->input_shapes[i]));
+    }
+    if (static_cast<int64_t>(inputs[i].data.size()) != HostTensor::NumElements(inputs[i].shape)) {
+      return InvalidArgument("input " + std::to_string(i) + ": data size does not match its shape");
+    }
+  }
+  try {
+    // Both on the capture stream: the buffers the graph reads, and the copy TimeReplays refreshes
+    // them from, so that timing replays these inputs rather than the ones of the capture.
+    c10::cuda::CUDAStreamGuard guard(impl_->CaptureStream());
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      impl_->inputs[i].copy_(ToDevice(inputs[i], impl_->device));
+      impl_->next_inputs[i].copy_(impl_->inputs[i]);
+    }
+  } catch (const std::exception& e) {
+    return Internal(impl_->model.path() + ": copying inputs: " + TorchMessage(e));
+  }
+  return OkStatus();
+}
+
+Status AotGraph::Replay() { return impl_->ReplayAndWait(); }
+
+StatusOr<std::vector<HostTensor>> AotGraph::Outputs() {
+  std::vector<HostTensor> outputs;
+  try {
+    c10::cuda::CUDAStreamGuard guard(impl_->CaptureStream());
+    for (const at::Tensor& output : impl_->outputs) outputs.push_back(ToHost(output));
+  } catch (const std::exception& e) {
+    return Internal(impl_->model.path() + ": copying outputs: " + TorchMessage(e));
+  }
+  return outputs;
+}
+
+StatusOr<std::vector<int64_t>> AotGraph::TimeReplays(int32_t iters) { return impl_->TimeReplays(iters); }
+
+}  // namespace nimble

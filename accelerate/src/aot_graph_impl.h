@@ -1,0 +1,55 @@
+// What an AotGraph holds: the scheduled model, its compiled interpreter code, the stream context,
+// the capture stream, the static input buffers, the captured graph and its output buffers.
+// Private to accelerate/src. Destruction order matters: the graph goes before the buffers' pool
+// users and the streams, after a wait for the device.
+#pragma once
+
+#include <ATen/cuda/CUDAGraph.h>
+#include <c10/cuda/CUDAStream.h>
+#include <torch/csrc/jit/runtime/interpreter.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "nimble/accelerate/aot_graph.h"
+#include "stream_context.h"
+
+namespace nimble {
+
+// at::cuda::CUDAGraph with one addition a failed capture needs. capture_begin switches the CUDA
+// random generators it registers into capture mode and only capture_end switches them back; after a
+// capture that threw first, every later random op on the device would fail ("Offset increment outside
+// graph capture"). CUDAGeneratorState::capture_epilogue is not exported by libtorch_cuda 2.11; what it
+// does is clear the state's public `capturing_` flag, which this does for each registered state.
+class CapturedGraph : public at::cuda::CUDAGraph {
+ public:
+  void EndGeneratorCaptures() noexcept;
+};
+
+struct AotGraph::Impl {
+  LoadedModel model;
+  c10::Device device{c10::kCUDA, 0};
+  std::unique_ptr<torch::jit::Code> code;
+  std::unique_ptr<StreamContext> context;
+  cudaStream_t capture_stream = nullptr;
+  std::vector<std::vector<int64_t>> input_shapes;
+  std::vector<at::Tensor> inputs;       // static buffers the graph reads
+  std::vector<at::Tensor> next_inputs;  // what TimeReplays copies in before each replay: the last SetInputs
+  std::vector<at::Tensor> outputs;      // captured output buffers
+  std::unique_ptr<CapturedGraph> graph;
+  CaptureStats stats;
+
+  // Checks the device, counts the schedule's streams and events in the graph, compiles it, creates
+  // the streams and random inputs (from `seed`, made on the capture stream and waited for).
+  static StatusOr<std::unique_ptr<Impl>> Create(const LoadedModel& scheduled, uint64_t seed);
+  ~Impl();
+
+  c10::cuda::CUDAStream CaptureStream() const;
+  // One multi-stream run without capture, then a wait; `what` names it in errors.
+  Status RunEager(const std::string& what);
+  Status ReplayAndWait();
+  StatusOr<std::vector<int64_t>> TimeReplays(int32_t iters);
+};
+
+}  // namespace nimble

@@ -1,0 +1,90 @@
+// meta.json of a model.nimble, with nlohmann-json. Decoding is strict about the fields it needs and
+// tolerant of extra ones, so later writers may add figures without breaking older readers.
+#include "nimble/accelerate/artifact_meta.h"
+
+#include <nlohmann/json.hpp>
+
+namespace nimble {
+namespace {
+
+using nlohmann::json;
+
+json EncodeSchedule(const StreamAssignment& schedule) {
+  json streams = json::array();
+  for (StreamId stream : schedule.op_stream) streams.push_back(stream.value());
+  json syncs = json::array();
+  for (const OpEdge& sync : schedule.syncs) syncs.push_back({sync.src.value(), sync.dst.value(), static_cast<int32_t>(sync.kind)});
+  return {{"num_streams", schedule.num_streams}, {"op_stream", streams}, {"syncs", syncs}};
+}
+
+StreamAssignment DecodeSchedule(const json& j) {
+  StreamAssignment schedule;
+  schedule.num_streams = j.at("num_streams").get<int32_t>();
+  for (const json& stream : j.at("op_stream")) schedule.op_stream.emplace_back(stream.get<int64_t>());
+  for (const json& sync : j.at("syncs")) {
+    const auto kind = sync.size() > 2 ? static_cast<EdgeKind>(sync.at(2).get<int32_t>()) : EdgeKind::kData;
+    schedule.syncs.push_back(OpEdge{OpId(sync.at(0).get<int32_t>()), OpId(sync.at(1).get<int32_t>()), kind});
+  }
+  return schedule;
+}
+
+std::string DeviceText(const std::string& name, const std::string& capability) {
+  return capability.empty() ? name : name + " (" + capability + ")";
+}
+
+}  // namespace
+
+std::string EncodeArtifactMeta(const ArtifactMeta& meta) {
+  json j = {
+      {"format_version", meta.format_version}, {"nimble_version", meta.nimble_version},
+      {"torch_version", meta.torch_version},   {"device_name", meta.device_name},
+      {"compute_capability", meta.compute_capability}, {"source_model", meta.source_model},
+      {"mode", meta.mode},                     {"input_shapes", meta.input_shapes},
+      {"input_dtype", meta.input_dtype},       {"float32_precision", meta.float32_precision},
+      {"schedule", EncodeSchedule(meta.schedule)}, {"figures", meta.figures},
+  };
+  return j.dump(2);
+}
+
+StatusOr<ArtifactMeta> DecodeArtifactMeta(const std::string& text, const std::string& file) {
+  try {
+    const json j = json::parse(text);
+    ArtifactMeta meta;
+    meta.format_version = j.at("format_version").get<int32_t>();
+    if (meta.format_version != kArtifactFormatVersion) return meta;  // the compatibility check reports it
+    meta.nimble_version = j.at("nimble_version").get<std::string>();
+    meta.torch_version = j.at("torch_version").get<std::string>();
+    meta.device_name = j.at("device_name").get<std::string>();
+    meta.compute_capability = j.at("compute_capability").get<std::string>();
+    meta.source_model = j.value("source_model", "");
+    meta.mode = j.at("mode").get<std::string>();
+    meta.input_shapes = j.at("input_shapes").get<std::vector<std::vector<int64_t>>>();
+    meta.input_dtype = j.value("input_dtype", "float32");
+    meta.float32_precision = j.value("float32_precision", kFloat32PrecisionIeee);
+    meta.schedule = DecodeSchedule(j.at("schedule"));
+    meta.figures = j.value("figures", std::map<std::string, double>{});
+    return meta;
+  } catch (const std::exception& e) {
+    return DataLoss(file + ": " + kArtifactMetaFile + " is not valid: " + e.what());
+  }
+}
+
+Status CheckArtifactCompatible(const ArtifactMeta& meta, const ArtifactHost& host, const std::string& file) {
+  if (meta.format_version != kArtifactFormatVersion) {
+    return FailedPrecondition(file + " has format version " + std::to_string(meta.format_version) +
+                              ", this nimble (" + host.nimble_version + ") reads version " +
+                              std::to_string(kArtifactFormatVersion) + ": run nimble-accelerate again");
+  }
+  if (meta.torch_version != host.torch_version) {
+    return FailedPrecondition(file + " was built with libtorch " + meta.torch_version + ", this is libtorch " +
+                              host.torch_version + ": run nimble-accelerate again");
+  }
+  if (meta.device_name != host.device_name || meta.compute_capability != host.compute_capability) {
+    return FailedPrecondition(file + " was built for " + DeviceText(meta.device_name, meta.compute_capability) +
+                              ", this is " + DeviceText(host.device_name, host.compute_capability) +
+                              ": run nimble-accelerate on this device");
+  }
+  return OkStatus();
+}
+
+}  // namespace nimble

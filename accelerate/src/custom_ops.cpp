@@ -1,0 +1,166 @@
+// The nimble:: TorchScript operators of a scheduled graph and the stream context they act on.
+// Registered with conservative alias analysis: they read and write nothing the graph can see, and
+// anything else would let dead-code elimination drop them or let passes move ops across them.
+#include <c10/cuda/CUDAStream.h>
+#include <torch/library.h>
+
+#include <string>
+
+#include "stream_context.h"
+
+namespace nimble {
+namespace {
+
+thread_local StreamContext* g_current_context = nullptr;
+
+// Throws so that the interpreter attaches the failing node's source location to the message.
+void Check(cudaError_t code, const char* what) {
+  TORCH_CHECK(code == cudaSuccess, "nimble::", what, ": ", cudaGetErrorName(code), " (",
+              cudaGetErrorString(code), ")");
+}
+
+void ForkStreamsOp() {
+  if (auto* context = StreamContext::Current()) context->Fork();
+}
+void SetStreamOp(int64_t stream) {
+  if (auto* context = StreamContext::Current()) context->SetStream(stream);
+}
+void RecordEventOp(int64_t event) {
+  if (auto* context = StreamContext::Current()) context->Record(event);
+}
+void WaitEventOp(int64_t event) {
+  if (auto* context = StreamContext::Current()) context->Wait(event);
+}
+// `keep` holds the op outputs that crossed streams (tensors, or lists, tuples and optionals holding
+// them, hence Any[]): as arguments of the last node they stay alive (and their memory out of the
+// caching allocator's reach) until every side stream has joined.
+void JoinStreamsOp(const c10::List<c10::IValue>& keep) {
+  (void)keep;
+  if (auto* context = StreamContext::Current()) context->Join();
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<StreamContext>> StreamContext::Create(int device, int32_t num_streams, int32_t num_events) {
+  if (num_streams < 1 || num_events < 0) return InvalidArgument("stream context: bad stream or event count");
+  std::unique_ptr<StreamContext> context(new StreamContext());
+  context->device_ = device;
+  auto fail = [](cudaError_t code, const std::string& what) {
+    return Internal("stream context: " + what + ": " + cudaGetErrorString(code));
+  };
+  for (int32_t s = 1; s < num_streams; ++s) {
+    cudaStream_t stream = nullptr;
+    if (auto code = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking); code != cudaSuccess) {
+      return fail(code, "cudaStreamCreateWithFlags");
+    }
+    context->side_streams_.push_back(stream);
+  }
+  auto make_event = [&](cudaEvent_t* event) { return cudaEventCreateWithFlags(event, cudaEventDisableTiming); };
+  for (int32_t e = 0; e < num_events; ++e) {
+    cudaEvent_t event = nullptr;
+    if (auto code = make_event(&event); code != cudaSuccess) return fail(code, "cudaEventCreateWithFlags");
+    context->sync_events_.push_back(event);
+  }
+  if (auto code = make_event(&context->fork_event_); code != cudaSuccess) return fail(code, "cudaEventCreateWithFlags");
+  for (size_t s = 0; s < context->side_streams_.size(); ++s) {
+    cudaEvent_t event = nullptr;
+    if (auto code = make_event(&event); code != cudaSuccess) return fail(code, "cudaEventCreateWithFlags");
+    context->join_events_.push_back(event);
+  }
+  return context;
+}
+
+StreamContext::~StreamContext() {
+  // Destruction cannot report; the destroy calls return errors only for handles already invalid.
+  for (cudaStream_t stream : side_streams_) (void)cudaStreamSynchronize(stream);
+  for (cudaEvent_t event : sync_events_) (void)cudaEventDestroy(event);
+  for (cudaEvent_t event : join_events_) (void)cudaEventDestroy(event);
+  if (fork_event_ != nullptr) (void)cudaEventDestroy(fork_event_);
+  for (cudaStream_t stream : side_streams_) (void)cudaStreamDestroy(stream);
+}
+
+StreamContext* StreamContext::Current() { return g_current_context; }
+
+cudaStream_t StreamContext::StreamAt(int64_t stream) const {
+  TORCH_CHECK(forked_, "nimble::set_stream before nimble::fork_streams");
+  TORCH_CHECK(stream >= 0 && stream < num_streams(), "nimble: stream ", stream, " out of range (", num_streams(),
+              " streams)");
+  return stream == 0 ? origin_ : side_streams_[static_cast<size_t>(stream - 1)];
+}
+
+void StreamContext::Fork() {
+  origin_ = c10::cuda::getCurrentCUDAStream(static_cast<c10::DeviceIndex>(device_)).stream();
+  forked_ = true;
+  if (side_streams_.empty()) return;
+  Check(cudaEventRecord(fork_event_, origin_), "fork_streams: cudaEventRecord");
+  for (cudaStream_t stream : side_streams_) {
+    Check(cudaStreamWaitEvent(stream, fork_event_, 0), "fork_streams: cudaStreamWaitEvent");
+  }
+}
+
+void StreamContext::SetStream(int64_t stream) {
+  c10::cuda::setCurrentCUDAStream(
+      c10::cuda::getStreamFromExternal(StreamAt(stream), static_cast<c10::DeviceIndex>(device_)));
+}
+
+void StreamContext::Record(int64_t event) {
+  TORCH_CHECK(event >= 0 && event < static_cast<int64_t>(sync_events_.size()), "nimble: event ", event,
+              " out of range");
+  const cudaStream_t current = c10::cuda::getCurrentCUDAStream(static_cast<c10::DeviceIndex>(device_)).stream();
+  Check(cudaEventRecord(sync_events_[static_cast<size_t>(event)], current), "record_event: cudaEventRecord");
+}
+
+void StreamContext::Wait(int64_t event) {
+  TORCH_CHECK(event >= 0 && event < static_cast<int64_t>(sync_events_.size()), "nimble: event ", event,
+              " out of range");
+  const cudaStream_t current = c10::cuda::getCurrentCUDAStream(static_cast<c10::DeviceIndex>(device_)).stream();
+  Check(cudaStreamWaitEvent(current, sync_events_[static_cast<size_t>(event)], 0), "wait_event: cudaStreamWaitEvent");
+}
+
+void StreamContext::Join() {
+  TORCH_CHECK(forked_, "nimble::join_streams before nimble::fork_streams");
+  for (size_t s = 0; s < side_streams_.size(); ++s) {
+    Check(cudaEventRecord(join_events_[s], side_streams_[s]), "join_streams: cudaEventRecord");
+    Check(cudaStreamWaitEvent(origin_, join_events_[s], 0), "join_streams: cudaStreamWaitEvent");
+  }
+  c10::cuda::setCurrentCUDAStream(c10::cuda::getStreamFromExternal(origin_, static_cast<c10::DeviceIndex>(device_)));
+  forked_ = false;
+}
+
+void StreamContext::Abort() noexcept {
+  if (!forked_) return;
+  forked_ = false;
+  for (size_t s = 0; s < side_streams_.size(); ++s) {
+    if (cudaEventRecord(join_events_[s], side_streams_[s]) == cudaSuccess) {
+      (void)cudaStreamWaitEvent(origin_, join_events_[s], 0);
+    }
+  }
+  try {
+    c10::cuda::setCurrentCUDAStream(c10::cuda::getStreamFromExternal(origin_, static_cast<c10::DeviceIndex>(device_)));
+  } catch (const std::exception&) {
+    // The caller makes its own stream current next; nothing else depends on this one.
+  }
+  (void)cudaGetLastError();  // the failed records above must not surface in the next unrelated check
+}
+
+StreamContextScope::StreamContextScope(StreamContext* context) : previous_(g_current_context) {
+  g_current_context = context;
+}
+StreamContextScope::~StreamContextScope() { g_current_context = previous_; }
+
+// Referencing this function from the rewrite, the executor and the artifact loader pulls this object
+// file, and with it the static registration below, into every program that uses them.
+void RegisterNimbleOps() {}
+
+}  // namespace nimble
+
+TORCH_LIBRARY(nimble, m) {
+  using c10::AliasAnalysisKind;
+  m.def(torch::schema("nimble::fork_streams() -> ()", AliasAnalysisKind::CONSERVATIVE), &nimble::ForkStreamsOp);
+  m.def(torch::schema("nimble::set_stream(int stream) -> ()", AliasAnalysisKind::CONSERVATIVE), &nimble::SetStreamOp);
+  m.def(torch::schema("nimble::record_event(int event) -> ()", AliasAnalysisKind::CONSERVATIVE),
+        &nimble::RecordEventOp);
+  m.def(torch::schema("nimble::wait_event(int event) -> ()", AliasAnalysisKind::CONSERVATIVE), &nimble::WaitEventOp);
+  m.def(torch::schema("nimble::join_streams(Any[] keep) -> ()", AliasAnalysisKind::CONSERVATIVE),
+        &nimble::JoinStreamsOp);
+}

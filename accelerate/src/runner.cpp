@@ -1,0 +1,56 @@
+// Runner: LoadArtifact + AotGraph behind a small, torch-free surface.
+#include "nimble/accelerate/runner.h"
+
+#include <algorithm>
+
+#include "nimble/accelerate/artifact.h"
+#include "nimble/accelerate/model_timing.h"
+
+namespace nimble {
+
+struct Runner::State {
+  LoadedArtifact artifact;
+  std::unique_ptr<AotGraph> graph;
+};
+
+Runner::Runner(std::unique_ptr<State> state) : state_(std::move(state)) {}
+Runner::Runner(Runner&&) noexcept = default;
+Runner& Runner::operator=(Runner&&) noexcept = default;
+Runner::~Runner() = default;
+
+StatusOr<Runner> Runner::Load(const std::string& path, const RunnerOptions& options) {
+  auto state = std::make_unique<State>();
+  NIMBLE_ASSIGN_OR_RETURN(state->artifact, LoadArtifact(path, options.device));
+  // cuBLAS and cuDNN pick their math when the kernels are launched, i.e. at capture: capture with the
+  // precision the outputs were checked with, not the process default (TF32 convolutions).
+  if (state->artifact.meta.float32_precision != kFloat32PrecisionIeee) {
+    return FailedPrecondition(path + " was checked with float32 precision '" + state->artifact.meta.float32_precision +
+                              "', this nimble replays '" + kFloat32PrecisionIeee + "' only: run nimble-accelerate again");
+  }
+  DisableTf32();
+  CaptureOptions capture;
+  capture.warmup_runs = options.warmup_runs;
+  NIMBLE_ASSIGN_OR_RETURN(state->graph, AotGraph::Capture(state->artifact.model, capture));
+  return Runner(std::move(state));
+}
+
+StatusOr<std::vector<HostTensor>> Runner::Run(const std::vector<HostTensor>& inputs) {
+  NIMBLE_RETURN_IF_ERROR(state_->graph->SetInputs(inputs));
+  NIMBLE_RETURN_IF_ERROR(state_->graph->Replay());
+  return state_->graph->Outputs();
+}
+
+StatusOr<std::vector<int64_t>> Runner::Latencies(int32_t iters) { return state_->graph->TimeReplays(iters); }
+
+StatusOr<double> Runner::MedianLatencyMs(int32_t iters) {
+  if (iters < 1) return InvalidArgument("iterations must be at least 1");
+  NIMBLE_ASSIGN_OR_RETURN(std::vector<int64_t> latencies, Latencies(iters));
+  std::sort(latencies.begin(), latencies.end());
+  return static_cast<double>(latencies[latencies.size() / 2]) / 1e6;
+}
+
+const std::vector<std::vector<int64_t>>& Runner::input_shapes() const { return state_->graph->input_shapes(); }
+const ArtifactMeta& Runner::meta() const { return state_->artifact.meta; }
+const CaptureStats& Runner::capture_stats() const { return state_->graph->stats(); }
+
+}  // namespace nimble

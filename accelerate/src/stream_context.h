@@ -1,0 +1,73 @@
+// The streams and events that one execution of a scheduled graph switches between. The nimble::
+// operators the stream rewrite inserts act on the context installed on the calling thread; with none
+// installed (CPU runs, a plain module.forward) they do nothing, so a scheduled module still computes
+// the same outputs anywhere. One context per executor; use it from the thread that installed it.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "nimble/core/status.h"
+
+namespace nimble {
+
+class StreamContext {
+ public:
+  // Streams 1..num_streams-1 and `num_events` sync events are created here (non-blocking streams,
+  // events without timing); stream 0 is whatever stream is current when fork_streams runs, so the
+  // same context serves eager runs and a capture on the capturing stream.
+  static StatusOr<std::unique_ptr<StreamContext>> Create(int device, int32_t num_streams, int32_t num_events);
+  ~StreamContext();
+  StreamContext(const StreamContext&) = delete;
+  StreamContext& operator=(const StreamContext&) = delete;
+
+  // The operators' work; each throws c10::Error (naming the CUDA error) so the interpreter reports
+  // the node that failed.
+  void Fork();
+  void SetStream(int64_t stream);
+  void Record(int64_t event);
+  void Wait(int64_t event);
+  void Join();
+  // After a run that threw between Fork and Join: joins every side stream back into stream 0 (so a
+  // capture can end), makes stream 0 current again and forgets the fork. Never throws; CUDA errors
+  // are ignored (an invalidated capture refuses the records, and ending it cleans up anyway).
+  void Abort() noexcept;
+
+  int32_t num_streams() const { return static_cast<int32_t>(side_streams_.size()) + 1; }
+
+  // The context the operators on this thread use (null: they do nothing).
+  static StreamContext* Current();
+
+ private:
+  StreamContext() = default;
+  cudaStream_t StreamAt(int64_t stream) const;
+
+  int device_ = 0;
+  cudaStream_t origin_ = nullptr;  // stream 0 of the running execution, set by Fork
+  bool forked_ = false;
+  std::vector<cudaStream_t> side_streams_;
+  std::vector<cudaEvent_t> sync_events_;
+  cudaEvent_t fork_event_ = nullptr;
+  std::vector<cudaEvent_t> join_events_;  // one per side stream
+};
+
+// Installs a context on this thread for its lifetime, restoring the previous one after.
+class StreamContextScope {
+ public:
+  explicit StreamContextScope(StreamContext* context);
+  ~StreamContextScope();
+  StreamContextScope(const StreamContextScope&) = delete;
+  StreamContextScope& operator=(const StreamContextScope&) = delete;
+
+ private:
+  StreamContext* previous_;
+};
+
+// Makes sure the nimble:: operators are registered (and this file linked) before a scheduled graph
+// is built, compiled or loaded. Cheap and idempotent.
+void RegisterNimbleOps();
+
+}  // namespace nimble

@@ -1,0 +1,109 @@
+// Table, diagnosis and storage of nimble-accelerate's results.
+#include "accelerate_report.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+#include "nimble/store/run_writer.h"
+
+namespace nimble::cli {
+namespace {
+
+std::string Ms(double ms) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.3f", ms);
+  return text;
+}
+
+std::string Ratio(double a, double b) {
+  if (a <= 0 || b <= 0) return "-";
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.2fx", a / b);
+  return text;
+}
+
+bool OffPrediction(const ModeResult& mode) {
+  return mode.captured && mode.predicted_ms > 0 && std::abs(mode.median_ms / mode.predicted_ms - 1.0) > 0.15;
+}
+
+std::vector<Metric> ModeMetrics(const AccelerateResult& result, const ModeResult& mode) {
+  return {
+      {"latency_median_ns", mode.median_ms * 1e6, "ns", -1},
+      {"predicted_latency_ns", mode.predicted_ms * 1e6, "ns", -1},
+      {"baseline_latency_ns", result.baseline_ms * 1e6, "ns", -1},
+      {"max_rel_error", mode.max_rel_error, "ratio", -1},
+      {"capture_ns", static_cast<double>(mode.capture_ns), "ns", -1},
+      {"peak_memory_bytes", static_cast<double>(mode.peak_memory_bytes), "bytes", -1},
+      {"prep_ns", static_cast<double>(result.prep_ns), "ns", -1},
+      {"stream_count", static_cast<double>(mode.schedule.num_streams), "count", -1},
+      {"sync_count", static_cast<double>(mode.schedule.syncs.size()), "count", -1},
+      {"chosen", result.chosen == mode.mode ? 1.0 : 0.0, "flag", -1},
+  };
+}
+
+}  // namespace
+
+std::vector<std::string> Diagnose(const AccelerateResult& result) {
+  std::vector<std::string> lines;
+  if (OffPrediction(result.single)) {
+    lines.push_back("aot-single measured " + Ms(result.single.median_ms) + " ms against " +
+                    Ms(result.single.predicted_ms) + " ms predicted: the per-op GPU times (" + result.op_time_source +
+                    ") or the replay cost per kernel (1 us) do not hold for this model");
+  }
+  if (OffPrediction(result.multi)) {
+    const bool single_ok = !OffPrediction(result.single);
+    lines.push_back("aot-multi measured " + Ms(result.multi.median_ms) + " ms against " +
+                    Ms(result.multi.predicted_ms) + " ms predicted: " +
+                    (single_ok ? std::string("the GPU share of each op (one thread per output element) is wrong: "
+                                             "kernels overlapped ") +
+                                     (result.multi.median_ms > result.multi.predicted_ms ? "less" : "more") +
+                                     " than assumed, or cross-stream syncs cost more than 1 us"
+                               : std::string("the per-op times behind both predictions are off (see aot-single)")));
+  }
+  return lines;
+}
+
+void PrintTable(const AccelerateResult& r, std::ostream& out) {
+  out << "model " << r.model << " (" << r.inputs << ") on " << r.device << ": " << r.num_ops << " ops, width "
+      << r.width_streams << ", |E'| " << r.reduced_edges << ", |M| " << r.matched_edges << "; op times "
+      << r.op_time_source << "\n\n";
+  out << "| mode | measured ms | predicted ms | vs libtorch | streams | syncs | max rel err | peak MiB |\n";
+  out << "| --- | --- | --- | --- | --- | --- | --- | --- |\n";
+  out << "| libtorch (module.forward) | " << Ms(r.baseline_ms) << " | " << Ms(r.predicted_eager_ms)
+      << " | 1.00x | 1 | 0 | - | - |\n";
+  for (const ModeResult* mode : {&r.single, &r.multi}) {
+    if (!mode->captured) continue;
+    out << "| " << mode->mode << " | " << Ms(mode->median_ms) << " | " << Ms(mode->predicted_ms) << " | "
+        << Ratio(r.baseline_ms, mode->median_ms) << " | " << mode->schedule.num_streams << " | "
+        << mode->schedule.syncs.size() << " | " << mode->max_rel_error << " | "
+        << Ms(static_cast<double>(mode->peak_memory_bytes) / (1 << 20)) << " |\n";
+  }
+  out << "\nmulti-stream vs single-stream: measured " << Ratio(r.single.median_ms, r.multi.median_ms)
+      << ", predicted " << Ratio(r.single.predicted_ms, r.multi.predicted_ms) << "\n";
+  out << "preparation (assignment + rewrite + capture): " << Ms(static_cast<double>(r.prep_ns) / 1e9 * 1e3) << " ms\n";
+  out << "model.nimble runs " << r.chosen << ": " << r.choice_reason << "\n";
+  for (const std::string& line : Diagnose(r)) out << "prediction off by more than 15%: " << line << "\n";
+}
+
+Status StoreResults(const std::string& db, const AccelerateResult& r, const OpGraph& graph) {
+  const auto now = std::chrono::duration_cast<std::chrono::seconds>(
+                       std::chrono::system_clock::now().time_since_epoch()).count();
+  for (const ModeResult* mode : {&r.single, &r.multi}) {
+    if (!mode->captured) continue;
+    RunInfo run{RunId(), r.model, r.inputs, r.device, mode->mode, r.command, r.iterations, 0, now};
+    NIMBLE_ASSIGN_OR_RETURN(auto writer, store::RunWriter::Create(db, run));
+    NIMBLE_RETURN_IF_ERROR(writer->WriteGraph(graph, {}));
+    NIMBLE_RETURN_IF_ERROR(writer->WriteAssignment(mode->schedule));
+    NIMBLE_RETURN_IF_ERROR(writer->WriteMetrics(ModeMetrics(r, *mode)));
+    const std::vector<Speedup> speedups = {
+        {"eager", r.baseline_ms, r.predicted_eager_ms, r.baseline_ms},
+        {mode->mode, mode->median_ms, mode->predicted_ms, r.baseline_ms},
+    };
+    NIMBLE_RETURN_IF_ERROR(writer->WriteSpeedups(speedups));
+    NIMBLE_RETURN_IF_ERROR(writer->Commit());
+  }
+  return OkStatus();
+}
+
+}  // namespace nimble::cli

@@ -1,0 +1,191 @@
+// nimble-accelerate's steps. Preparation time counts what a deployment pays once per model: the
+// assignment, the rewrite and the captures (not the front end or the op timing, which a run database
+// replaces).
+#include "accelerate_session.h"
+
+#include <algorithm>
+#include <chrono>
+#include <iostream>
+
+#include "nimble/accelerate/artifact.h"
+#include "nimble/accelerate/model_timing.h"
+
+namespace nimble::cli {
+namespace {
+
+constexpr double kMaxRelativeError = 1e-4;
+constexpr double kMinMultiGain = 0.03;  // multi-stream must beat single-stream by this to be chosen
+
+int64_t NowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+double MedianMs(std::vector<int64_t> ns) {
+  if (ns.empty()) return 0;
+  std::sort(ns.begin(), ns.end());
+  return static_cast<double>(ns[ns.size() / 2]) / 1e6;
+}
+
+std::string ShapesText(const std::vector<std::vector<int64_t>>& shapes) {
+  std::string text;
+  for (const auto& shape : shapes) text += (text.empty() ? "" : ",") + ShapeText(shape);
+  return text;
+}
+
+}  // namespace
+
+Session::Session(const AccelerateArgs& args, std::vector<std::vector<int64_t>> shapes)
+    : args_(args), shapes_(std::move(shapes)) {
+  result_.model = args.model;
+  result_.inputs = ShapesText(shapes_);
+  result_.command = args.command_line;
+  result_.iterations = args.iters;
+  result_.single.mode = "aot-single";
+  result_.multi.mode = "aot-multi";
+}
+
+Status Session::Load() {
+  DisableTf32();
+  FrontEndOptions options;
+  options.device = args_.device;
+  NIMBLE_ASSIGN_OR_RETURN(model_, LoadModelGraph(args_.model, shapes_, options));
+  NIMBLE_ASSIGN_OR_RETURN(GpuLimits limits, DeviceLimits(args_.device));
+  result_.device = limits.name;
+  result_.num_ops = static_cast<int32_t>(model_.graph.ops.size());
+  return OkStatus();
+}
+
+StatusOr<double> Session::TimeBaseline(int32_t iters) {
+  NIMBLE_ASSIGN_OR_RETURN(std::vector<int64_t> ns, TimeForward(model_.model, 20, iters));
+  return MedianMs(std::move(ns));
+}
+
+Status Session::LoadOpTimes() {
+  std::vector<int64_t> times;
+  if (!args_.db.empty()) {
+    auto stored = OpTimesFromDatabase(args_.db, model_.graph);
+    if (stored.ok()) {
+      times = std::move(*stored);
+      result_.op_time_source = "from " + args_.db;
+    } else {
+      std::cerr << "nimble-accelerate: " << stored.status().message() << "; timing ops in isolation instead\n";
+    }
+  }
+  if (times.empty()) {
+    NIMBLE_ASSIGN_OR_RETURN(times, TimeOpsInIsolation(model_, 3));
+    result_.op_time_source = "timed in isolation";
+  }
+  for (size_t i = 0; i < times.size(); ++i) model_.graph.ops[i].gpu_time_ns = times[i];
+  return OkStatus();
+}
+
+Status Session::CaptureMode(const StreamAssignment& schedule, ModeResult* mode, ScheduledModel* scheduled,
+                            std::unique_ptr<AotGraph>* graph) {
+  NIMBLE_ASSIGN_OR_RETURN(*scheduled, RewriteForStreams(model_.model, model_.graph, schedule));
+  NIMBLE_ASSIGN_OR_RETURN(*graph, AotGraph::Capture(scheduled->model));
+  mode->schedule = schedule;
+  mode->captured = true;
+  mode->capture_ns = (*graph)->stats().capture_ns;
+  mode->peak_memory_bytes = (*graph)->stats().peak_memory_bytes;
+  return OkStatus();
+}
+
+Status Session::PlanAndCapture() {
+  NIMBLE_RETURN_IF_ERROR(LoadOpTimes());
+  NIMBLE_ASSIGN_OR_RETURN(GpuLimits limits, DeviceLimits(args_.device));
+  const int64_t prep_start = NowNs();
+  NIMBLE_ASSIGN_OR_RETURN(plan_, MakePlan(model_.graph, args_.max_streams,
+                                          int64_t{limits.sm_count} * limits.max_threads_per_sm));
+  result_.width_streams = plan_.width_streams;
+  result_.reduced_edges = static_cast<int64_t>(plan_.reduced_edges.size());
+  result_.matched_edges = plan_.matched_edges;
+  result_.predicted_eager_ms = static_cast<double>(plan_.prediction.eager_ns) / 1e6;
+  result_.single.predicted_ms = static_cast<double>(plan_.prediction.aot_single_ns) / 1e6;
+  result_.multi.predicted_ms = static_cast<double>(plan_.prediction.aot_multi_ns) / 1e6;
+  NIMBLE_RETURN_IF_ERROR(CaptureMode(plan_.single, &result_.single, &single_model_, &single_graph_));
+  if (!args_.single_stream_only && plan_.multi.num_streams > 1) {
+    NIMBLE_RETURN_IF_ERROR(CaptureMode(plan_.multi, &result_.multi, &multi_model_, &multi_graph_));
+  }
+  result_.prep_ns = NowNs() - prep_start;
+  return OkStatus();
+}
+
+Status Session::CheckOutputs() {
+  for (uint64_t trial = 0; trial < 3; ++trial) {
+    std::vector<HostTensor> inputs;
+    for (size_t i = 0; i < shapes_.size(); ++i) inputs.push_back(HostTensor::Random(shapes_[i], 1000 + trial * 16 + i));
+    NIMBLE_ASSIGN_OR_RETURN(std::vector<HostTensor> reference, RunOnce(model_.model, inputs));
+    for (auto [graph, mode] : {std::pair{single_graph_.get(), &result_.single}, {multi_graph_.get(), &result_.multi}}) {
+      if (graph == nullptr) continue;
+      NIMBLE_RETURN_IF_ERROR(graph->SetInputs(inputs));
+      NIMBLE_RETURN_IF_ERROR(graph->Replay());
+      NIMBLE_ASSIGN_OR_RETURN(std::vector<HostTensor> outputs, graph->Outputs());
+      NIMBLE_ASSIGN_OR_RETURN(double error, MaxRelativeError(outputs, reference));
+      mode->max_rel_error = std::max(mode->max_rel_error, error);
+      if (!(error <= kMaxRelativeError)) {
+        return FailedPrecondition(args_.model + ": " + mode->mode + " outputs differ from the unmodified model "
+                                  "(max relative error " + std::to_string(error) + " > 1e-4); no model.nimble written");
+      }
+    }
+  }
+  return OkStatus();
+}
+
+Status Session::Measure() {
+  NIMBLE_ASSIGN_OR_RETURN(result_.baseline_ms, TimeBaseline(args_.iters));
+  NIMBLE_ASSIGN_OR_RETURN(std::vector<int64_t> single, single_graph_->TimeReplays(args_.iters));
+  result_.single.median_ms = MedianMs(std::move(single));
+  if (multi_graph_ != nullptr) {
+    NIMBLE_ASSIGN_OR_RETURN(std::vector<int64_t> multi, multi_graph_->TimeReplays(args_.iters));
+    result_.multi.median_ms = MedianMs(std::move(multi));
+  }
+  return OkStatus();
+}
+
+void Session::Choose() {
+  const double predicted_gain = 1.0 - result_.multi.predicted_ms / std::max(result_.single.predicted_ms, 1e-9);
+  const double measured_gain = 1.0 - result_.multi.median_ms / std::max(result_.single.median_ms, 1e-9);
+  result_.chosen = "aot-single";
+  if (args_.mode == "single") {
+    result_.choice_reason = "--mode single";
+  } else if (args_.mode == "multi" && result_.multi.captured) {
+    result_.chosen = "aot-multi";
+    result_.choice_reason = "--mode multi";
+  } else if (!result_.multi.captured) {
+    result_.choice_reason = args_.single_stream_only ? "--single-stream-only"
+                                                      : "the assignment found no parallel ops (width 1)";
+  } else if (measured_gain > kMinMultiGain) {
+    result_.chosen = "aot-multi";
+    result_.choice_reason = "measured " + std::to_string(static_cast<int>(measured_gain * 100)) + "% faster than "
+                            "single-stream (predicted " + std::to_string(static_cast<int>(predicted_gain * 100)) + "%)";
+  } else {
+    result_.choice_reason = "multi-stream is not faster than single-stream by more than 3% (measured " +
+                            std::to_string(static_cast<int>(measured_gain * 100)) + "%, predicted " +
+                            std::to_string(static_cast<int>(predicted_gain * 100)) + "%): falling back to one stream";
+  }
+}
+
+Status Session::Save() {
+  const bool multi = result_.chosen == "aot-multi";
+  ArtifactMeta meta;
+  NIMBLE_ASSIGN_OR_RETURN(ArtifactHost host, DescribeHost(args_.device));
+  meta.nimble_version = host.nimble_version;
+  meta.torch_version = host.torch_version;
+  meta.device_name = host.device_name;
+  meta.compute_capability = host.compute_capability;
+  meta.source_model = args_.model;
+  meta.mode = result_.chosen;
+  meta.input_shapes = shapes_;
+  meta.float32_precision = kFloat32PrecisionIeee;  // Load turned TF32 off for every run and check
+  meta.schedule = multi ? result_.multi.schedule : result_.single.schedule;
+  meta.figures = {{"baseline_ms", result_.baseline_ms},
+                  {"measured_aot_single_ms", result_.single.median_ms},
+                  {"measured_aot_multi_ms", result_.multi.median_ms},
+                  {"predicted_aot_single_ms", result_.single.predicted_ms},
+                  {"predicted_aot_multi_ms", result_.multi.predicted_ms},
+                  {"prep_ms", static_cast<double>(result_.prep_ns) / 1e6}};
+  return SaveArtifact(multi ? multi_model_.model : single_model_.model, meta, args_.output);
+}
+
+}  // namespace nimble::cli

@@ -1,0 +1,47 @@
+// The state nimble-accelerate builds up step by step: the front end's model, the plan, the scheduled
+// models and their captured graphs, and the result table. Each step returns a Status naming the
+// model; a failed step leaves the session unusable. One session per process, one thread.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "accelerate_command.h"
+#include "accelerate_plan.h"
+#include "accelerate_report.h"
+#include "nimble/accelerate/aot_graph.h"
+#include "nimble/accelerate/model_graph.h"
+#include "nimble/accelerate/stream_rewrite.h"
+
+namespace nimble::cli {
+
+class Session {
+ public:
+  Session(const AccelerateArgs& args, std::vector<std::vector<int64_t>> shapes);
+
+  Status Load();                    // front end on the GPU, TF32 off
+  StatusOr<double> TimeBaseline(int32_t iters);  // median ms of module.forward
+  Status PlanAndCapture();          // op times, assignment, prediction, rewrite, capture
+  Status CheckOutputs();            // both modes against the unmodified model, 3 fresh inputs
+  Status Measure();                 // baseline, single, multi: median of args.iters each
+  void Choose();                    // which mode model.nimble runs, and why
+  Status Save();                    // model.nimble with its meta
+
+  const ModelGraph& model() const { return model_; }
+  const AccelerateResult& result() const { return result_; }
+
+ private:
+  Status LoadOpTimes();
+  Status CaptureMode(const StreamAssignment& schedule, ModeResult* mode, ScheduledModel* scheduled,
+                     std::unique_ptr<AotGraph>* graph);
+
+  const AccelerateArgs& args_;
+  std::vector<std::vector<int64_t>> shapes_;
+  ModelGraph model_;
+  Plan plan_;
+  ScheduledModel single_model_, multi_model_;
+  std::unique_ptr<AotGraph> single_graph_, multi_graph_;
+  AccelerateResult result_;
+};
+
+}  // namespace nimble::cli

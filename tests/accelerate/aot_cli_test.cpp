@@ -1,0 +1,63 @@
+// nimble-accelerate and nimble-run as a user runs them: usage errors exit 2, run-time errors exit 1
+// with a message that says what is wrong (a missing model, no GPU on this machine). The no-GPU cases
+// run only where there is none; the GPU end-to-end cases are in aot_gpu_test.cpp.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <string>
+#include <sys/wait.h>
+
+#include "nimble/accelerate/cuda_devices.h"
+#include "test_models.h"
+
+namespace nimble {
+namespace {
+
+struct Result {
+  int code = -1;
+  std::string output;  // stdout and stderr
+};
+
+Result RunTool(const std::string& tool, const std::string& args) {
+  const std::string command = std::string(NIMBLE_BINARY_DIR) + "/cli/" + tool + " " + args + " 2>&1";
+  Result result;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return result;
+  std::array<char, 4096> buffer{};
+  while (fgets(buffer.data(), static_cast<int>(buffer.size()), pipe) != nullptr) result.output += buffer.data();
+  const int status = pclose(pipe);
+  result.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return result;
+}
+
+TEST(AotCliTest, UsageErrorsExitTwo) {
+  EXPECT_EQ(RunTool("nimble-accelerate", "").code, 2);
+  EXPECT_EQ(RunTool("nimble-accelerate", "m.pt -o out.nimble").code, 2);  // --input missing
+  const Result bad_shape = RunTool("nimble-accelerate", "m.pt --input 1xax3 -o out.nimble");
+  EXPECT_EQ(bad_shape.code, 2);
+  EXPECT_NE(bad_shape.output.find("bad input shape '1xax3'"), std::string::npos) << bad_shape.output;
+  EXPECT_EQ(RunTool("nimble-run", "").code, 2);
+  EXPECT_EQ(RunTool("nimble-run", "m.nimble --iters 0").code, 2);
+  EXPECT_EQ(RunTool("nimble-accelerate", "--help").code, 0);
+}
+
+TEST(AotCliTest, MissingModelExitsOneNamingIt) {
+  const Result result = RunTool("nimble-accelerate", "/nonexistent/model.pt --input 1x3x8x8 -o out.nimble");
+  EXPECT_EQ(result.code, 1);
+  EXPECT_NE(result.output.find("/nonexistent/model.pt: no such file"), std::string::npos) << result.output;
+}
+
+TEST(AotCliTest, NoGpuExitsOneWithAClearMessage) {
+  if (CudaDeviceCount() > 0) GTEST_SKIP() << "this machine has a GPU";
+  const std::string model = testing::SaveTestModel(testing::TestModel::kForkJoin);
+  const Result accelerate = RunTool("nimble-accelerate", model + " --input 1x3x8x8 -o " + testing::TestDir() + "/m.nimble");
+  EXPECT_EQ(accelerate.code, 1);
+  EXPECT_NE(accelerate.output.find("nimble-accelerate: error: no CUDA device"), std::string::npos) << accelerate.output;
+  const Result run = RunTool("nimble-run", testing::TestDir() + "/m.nimble --iters 5");
+  EXPECT_EQ(run.code, 1);
+  EXPECT_NE(run.output.find("nimble-run: error: no CUDA device"), std::string::npos) << run.output;
+}
+
+}  // namespace
+}  // namespace nimble

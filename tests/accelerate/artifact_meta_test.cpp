@@ -1,0 +1,163 @@
+// model.nimble's meta.json and its checks: encode/decode round trip, mismatched format, libtorch
+// version and device each refused with a message that says what was expected, the recorded float32
+// precision, and loading files that are not a model.nimble. Also the pre-capture refusal of
+// uncapturable ops (data-dependent shapes, host reads, syncing copies either way), naming the op.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "nimble/accelerate/artifact.h"
+#include "nimble/accelerate/capturability.h"
+#include "nimble/accelerate/model_graph.h"
+#include "test_models.h"
+
+namespace nimble {
+namespace {
+
+ArtifactMeta H100Meta() {
+  ArtifactMeta meta;
+  meta.nimble_version = "0.1.0";
+  meta.torch_version = "2.11.0";
+  meta.device_name = "NVIDIA H100 80GB HBM3";
+  meta.compute_capability = "sm_90";
+  meta.source_model = "inception_v3.pt";
+  meta.mode = "aot-multi";
+  meta.input_shapes = {{1, 3, 299, 299}};
+  meta.schedule.num_streams = 2;
+  meta.schedule.op_stream = {StreamId(0), StreamId(1), StreamId(0)};
+  meta.schedule.syncs = {OpEdge{OpId(0), OpId(1), EdgeKind::kData}, OpEdge{OpId(1), OpId(2), EdgeKind::kData}};
+  meta.figures = {{"measured_aot_multi_ms", 1.25}, {"predicted_aot_multi_ms", 1.2}};
+  return meta;
+}
+
+ArtifactHost H100Host() { return {"0.1.0", "2.11.0", "NVIDIA H100 80GB HBM3", "sm_90"}; }
+
+TEST(ArtifactMetaTest, RoundTrip) {
+  const ArtifactMeta meta = H100Meta();
+  StatusOr<ArtifactMeta> decoded = DecodeArtifactMeta(EncodeArtifactMeta(meta), "m.nimble");
+  ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+  EXPECT_EQ(*decoded, meta);
+  EXPECT_TRUE(CheckArtifactCompatible(meta, H100Host(), "m.nimble").ok());
+}
+
+TEST(ArtifactMetaTest, OtherDeviceIsRefusedNamingBoth) {
+  ArtifactHost a100 = H100Host();
+  a100.device_name = "NVIDIA A100-SXM4-40GB";
+  a100.compute_capability = "sm_80";
+  const Status status = CheckArtifactCompatible(H100Meta(), a100, "model.nimble");
+  EXPECT_EQ(status.code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(status.message().find("model.nimble was built for NVIDIA H100 80GB HBM3 (sm_90), this is "
+                                  "NVIDIA A100-SXM4-40GB (sm_80)"),
+            std::string::npos)
+      << status.message();
+}
+
+TEST(ArtifactMetaTest, OtherTorchOrFormatVersionIsRefused) {
+  ArtifactHost host = H100Host();
+  host.torch_version = "2.12.0";
+  Status status = CheckArtifactCompatible(H100Meta(), host, "m.nimble");
+  EXPECT_NE(status.message().find("built with libtorch 2.11.0, this is libtorch 2.12.0"), std::string::npos)
+      << status.message();
+  ArtifactMeta future = H100Meta();
+  future.format_version = kArtifactFormatVersion + 1;
+  StatusOr<ArtifactMeta> decoded = DecodeArtifactMeta(EncodeArtifactMeta(future), "m.nimble");
+  ASSERT_TRUE(decoded.ok());
+  status = CheckArtifactCompatible(*decoded, H100Host(), "m.nimble");
+  EXPECT_NE(status.message().find("has format version 2"), std::string::npos) << status.message();
+}
+
+TEST(ArtifactMetaTest, Float32PrecisionIsRecordedAndOlderFilesMeanIeee) {
+  ArtifactMeta meta = H100Meta();
+  EXPECT_EQ(meta.float32_precision, "ieee");
+  meta.float32_precision = "tf32";
+  const std::string text = EncodeArtifactMeta(meta);
+  EXPECT_NE(text.find("\"float32_precision\": \"tf32\""), std::string::npos) << text;
+  StatusOr<ArtifactMeta> decoded = DecodeArtifactMeta(text, "m.nimble");
+  ASSERT_TRUE(decoded.ok());
+  EXPECT_EQ(decoded->float32_precision, "tf32");
+  // A file written before the field existed: nimble-accelerate always checked with TF32 off.
+  std::string older = EncodeArtifactMeta(H100Meta());
+  const size_t field = older.find("\"float32_precision\"");
+  ASSERT_NE(field, std::string::npos);
+  older.erase(field, older.find('\n', field) + 1 - field);
+  ASSERT_EQ(older.find("float32_precision"), std::string::npos);
+  decoded = DecodeArtifactMeta(older, "m.nimble");
+  ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+  EXPECT_EQ(decoded->float32_precision, "ieee");
+}
+
+TEST(ArtifactMetaTest, BadJsonIsDataLoss) {
+  StatusOr<ArtifactMeta> decoded = DecodeArtifactMeta("{\"format_version\": 1}", "m.nimble");
+  ASSERT_FALSE(decoded.ok());
+  EXPECT_EQ(decoded.status().code(), StatusCode::kDataLoss);
+}
+
+TEST(ArtifactMetaTest, LoadingFilesThatAreNotArtifacts) {
+  StatusOr<LoadedArtifact> missing = LoadArtifact(testing::TestDir() + "/none.nimble", "cpu");
+  EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
+  StatusOr<LoadedArtifact> plain = LoadArtifact(testing::SaveTestModel(testing::TestModel::kChain), "cpu");
+  ASSERT_FALSE(plain.ok());
+  EXPECT_NE(plain.status().message().find("not a model.nimble"), std::string::npos) << plain.status().message();
+  StatusOr<LoadedArtifact> garbage = LoadArtifact(testing::WriteRandomBytes(512, 3), "cpu");
+  EXPECT_EQ(garbage.status().code(), StatusCode::kDataLoss);
+}
+
+Status Capturable(const std::string& source) {
+  StatusOr<ModelGraph> model = LoadModelGraph(testing::SaveModelFromSource(source, {}), {{2, 3}});
+  if (!model.ok()) return model.status();
+  return CheckCapturable(model->model);
+}
+
+TEST(CapturabilityTest, RefusesDataDependentShapesAndHostReadsNamingTheOp) {
+  Status status = Capturable("def forward(self, x):\n    return torch.nonzero(torch.relu(x))\n");
+  EXPECT_EQ(status.code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(status.message().find("aten::nonzero"), std::string::npos) << status.message();
+  status = Capturable("def forward(self, x):\n    n = int(torch.sum(x))\n    return torch.relu(x) * n\n");
+  EXPECT_NE(status.message().find("aten::Int"), std::string::npos) << status.message();
+  status = Capturable("def forward(self, x):\n    return torch.relu(x).cpu()\n");
+  EXPECT_NE(status.message().find("aten::cpu"), std::string::npos) << status.message();
+}
+
+// A CPU tensor copied to the GPU with non_blocking=False makes the host wait for the copy, which a
+// capture cannot hold; `x.device` is the device of a GPU input, so it names a CUDA target. The same
+// copy with non_blocking=True is queued on the stream and allowed.
+TEST(CapturabilityTest, RefusesBlockingCopiesFromTheHostNamingTheOp) {
+  Status status = Capturable("def forward(self, x):\n    s = torch.ones([3])\n    return torch.relu(x) * s.to(x.device)\n");
+  EXPECT_EQ(status.code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(status.message().find("cannot capture aten::to"), std::string::npos) << status.message();
+  EXPECT_NE(status.message().find("waits for the copy"), std::string::npos) << status.message();
+  status = Capturable(
+      "def forward(self, x):\n    s = torch.ones([3])\n    return torch.relu(x) * s.to(x.device, non_blocking=True)\n");
+  EXPECT_TRUE(status.ok()) << status.ToString();
+  status = Capturable("def forward(self, x):\n    s = torch.ones([3])\n    return torch.relu(x) * s.to(x)\n");
+  EXPECT_NE(status.message().find("cannot capture aten::to"), std::string::npos) << status.message();
+  // Copies that stay on one side are fine: a GPU tensor to the GPU, a host tensor to the host.
+  status = Capturable("def forward(self, x):\n    s = torch.ones([3])\n    return torch.relu(x).to(x.device) * s.to(s.device)\n");
+  EXPECT_TRUE(status.ok()) << status.ToString();
+}
+
+// A tensor made with `device=x.device` lives on the GPU: reading it on the host is a device sync.
+// The same tensor made on the device of a host tensor stays host arithmetic.
+TEST(CapturabilityTest, TensorsMadeOnTheInputsDeviceAreOnTheGpu) {
+  Status status = Capturable(
+      "def forward(self, x):\n    z = torch.zeros([2], device=x.device)\n    return torch.relu(x) * int(z.sum())\n");
+  EXPECT_EQ(status.code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(status.message().find("cannot capture aten::Int"), std::string::npos) << status.message();
+  status = Capturable(
+      "def forward(self, x):\n    h = torch.scalar_tensor(x.size(0))\n    z = torch.zeros([2], device=h.device)\n"
+      "    return torch.relu(x) * int(z.sum() + h)\n");
+  EXPECT_TRUE(status.ok()) << status.ToString();
+}
+
+TEST(CapturabilityTest, AcceptsHostShapeArithmetic) {
+  StatusOr<ModelGraph> model =
+      LoadModelGraph(testing::SaveTestModel(testing::TestModel::kHostShapeMath), {{1, 3, 7, 9}});
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  EXPECT_TRUE(CheckCapturable(model->model).ok()) << CheckCapturable(model->model).ToString();
+  model = LoadModelGraph(testing::SaveTestModel(testing::TestModel::kForkJoin), {{1, 3, 8, 8}});
+  ASSERT_TRUE(model.ok());
+  EXPECT_TRUE(CheckCapturable(model->model).ok());
+}
+
+}  // namespace
+}  // namespace nimble

@@ -1,0 +1,236 @@
+// The stream rewrite on the CPU: the nimble:: operators it inserts (counted in the IR text), the
+// model.nimble round trip, and that the scheduled graph computes exactly what the frozen one does
+// (the operators do nothing without a stream context). Models are built by the tests, including
+// random branching ones checked against the assignment they were given, one whose Tensor[] output
+// crosses streams, and run errors that name the operator.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+
+#include "nimble/accelerate/artifact.h"
+#include "nimble/accelerate/model_graph.h"
+#include "nimble/accelerate/model_timing.h"
+#include "nimble/accelerate/stream_rewrite.h"
+#include "nimble/analysis/dag.h"
+#include "nimble/analysis/stream_assignment.h"
+#include "nimble/analysis/transitive_reduction.h"
+#include "test_models.h"
+
+namespace nimble {
+namespace {
+
+using testing::SaveModelFromSource;
+using testing::SaveTestModel;
+using testing::TestDir;
+using testing::TestModel;
+
+int Count(const std::string& text, const std::string& needle) {
+  int n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+  return n;
+}
+
+int StreamChanges(const StreamAssignment& assignment) {
+  int changes = 0;
+  int64_t current = 0;
+  for (StreamId stream : assignment.op_stream) {
+    if (stream.value() != current) ++changes;
+    current = stream.value();
+  }
+  return changes;
+}
+
+std::vector<HostTensor> Inputs(const std::vector<std::vector<int64_t>>& shapes, uint64_t seed) {
+  std::vector<HostTensor> inputs;
+  for (size_t i = 0; i < shapes.size(); ++i) inputs.push_back(HostTensor::Random(shapes[i], seed + i));
+  return inputs;
+}
+
+// Rewrites `model` with `assignment`, checks the inserted operators, saves and reloads the result
+// and compares outputs with the frozen model's. Returns the rewrite (no model on failure).
+ScheduledModel CheckSchedule(const ModelGraph& model, const std::vector<std::vector<int64_t>>& shapes,
+                             const StreamAssignment& assignment) {
+  StatusOr<ScheduledModel> scheduled = RewriteForStreams(model.model, model.graph, assignment);
+  EXPECT_TRUE(scheduled.ok()) << scheduled.status().ToString();
+  if (!scheduled.ok()) return {};
+  const std::string text = scheduled->model.GraphText();
+  const int syncs = static_cast<int>(assignment.syncs.size());
+  EXPECT_EQ(Count(text, "nimble::record_event("), syncs) << text;
+  EXPECT_EQ(Count(text, "nimble::wait_event("), syncs) << text;
+  EXPECT_EQ(Count(text, "nimble::set_stream("), StreamChanges(assignment)) << text;
+  EXPECT_EQ(Count(text, "nimble::fork_streams("), 1);
+  EXPECT_EQ(Count(text, "nimble::join_streams("), 1);
+  EXPECT_EQ(scheduled->summary.record_nodes, syncs);
+  EXPECT_EQ(Count(model.model.GraphText(), "nimble::"), 0) << "the frozen model must stay untouched";
+
+  ArtifactMeta meta;
+  meta.device_name = "cpu";
+  StatusOr<ArtifactHost> host = DescribeHost("cpu");
+  EXPECT_TRUE(host.ok());
+  meta.nimble_version = host->nimble_version;
+  meta.torch_version = host->torch_version;
+  meta.mode = "aot-multi";
+  meta.input_shapes = shapes;
+  meta.schedule = assignment;
+  const std::string file = TestDir() + "/rewrite_" + std::to_string(std::random_device{}()) + ".nimble";
+  EXPECT_TRUE(SaveArtifact(scheduled->model, meta, file).ok());
+  StatusOr<LoadedArtifact> loaded = LoadArtifact(file, "cpu");
+  EXPECT_TRUE(loaded.ok()) << loaded.status().ToString();
+  if (!loaded.ok()) return {};
+  EXPECT_EQ(loaded->meta, meta);
+  const std::string reloaded = loaded->model.GraphText();
+  EXPECT_EQ(Count(reloaded, "nimble::record_event("), syncs) << reloaded;
+  EXPECT_EQ(Count(reloaded, "nimble::wait_event("), syncs) << reloaded;
+  EXPECT_EQ(Count(reloaded, "nimble::set_stream("), StreamChanges(assignment)) << reloaded;
+
+  const std::vector<HostTensor> inputs = Inputs(shapes, 3);
+  StatusOr<std::vector<HostTensor>> expected = RunOnce(model.model, inputs);
+  StatusOr<std::vector<HostTensor>> rewritten = RunOnce(scheduled->model, inputs);
+  StatusOr<std::vector<HostTensor>> round_trip = RunOnce(loaded->model, inputs);
+  EXPECT_TRUE(expected.ok() && rewritten.ok() && round_trip.ok());
+  if (expected.ok() && rewritten.ok() && round_trip.ok()) {
+    EXPECT_EQ(*MaxRelativeError(*rewritten, *expected), 0.0);
+    EXPECT_EQ(*MaxRelativeError(*round_trip, *expected), 0.0);
+  }
+  return std::move(*scheduled);
+}
+
+// CheckSchedule with Algorithm 1's assignment, capped at `max_streams`. Returns its stream count.
+int32_t CheckRewrite(const std::string& path, const std::vector<std::vector<int64_t>>& shapes, int32_t max_streams) {
+  StatusOr<ModelGraph> model = LoadModelGraph(path, shapes);
+  EXPECT_TRUE(model.ok()) << model.status().ToString();
+  if (!model.ok()) return 0;
+  StatusOr<analysis::Dag> dag = analysis::Dag::FromOpGraph(model->graph);
+  EXPECT_TRUE(dag.ok());
+  const analysis::Dag reduced = analysis::TransitiveReduction(*dag);
+  const StreamAssignment assignment = LimitStreams(analysis::AssignStreams(*dag), max_streams, reduced.Edges());
+  CheckSchedule(*model, shapes, assignment);
+  return assignment.num_streams;
+}
+
+// The first line of the IR text that contains `needle`, or "".
+std::string LineWith(const std::string& text, const std::string& needle) {
+  const size_t at = text.find(needle);
+  if (at == std::string::npos) return "";
+  const size_t begin = text.rfind('\n', at) + 1;
+  return text.substr(begin, text.find('\n', at) - begin);
+}
+
+TEST(StreamRewriteTest, ForkJoinGetsOneStreamPerBranchAndExactSyncs) {
+  EXPECT_GE(CheckRewrite(SaveTestModel(TestModel::kForkJoin), {{1, 3, 8, 8}}, 0), 3);
+}
+
+TEST(StreamRewriteTest, InPlaceAndTwoInputModels) {
+  CheckRewrite(SaveTestModel(TestModel::kInPlaceResidual), {{1, 3, 8, 8}}, 0);
+  CheckRewrite(SaveTestModel(TestModel::kInPlaceAfterCat), {{2, 3}}, 0);
+  CheckRewrite(SaveTestModel(TestModel::kTwoInputs), {{2, 3}, {2, 3}}, 0);
+  CheckRewrite(SaveTestModel(TestModel::kHostShapeMath), {{1, 3, 7, 9}}, 0);
+}
+
+TEST(StreamRewriteTest, StreamCapKeepsTheScheduleValid) {
+  EXPECT_EQ(CheckRewrite(SaveTestModel(TestModel::kForkJoin), {{1, 3, 8, 8}}, 2), 2);
+}
+
+// Random branching models: each value is an elementwise op of one or two earlier values; every value
+// not used later is returned.
+std::string RandomSource(std::mt19937& rng, int ops) {
+  static const char* kUnary[] = {"torch.relu", "torch.sigmoid", "torch.tanh", "torch.neg"};
+  std::string code = "def forward(self, x):\n    v0 = torch.relu(x)\n";
+  std::vector<int> used(static_cast<size_t>(ops) + 1, 0);
+  for (int v = 1; v <= ops; ++v) {
+    const int a = static_cast<int>(rng() % static_cast<unsigned>(v));
+    used[static_cast<size_t>(a)] = 1;
+    if (rng() % 3 == 0 && v > 1) {
+      const int b = static_cast<int>(rng() % static_cast<unsigned>(v));
+      used[static_cast<size_t>(b)] = 1;
+      code += "    v" + std::to_string(v) + " = torch.add(v" + std::to_string(a) + ", v" + std::to_string(b) + ")\n";
+    } else {
+      code += "    v" + std::to_string(v) + " = " + kUnary[rng() % 4] + "(v" + std::to_string(a) + ")\n";
+    }
+  }
+  std::string outputs;
+  for (int v = 0; v <= ops; ++v) {
+    if (used[static_cast<size_t>(v)] == 0) outputs += "v" + std::to_string(v) + ", ";
+  }
+  return code + "    return (" + outputs + ")\n";
+}
+
+TEST(StreamRewriteTest, RandomBranchingModels) {
+  for (uint32_t seed = 1; seed <= 12; ++seed) {
+    std::mt19937 rng(seed);
+    const std::string source = RandomSource(rng, 3 + static_cast<int>(rng() % 10));
+    SCOPED_TRACE("seed " + std::to_string(seed) + ":\n" + source);
+    CheckRewrite(SaveModelFromSource(source, {}), {{2, 3}}, 0);
+  }
+}
+
+// aten::broadcast_tensors returns a Tensor[]; here its elements are read on two streams. The list
+// (not only plain tensor outputs) must be an argument of join_streams, so that its tensors live until
+// the join, and the Any[] keep list must survive the model.nimble round trip.
+TEST(StreamRewriteTest, ListOutputsReadOnAnotherStreamAreKeptUntilTheJoin) {
+  const std::string source = R"(
+def forward(self, x):
+    a = torch.relu(x)
+    parts = torch.broadcast_tensors([a, x])
+    b = torch.sigmoid(parts[0])
+    c = torch.tanh(parts[1])
+    return b + c
+)";
+  StatusOr<ModelGraph> model = LoadModelGraph(SaveModelFromSource(source, {}), {{2, 3}});
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  ASSERT_EQ(model->graph.ops.size(), 5u);
+  ASSERT_EQ(model->graph.ops[1].kind, "aten::broadcast_tensors");
+  ASSERT_EQ(model->graph.ops[3].kind, "aten::tanh");
+  StreamAssignment assignment;  // tanh alone on stream 1: broadcast -> tanh -> add cross streams
+  assignment.num_streams = 2;
+  assignment.op_stream = {StreamId(0), StreamId(0), StreamId(0), StreamId(1), StreamId(0)};
+  assignment.syncs = {OpEdge{OpId(1), OpId(3), EdgeKind::kData}, OpEdge{OpId(3), OpId(4), EdgeKind::kData}};
+  const ScheduledModel scheduled = CheckSchedule(*model, {{2, 3}}, assignment);
+  ASSERT_FALSE(scheduled.model.empty());
+  EXPECT_EQ(scheduled.summary.kept_values, 2);  // the list of broadcast_tensors and tanh's tensor
+  const std::string text = scheduled.model.GraphText();
+  const std::string producer = LineWith(text, "aten::broadcast_tensors(");
+  ASSERT_NE(producer.find(": Tensor[] ="), std::string::npos) << text;
+  const std::string list_name = producer.substr(producer.find('%'), producer.find(" :") - producer.find('%'));
+  const std::string keep = LineWith(text, "Any[] = prim::ListConstruct(");
+  const bool kept = keep.find(list_name + ",") != std::string::npos || keep.find(list_name + ")") != std::string::npos;
+  EXPECT_TRUE(kept) << list_name << " is not in the keep list: " << keep << "\n" << text;
+}
+
+// A scheduled graph that fails at run time names the operator that threw, the outermost one (the
+// aten::matmul of the source, not the aten::mm it calls), not the nimble:: operators around it.
+TEST(StreamRewriteTest, RunErrorsNameTheOperatorThatThrew) {
+  const std::string source = R"(
+def forward(self, x):
+    a = torch.relu(x)
+    b = torch.sigmoid(x)
+    return torch.matmul(a, self.w0) + torch.matmul(b, self.w0)
+)";
+  StatusOr<ModelGraph> model = LoadModelGraph(SaveModelFromSource(source, {{3, 4}}), {{2, 3}});
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  StatusOr<analysis::Dag> dag = analysis::Dag::FromOpGraph(model->graph);
+  ASSERT_TRUE(dag.ok());
+  StatusOr<ScheduledModel> scheduled = RewriteForStreams(model->model, model->graph, analysis::AssignStreams(*dag));
+  ASSERT_TRUE(scheduled.ok()) << scheduled.status().ToString();
+  for (const LoadedModel* run : {&model->model, &scheduled->model}) {
+    StatusOr<std::vector<HostTensor>> wrong = RunOnce(*run, {HostTensor::Random({2, 5}, 1)});
+    ASSERT_FALSE(wrong.ok());
+    EXPECT_NE(wrong.status().message().find("run failed in aten::matmul: "), std::string::npos)
+        << wrong.status().message();
+    EXPECT_TRUE(RunOnce(*run, {HostTensor::Random({2, 3}, 1)}).ok()) << "a failed run leaves nothing behind";
+  }
+}
+
+TEST(StreamRewriteTest, RejectsAnAssignmentOfTheWrongSize) {
+  StatusOr<ModelGraph> model = LoadModelGraph(SaveTestModel(TestModel::kChain), {{1, 3, 8, 8}});
+  ASSERT_TRUE(model.ok());
+  StreamAssignment wrong;
+  wrong.num_streams = 1;
+  StatusOr<ScheduledModel> scheduled = RewriteForStreams(model->model, model->graph, wrong);
+  ASSERT_FALSE(scheduled.ok());
+  EXPECT_NE(scheduled.status().message().find("covers 0 ops"), std::string::npos) << scheduled.status().message();
+}
+
+}  // namespace
+}  // namespace nimble
