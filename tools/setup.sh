@@ -61,17 +61,15 @@ cmake --build "$build" -j "$jobs"
 [ "$run_main" = 1 ] || exit 0
 
 # --- the main job ---
-# `report` stores its results in the database, so it works on a copy, never on the bundled file.
+# `report` stores its results in the database, so it works on copies, never on the bundled files.
 prof="$build/cli/nimble-prof"
-bundled="$root/samples/recorded/concurrent_streams.db"
-run_db="$build/main_job.db"
-rm -f "$run_db"
+bundled="$root/samples/recorded/inception_v3.db"
+say "report on the bundled recorded run ${bundled#$root/} (Inception-v3, eager, H100)"
+cp "$bundled" "$build/main_job.db"
+"$prof" report "$build/main_job.db"
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1 && [ -x "$build/samples/cuda/concurrent_streams" ]; then
-  say "GPU found: recording samples/cuda/concurrent_streams"
-  "$prof" record -o "$run_db" -- "$build/samples/cuda/concurrent_streams"
-else
-  say "no GPU here: reporting on the bundled recorded run ${bundled#$root/}"
-  cp "$bundled" "$run_db"
+  say "GPU found: recording and reporting samples/cuda/concurrent_streams"
+  rm -f "$build/concurrent_streams.db"
+  "$prof" record -o "$build/concurrent_streams.db" -- "$build/samples/cuda/concurrent_streams"
+  "$prof" report "$build/concurrent_streams.db"
 fi
-"$prof" info "$run_db"
-"$prof" report "$run_db"
