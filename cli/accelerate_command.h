@@ -20,6 +20,8 @@ struct AccelerateArgs {
   int32_t max_streams = 0;  // 0: as many as the assignment wants
   bool single_stream_only = false;
   bool allow_eager_fallback = false;
+  // The front end's cuDNN conv+relu fusions (FrontEndOptions::cuda_fusions); off by default.
+  bool cuda_fusions = false;
   std::string mode = "auto";  // which schedule model.nimble runs: auto (measured), single, multi
   std::string device = "cuda";
   std::string command_line;

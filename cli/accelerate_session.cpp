@@ -49,6 +49,7 @@ Status Session::Load() {
   DisableTf32();
   FrontEndOptions options;
   options.device = args_.device;
+  options.cuda_fusions = args_.cuda_fusions;
   NIMBLE_ASSIGN_OR_RETURN(model_, LoadModelGraph(args_.model, shapes_, options));
   NIMBLE_ASSIGN_OR_RETURN(GpuLimits limits, DeviceLimits(args_.device));
   result_.device = limits.name;

@@ -88,14 +88,14 @@ StatusOr<Module> Freeze(Module module, const std::string& path, bool optimize) {
 }
 
 // Makes the graph straight-line where it is static, and applies the optional optimizations.
-Status Simplify(std::shared_ptr<Graph>& graph, const std::string& path, bool optimize) {
+Status Simplify(std::shared_ptr<Graph>& graph, const std::string& path, bool fuse) {
   try {
     // Loops with a constant trip count become straight-line code; branches on constants go away.
     torch::jit::UnrollConstantLoops(graph);
     torch::jit::ConstantPropagation(graph);
     // `xs = []; xs.append(a)` becomes one list construction, so list values carry their producers.
     torch::jit::RemoveListMutation(graph);
-    if (optimize) {
+    if (fuse) {
       // Of what torch::jit::optimize_for_inference adds to freezing, only the fusion of conv with a
       // following add and relu into one cuDNN call. It applies to CUDA weights only, so CPU and GPU
       // graphs differ there alone. Not run: the MKLDNN conversion (CPU layouts) and the linear
@@ -135,7 +135,7 @@ StatusOr<std::shared_ptr<LoadedModel::Impl>> LoadFrozenModel(const std::string& 
   impl->input_shapes = input_shapes;
   impl->module = std::move(frozen);
   impl->graph = impl->module.get_method("forward").graph();
-  NIMBLE_RETURN_IF_ERROR(Simplify(impl->graph, path, options.optimize));
+  NIMBLE_RETURN_IF_ERROR(Simplify(impl->graph, path, options.optimize && options.cuda_fusions));
   NIMBLE_RETURN_IF_ERROR(CheckStraightLine(*impl->graph, path));
   return impl;
 }

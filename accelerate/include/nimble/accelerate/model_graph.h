@@ -15,10 +15,14 @@
 namespace nimble {
 
 struct FrontEndOptions {
-  // Run the frozen-graph optimizations the ahead-of-time stage wants: conv-batchnorm and conv-add/mul
-  // folding and, on CUDA, conv-(add-)relu fusion. Of torch::jit::optimize_for_inference's other passes,
-  // the MKLDNN conversion is CPU-only and the linear transpose turns one addmm kernel into two.
+  // Fold batch norm and constant add/mul into convolutions when freezing. Of
+  // torch::jit::optimize_for_inference's other passes, the MKLDNN conversion is CPU-only and the linear
+  // transpose turns one addmm kernel into two, so neither is run.
   bool optimize = true;
+  // With `optimize`, also fuse conv with a following add and relu into one cuDNN call (CUDA weights
+  // only). In fp32 with TF32 off the fused calls measured about 2x slower than plain convolutions on
+  // Inception-v3 and ResNet-50 (bench/results/accelerate.md), so the ahead-of-time stage turns it off.
+  bool cuda_fusions = true;
   // Where the model is loaded and its shape run happens: "cpu", "cuda" or "cuda:N".
   std::string device = "cpu";
 };
