@@ -52,10 +52,11 @@ torch_prefix=$("$venv/bin/python" -c 'import torch; print(torch.utils.cmake_pref
 
 # --- build ---
 say "configuring and building in $build"
+mkdir -p "$build"
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_PREFIX_PATH="$torch_prefix" -DNIMBLE_PYTHON="$venv/bin/python" ${NIMBLE_CMAKE_ARGS:-} >"$build.configure.log" 2>&1 \
-  || { cat "$build.configure.log"; exit 1; }
-grep -E '^-- Nimble|Warning' "$build.configure.log" | grep -v 'kineto' || true
+  -DCMAKE_PREFIX_PATH="$torch_prefix" ${NIMBLE_CMAKE_ARGS:-} >"$build/configure.log" 2>&1 \
+  || { cat "$build/configure.log"; exit 1; }
+grep -E '^-- Nimble|Warning' "$build/configure.log" | grep -v 'kineto' || true
 cmake --build "$build" -j "$jobs"
 
 [ "$run_main" = 1 ] || exit 0
