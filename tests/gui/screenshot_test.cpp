@@ -115,6 +115,41 @@ TEST_F(ScreenshotTest, DrawsLanesCriticalPathAndGapsOfTheModelRun) {
   EXPECT_EQ(At(image, stem_x, main_y + 4), ColorForName("aten::conv2d"));
 }
 
+// The recorded Inception-v3 run bundled for GPU-less machines (samples/recorded): what a user opens
+// first. One stream lane; its critical path is drawn under many kernels of the iteration shown, and
+// most of the idle lane is the colour of host-launched-late gaps.
+TEST_F(ScreenshotTest, DrawsTheRecordedInceptionRunWithItsCriticalPath) {
+  const std::string db = PathOf("inception_v3.db");
+  fs::copy_file(std::string(NIMBLE_SOURCE_DIR) + "/samples/recorded/inception_v3.db", db);
+  const std::string png = PathOf("inception.png");
+  const Result r = RunGui({"--screenshot", QString::fromStdString(png), QString::fromStdString(db), "--timeline-only",
+                           "--size", "1500x400", "--iteration", "5"});
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  QImage image(QString::fromStdString(png));
+  ASSERT_FALSE(image.isNull());
+
+  auto loaded = LoadRun(db, RunId(1));
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  const RunTimeline* timelines[] = {&loaded->timeline};
+  LaneLayout layout;
+  layout.Build(timelines, false);
+  int separators = 0;
+  for (int y = kRulerHeightPx; y < image.height(); ++y) separators += At(image, 5, y) == kLaneSeparatorRgb;
+  EXPECT_EQ(separators, static_cast<int>(layout.lane_count()));
+
+  const int idle_y = kRulerHeightPx + layout.Find(0, 0, 0)->y_px;
+  const int stream_y = kRulerHeightPx + layout.Find(0, 1, 0)->y_px;
+  int critical_px = 0;
+  int host_late_px = 0;
+  for (int x = kLabelWidthPx; x < image.width(); ++x) {
+    critical_px += At(image, x, stream_y + 18) == kCriticalPathRgb;
+    host_late_px += At(image, x, idle_y + 7) == GapCauseColor(analysis::GapCause::kHostLaunchLate);
+  }
+  const int width_px = image.width() - kLabelWidthPx;
+  EXPECT_GT(critical_px, width_px / 20) << "the critical path (62 of 120 ops) is highlighted";
+  EXPECT_GT(host_late_px, width_px / 4) << "eager Inception-v3 idles mostly because the host launches late";
+}
+
 TEST_F(ScreenshotTest, CompareModeStacksTheRuns) {
   const std::string db = PathOf("compare.db");
   const std::string png = PathOf("compare.png");
