@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "format.h"
+#include "nimble/core/median.h"
 #include "nimble/store/run_reader.h"
 #include "report_command.h"
 
@@ -56,13 +57,6 @@ bool HasModelSuffix(const std::string& arg) {
     if (arg.ends_with(suffix)) return true;
   }
   return false;
-}
-
-int64_t Median(std::vector<int64_t> values) {
-  if (values.empty()) return 0;
-  const auto mid = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
-  std::nth_element(values.begin(), mid, values.end());
-  return *mid;
 }
 
 // Progress on stderr: one line per step, and while iterating at most one line a second.

@@ -16,6 +16,7 @@
 #include "graph_exec.h"
 #include "loaded_model_impl.h"
 #include "nimble/accelerate/eager_runner.h"
+#include "nimble/core/median.h"
 #include "stream_context.h"
 
 namespace nimble {
@@ -67,12 +68,6 @@ class OpEventObserver : public OpObserver {
   std::vector<cudaEvent_t> begin_, end_;
   cudaError_t first_error_ = cudaSuccess;
 };
-
-int64_t Median(std::vector<int64_t> values) {
-  if (values.empty()) return 0;
-  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2), values.end());
-  return values[values.size() / 2];
-}
 
 }  // namespace
 

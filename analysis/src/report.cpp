@@ -4,6 +4,7 @@
 
 #include "nimble/analysis/matching.h"
 #include "nimble/analysis/stream_assignment.h"
+#include "nimble/core/median.h"
 
 namespace nimble::analysis {
 namespace {
@@ -43,13 +44,6 @@ const DeviceInfo* FindDeviceInfo(const ReportInput& input, DeviceId device) {
     if (d.id == device) return &d;
   }
   return nullptr;
-}
-
-int64_t Median(std::vector<int64_t> values) {
-  if (values.empty()) return 0;
-  const auto mid = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
-  std::nth_element(values.begin(), mid, values.end());
-  return *mid;
 }
 
 double Ratio(int64_t num, int64_t den) { return den > 0 ? static_cast<double>(num) / static_cast<double>(den) : 0; }

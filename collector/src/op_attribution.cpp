@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "nimble/core/median.h"
+
 namespace nimble::collector {
 namespace {
 
@@ -35,13 +37,6 @@ class BracketIndex {
  private:
   std::unordered_map<int64_t, std::vector<OpBracket>> by_thread_;
 };
-
-int64_t Median(std::vector<int64_t> values) {
-  if (values.empty()) return 0;
-  const auto mid = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
-  std::nth_element(values.begin(), mid, values.end());
-  return *mid;
-}
 
 }  // namespace
 
