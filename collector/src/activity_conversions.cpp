@@ -63,15 +63,25 @@ ThreadId ThreadOf(CUpti_ActivityObjectKind kind, const CUpti_ActivityObjectKindI
   return {};
 }
 
-KernelRecord ToKernelRecord(const KernelRecordV& in, KernelNameCache& names) {
-  const KernelNameIds ids = names.Lookup(in.name);
-  KernelRecord out;
+namespace {
+
+// The fields every GPU activity record shares: its interval, device, context, stream and correlation id.
+template <typename CuptiRecord, typename Record>
+void CopyGpuActivity(const CuptiRecord& in, Record& out) {
   out.start_ns = static_cast<int64_t>(in.start);
   out.end_ns = static_cast<int64_t>(in.end);
   out.device = DeviceId(static_cast<int32_t>(in.deviceId));
   out.context = ContextId(in.contextId);
   out.stream = StreamId(in.streamId);
   out.correlation = CorrelationId(in.correlationId);
+}
+
+}  // namespace
+
+KernelRecord ToKernelRecord(const KernelRecordV& in, KernelNameCache& names) {
+  const KernelNameIds ids = names.Lookup(in.name);
+  KernelRecord out;
+  CopyGpuActivity(in, out);
   out.name = ids.name;
   out.short_name = ids.short_name;
   out.grid = Dim3{in.gridX, in.gridY, in.gridZ};
@@ -86,12 +96,7 @@ KernelRecord ToKernelRecord(const KernelRecordV& in, KernelNameCache& names) {
 
 MemcpyRecord ToMemcpyRecord(const MemcpyRecordV& in) {
   MemcpyRecord out;
-  out.start_ns = static_cast<int64_t>(in.start);
-  out.end_ns = static_cast<int64_t>(in.end);
-  out.device = DeviceId(static_cast<int32_t>(in.deviceId));
-  out.context = ContextId(in.contextId);
-  out.stream = StreamId(in.streamId);
-  out.correlation = CorrelationId(in.correlationId);
+  CopyGpuActivity(in, out);
   out.bytes = static_cast<int64_t>(in.bytes);
   out.copy_kind = ToCopyKind(in.copyKind);
   out.src_kind = ToMemoryKind(in.srcKind);
@@ -102,12 +107,7 @@ MemcpyRecord ToMemcpyRecord(const MemcpyRecordV& in) {
 
 MemsetRecord ToMemsetRecord(const MemsetRecordV& in) {
   MemsetRecord out;
-  out.start_ns = static_cast<int64_t>(in.start);
-  out.end_ns = static_cast<int64_t>(in.end);
-  out.device = DeviceId(static_cast<int32_t>(in.deviceId));
-  out.context = ContextId(in.contextId);
-  out.stream = StreamId(in.streamId);
-  out.correlation = CorrelationId(in.correlationId);
+  CopyGpuActivity(in, out);
   out.bytes = static_cast<int64_t>(in.bytes);
   out.value = static_cast<int32_t>(in.value);
   out.mem_kind = ToMemoryKind(in.memoryKind);
