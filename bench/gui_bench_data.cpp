@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <filesystem>
 #include <random>
 #include <vector>
@@ -144,6 +145,21 @@ Status EnsureBenchRun(const std::string& path, const BenchRunShape& shape) {
     }
   }
   return WriteBenchRun(path, shape);
+}
+
+BenchArgs ParseBenchArgs(int argc, char** argv, int default_viewports) {
+  BenchArgs args;
+  args.viewports = default_viewports;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string flag = argv[i];
+    if (flag == "--db") args.db = argv[i + 1];
+    else if (flag == "--kernels") args.kernels = std::atoll(argv[i + 1]);
+    else if (flag == "--viewports") args.viewports = std::atoi(argv[i + 1]);
+    else if (flag == "--threads") args.threads = std::atoi(argv[i + 1]);
+    else if (flag == "--api") args.api_calls = std::atoi(argv[i + 1]) != 0;
+  }
+  if (args.api_calls && args.db == BenchArgs().db) args.db = "/tmp/nimble_gui_bench_10m_api.db";
+  return args;
 }
 
 }  // namespace nimble::bench

@@ -25,4 +25,14 @@ Status WriteBenchRun(const std::string& path, const BenchRunShape& shape);
 // `path` when it exists and holds a run with shape.kernels kernels; otherwise generates it first.
 Status EnsureBenchRun(const std::string& path, const BenchRunShape& shape);
 
+// The viewer benchmarks' command line: --db PATH --kernels N --viewports N --threads N --api 0|1.
+struct BenchArgs {
+  std::string db = "/tmp/nimble_gui_bench_10m.db";
+  int64_t kernels = 10'000'000;
+  int viewports = 0;
+  int threads = 2;
+  bool api_calls = false;  // also one launch call per kernel (a second database, unless --db names one)
+};
+BenchArgs ParseBenchArgs(int argc, char** argv, int default_viewports);
+
 }  // namespace nimble::bench

@@ -11,7 +11,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -41,26 +40,9 @@ double ThreadCpuMs() {
   return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
 }
 
-struct Args {
-  std::string db = "/tmp/nimble_gui_bench_10m.db";
-  int64_t kernels = 10'000'000;
-  int viewports = 1000;
-  int threads = 2;
-  bool api_calls = false;  // also one launch call per kernel (a second database)
-};
+using Args = BenchArgs;
 
-Args Parse(int argc, char** argv) {
-  Args args;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--db")) args.db = argv[i + 1];
-    else if (!std::strcmp(argv[i], "--kernels")) args.kernels = std::atoll(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--viewports")) args.viewports = std::atoi(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--threads")) args.threads = std::atoi(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--api")) args.api_calls = std::atoi(argv[i + 1]) != 0;
-  }
-  if (args.api_calls && args.db == Args().db) args.db = "/tmp/nimble_gui_bench_10m_api.db";
-  return args;
-}
+Args Parse(int argc, char** argv) { return ParseBenchArgs(argc, argv, 1000); }
 
 // Draw lists of every row of the run on `grid` (times relative to the run's base); returns the spans.
 size_t BuildAll(const gui::LoadedRun& run, const gui::PixelGrid& grid, std::vector<gui::DrawSpan>& spans) {

@@ -14,7 +14,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -53,23 +52,9 @@ double Percentile(std::vector<double> v, double q) {
   return v[std::min(v.size() - 1, static_cast<size_t>(q * static_cast<double>(v.size())))];
 }
 
-struct Args {
-  std::string db = "/tmp/nimble_gui_bench_10m.db";
-  int64_t kernels = 10'000'000;
-  int viewports = 300;
-  int threads = 2;
-};
+using Args = nimble::bench::BenchArgs;
 
-Args Parse(int argc, char** argv) {
-  Args args;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--db")) args.db = argv[i + 1];
-    else if (!std::strcmp(argv[i], "--kernels")) args.kernels = std::atoll(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--viewports")) args.viewports = std::atoi(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--threads")) args.threads = std::atoi(argv[i + 1]);
-  }
-  return args;
-}
+Args Parse(int argc, char** argv) { return nimble::bench::ParseBenchArgs(argc, argv, 300); }
 
 // Repaints of random viewports: zoom levels from the whole run down to 1e-7 of it.
 void TimeRepaints(nimble::gui::TimelineView& view, QImage& image, int viewports) {
