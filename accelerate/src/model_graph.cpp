@@ -5,6 +5,7 @@
 #include "graph_extractor.h"
 #include "model_loader.h"
 #include "shape_run.h"
+#include "static_shapes.h"
 
 // The front end's three steps; libtorch stays in the files each step lives in.
 
@@ -25,7 +26,11 @@ StatusOr<ModelGraph> LoadModelGraph(const std::string& path, const std::vector<s
   result.model = LoadedModel(std::move(impl));
   result.load_ns = NsSince(start);
   start = std::chrono::steady_clock::now();
-  NIMBLE_ASSIGN_OR_RETURN(const ShapeRun run, RunForShapes(result.model.impl()));
+  NIMBLE_ASSIGN_OR_RETURN(ShapeRun run, RunForShapes(result.model.impl()));
+  NIMBLE_ASSIGN_OR_RETURN(result.folded_shape_queries, FoldShapeQueries(result.model.impl(), run));
+  if (result.folded_shape_queries > 0) {
+    NIMBLE_ASSIGN_OR_RETURN(run, RunForShapes(result.model.impl()));
+  }
   result.shape_run_ns = NsSince(start);
   start = std::chrono::steady_clock::now();
   NIMBLE_ASSIGN_OR_RETURN(result.graph, ExtractOpGraph(result.model.impl(), run));

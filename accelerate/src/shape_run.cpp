@@ -90,6 +90,12 @@ bool OutputsAliasInputs(const std::vector<IValue>& inputs, const std::vector<IVa
   return true;
 }
 
+// Queries of a tensor's shape: with the input shapes fixed, their results are constants.
+bool IsShapeQuery(const Node& node) {
+  const std::string_view kind = node.kind().toQualString();
+  return kind == "aten::size" || kind == "aten::dim" || kind == "aten::numel";
+}
+
 bool AllScalars(const std::vector<IValue>& outputs) {
   std::vector<at::Tensor> tensors;
   for (const IValue& v : outputs) CollectTensors(v, tensors);
@@ -172,7 +178,11 @@ StatusOr<ShapeRun> RunForShapes(const LoadedModel::Impl& model) {
     }
     run[node] = NodeObservation{.output_shapes = "",
                                 .outputs_alias_inputs = OutputsAliasInputs(inputs, outputs),
-                                .outputs_are_scalars = AllScalars(outputs)};
+                                .outputs_are_scalars = AllScalars(outputs),
+                                .shape_query = std::nullopt};
+    if (IsShapeQuery(*node) && outputs.size() == 1 && (outputs[0].isInt() || outputs[0].isIntList())) {
+      run[node].shape_query = outputs[0];
+    }
     for (size_t k = 0; k < outputs.size(); ++k) {
       run[node].output_shapes += (k ? ", " : "") + Describe(outputs[k]);
       if (node->outputs()[k]->hasUses()) env[node->outputs()[k]] = std::move(outputs[k]);

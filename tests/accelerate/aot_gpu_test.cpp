@@ -11,6 +11,7 @@
 #include <string>
 
 #include "nimble/accelerate/aot_graph.h"
+#include "nimble/accelerate/capturability.h"
 #include "nimble/accelerate/cuda_devices.h"
 #include "nimble/accelerate/model_graph.h"
 #include "nimble/accelerate/model_timing.h"
@@ -152,6 +153,43 @@ def forward(self, x):
   StatusOr<std::vector<HostTensor>> outputs = captured.graph->Outputs();
   ASSERT_TRUE(outputs.ok());
   EXPECT_LE(*MaxRelativeError(*outputs, *eager), 1e-3);  // TF32 may be on here: both sides alike
+}
+
+// "Same" padding as models traced on the GPU compute it (timm's pad_same in NASNet): arithmetic on a
+// CUDA tensor made from x.size(), read back with int(). Unspecialized, that read is a device sync; with
+// the shape folded to a constant the arithmetic is done at load time, and the model captures and
+// matches the unmodified one.
+TEST(AotGpuTest, ShapeArithmeticOnTheGpuIsFoldedAndCaptures) {
+  SKIP_WITHOUT_GPU();
+  DisableTf32();
+  FrontEndOptions options;
+  options.device = "cuda";
+  const std::string source = R"(
+def forward(self, x):
+    y = torch.relu(x)
+    h = torch.scalar_tensor(y.size(2), device=torch.device("cuda"))
+    p = torch.clamp(torch.ceil(h / 3.0) - 1, 0, 10)
+    return torch.sigmoid(torch.constant_pad_nd(y, [int(p), int(p // 2)], 0.0))
+)";
+  StatusOr<ModelGraph> model = LoadModelGraph(testing::SaveModelFromSource(source, {}), {{1, 2, 7, 5}}, options);
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  EXPECT_EQ(model->folded_shape_queries, 1);
+  EXPECT_EQ(model->model.GraphText().find("aten::Int"), std::string::npos) << model->model.GraphText();
+  ASSERT_TRUE(CheckCapturable(model->model).ok()) << CheckCapturable(model->model).ToString();
+  StatusOr<analysis::Dag> dag = analysis::Dag::FromOpGraph(model->graph);
+  ASSERT_TRUE(dag.ok());
+  Captured captured = Capture(*model, analysis::SingleStream(*dag));
+  ASSERT_TRUE(captured.graph);
+  const std::vector<HostTensor> inputs = {HostTensor::Random({1, 2, 7, 5}, 9)};
+  StatusOr<std::vector<HostTensor>> eager = RunOnce(model->model, inputs);
+  ASSERT_TRUE(eager.ok()) << eager.status().ToString();
+  ASSERT_TRUE(captured.graph->SetInputs(inputs).ok());
+  ASSERT_TRUE(captured.graph->Replay().ok());
+  StatusOr<std::vector<HostTensor>> outputs = captured.graph->Outputs();
+  ASSERT_TRUE(outputs.ok());
+  ASSERT_EQ(outputs->size(), 1u);
+  EXPECT_EQ((*outputs)[0].shape, (std::vector<int64_t>{1, 2, 7, 8}));  // padded by 2 and 1
+  EXPECT_LE(*MaxRelativeError(*outputs, *eager), 1e-6);
 }
 
 // Timing replays the inputs of the last SetInputs: the outputs after TimeReplays are still theirs.

@@ -132,6 +132,20 @@ TEST(ModelGraphTest, ArithmeticOnSizesIsHostWorkNotOps) {
   EXPECT_EQ(Edges(model.graph), (EdgeSet{{0, 1, D}, {1, 2, D}}));
 }
 
+// The graph is specialized to its input shapes: y.size(2) becomes a constant, and the arithmetic on
+// it folds away, so no host read (aten::Int) is left to run. Other input shapes give other paddings.
+TEST(ModelGraphTest, ShapeQueriesBecomeConstantsOfTheGivenShapes) {
+  const ModelGraph model = Load(TestModel::kHostShapeMath, {{1, 2, 7, 5}});
+  EXPECT_EQ(model.folded_shape_queries, 1);
+  const std::string text = model.model.GraphText();
+  for (const char* kind : {"aten::size", "aten::Int", "aten::ceil", "aten::clamp", "aten::scalar_tensor"}) {
+    EXPECT_EQ(text.find(kind), std::string::npos) << kind << " left in\n" << text;
+  }
+  const ModelGraph taller = Load(TestModel::kHostShapeMath, {{1, 2, 13, 5}});
+  EXPECT_EQ(Shapes(taller.graph), (std::vector<std::string>{"[1,2,13,5]", "[1,2,13,13]", "[1,2,13,13]"}));
+  EXPECT_EQ(Load(TestModel::kChain, kImage).folded_shape_queries, 0);
+}
+
 TEST(ModelGraphTest, OptimizeFoldsBatchNormIntoConv) {
   const ModelGraph optimized = Load(TestModel::kConvBatchNorm, kImage, true);
   ExpectWellFormed(optimized);

@@ -21,8 +21,9 @@ struct FrontEndOptions {
   bool optimize = true;
   // With `optimize`, also fuse conv with a following add and relu into one cuDNN call (CUDA weights
   // only). In fp32 with TF32 off the fused calls measured about 2x slower than plain convolutions on
-  // Inception-v3 and ResNet-50 (bench/results/accelerate.md), so the ahead-of-time stage turns it off.
-  bool cuda_fusions = true;
+  // Inception-v3 and ResNet-50 (bench/results/accelerate.md), so it is off unless asked for; the
+  // profiler and the ahead-of-time stage must agree on it for a recording to weigh the same ops.
+  bool cuda_fusions = false;
   // Where the model is loaded and its shape run happens: "cpu", "cuda" or "cuda:N".
   std::string device = "cpu";
 };
@@ -32,16 +33,19 @@ struct ModelGraph {
   LoadedModel model;            // the frozen module; model.impl() maps ops back to their nodes
   int32_t graph_nodes = 0;      // nodes in the frozen graph, ops and folded ones together
   int64_t load_ns = 0;          // reading, freezing and simplifying the module
-  int64_t shape_run_ns = 0;     // running it once for shapes (a forward pass on options.device)
+  int32_t folded_shape_queries = 0;  // x.size() and the like, replaced by their value (static shapes)
+  int64_t shape_run_ns = 0;     // running it once for shapes (a forward pass on options.device; two
+                                // when shape queries were folded)
   int64_t extract_ns = 0;       // classifying nodes and building the edges
 };
 
 // Loads `path` (torch::jit::load), puts it in eval mode, freezes it (inlining methods and folding
 // attributes into constants), runs it once on random float inputs of `input_shapes` (one shape per
-// forward argument) to learn output shapes, and extracts the op graph. Errors name the file and, where
-// one is at fault, the node: NotFound (no file), DataLoss (not a readable archive), InvalidArgument
-// (not TorchScript; wrong input count, rank or size), FailedPrecondition (dynamic control flow, no ops
-// that launch GPU work), Unavailable (device).
+// forward argument) to learn output shapes, specializes the graph to those shapes (shape queries become
+// constants, so the graph is valid for these input shapes only), and extracts the op graph. Errors name
+// the file and, where one is at fault, the node: NotFound (no file), DataLoss (not a readable archive),
+// InvalidArgument (not TorchScript; wrong input count, rank or size), FailedPrecondition (dynamic
+// control flow, no ops that launch GPU work), Unavailable (device).
 StatusOr<ModelGraph> LoadModelGraph(const std::string& path,
                                     const std::vector<std::vector<int64_t>>& input_shapes,
                                     const FrontEndOptions& options = {});
