@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The ahead-of-time table on the GPU machine, in one job: for each exported sample model, PyTorch eager,
 # TorchScript, TorchScript + torch.cuda.graph and (with --compile) torch.compile reduce-overhead, each in
-# its own Python process, then nimble-accelerate (libtorch baseline, single- and multi-stream AoT and
-# their predictions, stored in <out>/accelerate.db). Prints a markdown table for
+# its own Python process, then `nimble-prof model.pt --no-tf32` (the kernels the prediction simulates)
+# and `nimble-accelerate --db` on that recording (libtorch baseline, single- and multi-stream AoT and
+# their predictions, stored in <out>/<model>.db). Prints a markdown table for
 # bench/results/accelerate.md; logs go to <out>/accelerate_bench.log.
 #   bench/accelerate_bench.sh BUILD_DIR OUT_DIR [--compile] [--models "resnet50 inception_v3 ..."]
 set -uo pipefail
@@ -47,8 +48,11 @@ for model in $models; do
   graph=$(py_ms "$model" cudagraph "$shape")
   compiled="-"; [ $compile -eq 1 ] && compiled=$(py_ms "$model" compile "$shape")
   table=$out/$model.accelerate.txt
+  rm -f "$out/$model.db"
+  "$build/cli/nimble-prof" "$out/models/$model.pt" --input "$shape" --no-tf32 --iters 20 -q -o "$out/$model.db" \
+    >>"$log" 2>&1 || echo "nimble-prof failed for $model" >>"$log"
   "$build/cli/nimble-accelerate" "$out/models/$model.pt" --input "$shape" --iters "$iters" \
-    -o "$out/$model.nimble" --db "$out/accelerate.db" >"$table" 2>>"$log" || echo "nimble-accelerate failed for $model" >>"$log"
+    -o "$out/$model.nimble" --db "$out/$model.db" >"$table" 2>>"$log" || echo "nimble-accelerate failed for $model" >>"$log"
   cat "$table" >>"$log"
   ratio=$(grep -o 'multi-stream vs single-stream: measured [0-9.x-]*' "$table" | awk '{print $5}')
   chosen=$(grep -o 'model.nimble runs aot-[a-z]*' "$table" | awk '{print $3}')

@@ -1,33 +1,96 @@
 // Planning for nimble-accelerate: the paper's assignment via the analysis library, and a workload for
-// its simulator. Without kernel records the GPU share of an op is a guess from its output size (the
-// assumption the report names when measurement and prediction disagree).
+// its simulator. With a recording, each op's kernels with their measured durations and launch
+// configurations; without one, an op time from the isolated timing and a GPU share guessed from the
+// output size (the assumptions the report names when measurement and prediction disagree).
 #include "accelerate_plan.h"
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
+#include <utility>
 
 #include "nimble/accelerate/stream_rewrite.h"
 #include "nimble/analysis/matching.h"
 #include "nimble/analysis/stream_assignment.h"
+#include "nimble/analysis/timeline.h"
 #include "nimble/analysis/transitive_reduction.h"
 #include "nimble/store/run_reader.h"
 
 namespace nimble::cli {
+namespace {
 
-StatusOr<std::vector<int64_t>> OpTimesFromDatabase(const std::string& db, const OpGraph& graph) {
+bool SameOps(const OpGraph& a, const OpGraph& b) {
+  if (a.ops.size() != b.ops.size()) return false;
+  for (size_t i = 0; i < a.ops.size(); ++i) {
+    if (a.ops[i].kind != b.ops[i].kind) return false;
+  }
+  return true;
+}
+
+// The iteration window of median length, with its position; nullopt when the run marked none.
+std::optional<std::pair<analysis::TimeWindow, size_t>> MedianIteration(const Trace& trace, size_t* count) {
+  const std::string range = analysis::DetectIterationRange(trace);
+  std::vector<analysis::TimeWindow> windows = range.empty() ? std::vector<analysis::TimeWindow>{} : analysis::WindowsFromNvtx(trace, range);
+  *count = windows.size();
+  if (windows.empty()) return std::nullopt;
+  std::vector<size_t> order(windows.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return windows[a].dur_ns() < windows[b].dur_ns(); });
+  const size_t median = order[order.size() / 2];
+  return std::pair{windows[median], median};
+}
+
+}  // namespace
+
+StatusOr<MeasuredWorkload> WorkloadFromDatabase(const std::string& db, const OpGraph& graph) {
   NIMBLE_ASSIGN_OR_RETURN(auto reader, store::RunReader::Open(db));
   NIMBLE_ASSIGN_OR_RETURN(std::vector<RunInfo> runs, reader->Runs());
+  bool skipped_tf32 = false;
   for (auto run = runs.rbegin(); run != runs.rend(); ++run) {
     auto stored = reader->LoadGraph(run->id);
-    if (!stored.ok() || stored->ops.size() != graph.ops.size()) continue;
-    bool same = true;
-    for (size_t i = 0; i < graph.ops.size() && same; ++i) same = stored->ops[i].kind == graph.ops[i].kind;
-    if (!same) continue;
-    std::vector<int64_t> times;
-    for (const Op& op : stored->ops) times.push_back(op.gpu_time_ns);
-    if (std::any_of(times.begin(), times.end(), [](int64_t t) { return t > 0; })) return times;
+    if (!stored.ok() || !SameOps(*stored, graph)) continue;
+    NIMBLE_ASSIGN_OR_RETURN(std::vector<KernelAttribution> attribution, reader->LoadAttribution(run->id));
+    if (attribution.empty()) continue;  // a run of nimble-accelerate: op times, no kernels
+    NIMBLE_ASSIGN_OR_RETURN(std::vector<StatEntry> stats, reader->LoadStats(run->id));
+    const bool tf32 = std::any_of(stats.begin(), stats.end(),
+                                  [](const StatEntry& s) { return s.name == "profile.tf32_allowed" && s.value != 0; });
+    if (tf32) {  // other convolution kernels than the IEEE fp32 ones nimble-accelerate captures
+      skipped_tf32 = true;
+      continue;
+    }
+    NIMBLE_ASSIGN_OR_RETURN(Trace trace, reader->LoadTrace(run->id));
+    size_t iterations = 0;
+    const auto iteration = MedianIteration(trace, &iterations);
+    const DeviceInfo* device = trace.devices.empty() ? nullptr : &trace.devices.front();
+    MeasuredWorkload out;
+    StatusOr<analysis::Workload> workload =
+        analysis::BuildWorkload(trace, static_cast<int32_t>(graph.ops.size()), attribution, device,
+                                iteration ? std::optional(iteration->first) : std::nullopt);
+    if (!workload.ok()) return workload.status().WithContext(db + ", run " + std::to_string(run->id.value()));
+    out.workload = std::move(*workload);
+    out.source = "kernels of run " + std::to_string(run->id.value()) + " in " + db;
+    if (iteration) {
+      out.source += " (iteration " + std::to_string(iteration->second + 1) + " of " + std::to_string(iterations) +
+                    ", the median)";
+    }
+    return out;
   }
-  return NotFound(db + ": no run of this model (same ops, with GPU times); record one with nimble-prof model.pt");
+  if (skipped_tf32) {
+    return NotFound(db + ": the runs of this model were recorded with TF32 convolutions; record one as "
+                    "nimble-accelerate runs, with nimble-prof model.pt --no-tf32");
+  }
+  return NotFound(db + ": no run of this model with kernel records (same ops); record one with "
+                  "nimble-prof model.pt --no-tf32");
+}
+
+analysis::Workload WorkloadFromOpTimes(const OpGraph& graph, int64_t device_threads) {
+  analysis::Workload workload;
+  for (const Op& op : graph.ops) {
+    std::vector<analysis::SimKernel> kernels;
+    if (op.gpu_time_ns > 0) kernels.push_back({op.gpu_time_ns, EstimatedShare(op.output_shapes, device_threads)});
+    workload.op_kernels.push_back(std::move(kernels));
+  }
+  return workload;
 }
 
 double EstimatedShare(const std::string& output_shapes, int64_t device_threads) {
@@ -50,7 +113,11 @@ double EstimatedShare(const std::string& output_shapes, int64_t device_threads) 
   return std::clamp(static_cast<double>(elements) / static_cast<double>(device_threads), 0.05, 1.0);
 }
 
-StatusOr<Plan> MakePlan(const OpGraph& graph, int32_t max_streams, int64_t device_threads) {
+StatusOr<Plan> MakePlan(const OpGraph& graph, analysis::Workload workload, int32_t max_streams) {
+  if (workload.op_kernels.size() != graph.ops.size()) {
+    return InvalidArgument("workload of " + std::to_string(workload.op_kernels.size()) + " ops for a graph of " +
+                           std::to_string(graph.ops.size()));
+  }
   Plan plan;
   NIMBLE_ASSIGN_OR_RETURN(plan.dag, analysis::Dag::FromOpGraph(graph));
   const analysis::Dag reduced = analysis::TransitiveReduction(plan.dag);
@@ -61,11 +128,7 @@ StatusOr<Plan> MakePlan(const OpGraph& graph, int32_t max_streams, int64_t devic
   plan.width_streams = plan.multi.num_streams;
   plan.multi = LimitStreams(plan.multi, max_streams, plan.reduced_edges);
   plan.single = analysis::SingleStream(plan.dag);
-  for (const Op& op : graph.ops) {
-    std::vector<analysis::SimKernel> kernels;
-    if (op.gpu_time_ns > 0) kernels.push_back({op.gpu_time_ns, EstimatedShare(op.output_shapes, device_threads)});
-    plan.workload.op_kernels.push_back(std::move(kernels));
-  }
+  plan.workload = std::move(workload);
   NIMBLE_ASSIGN_OR_RETURN(plan.prediction, analysis::Predict(plan.dag, plan.workload, plan.multi));
   return plan;
 }

@@ -1,6 +1,6 @@
-// The scheduling half of nimble-accelerate, with no GPU and no libtorch: per-op GPU times (from a
-// nimble-prof run database when given), the stream assignment, the workload the prediction simulates
-// and the prediction itself. Pure functions except the database read; thread-safe on distinct inputs.
+// The scheduling half of nimble-accelerate, with no GPU and no libtorch: the workload the prediction
+// simulates (kernels from a nimble-prof run database when given), the stream assignment and the
+// prediction itself. Pure functions except the database read; thread-safe on distinct inputs.
 #pragma once
 
 #include <cstdint>
@@ -26,15 +26,28 @@ struct Plan {
   analysis::Prediction prediction;
 };
 
-// Op GPU times of the newest run in `db` whose graph has the same ops (count and kinds) as `graph`;
-// NotFound when no run matches.
-StatusOr<std::vector<int64_t>> OpTimesFromDatabase(const std::string& db, const OpGraph& graph);
+// What the prediction simulates, and where it came from.
+struct MeasuredWorkload {
+  analysis::Workload workload;
+  std::string source;  // for the table: "kernels of run 3 in run.db (iteration 12 of 20)"
+};
+
+// The kernels of one iteration (the one of median length) of the newest run in `db` that recorded
+// kernels for a graph with the same ops (count and kinds) as `graph`: each op's kernels with their
+// measured durations and GPU shares from their launch configurations. Runs recorded with TF32
+// convolutions (nimble-prof without --no-tf32) ran other kernels and are passed over. NotFound when no
+// run matches.
+StatusOr<MeasuredWorkload> WorkloadFromDatabase(const std::string& db, const OpGraph& graph);
+
+// Without a recording: one kernel per op of graph.ops[i].gpu_time_ns (timed in isolation), its GPU share
+// estimated from its output size.
+analysis::Workload WorkloadFromOpTimes(const OpGraph& graph, int64_t device_threads);
 
 // Fraction of the GPU an op occupies when nothing else is known: one thread per output element of its
 // (first) output, over all resident threads of the device, in [0.05, 1].
 double EstimatedShare(const std::string& output_shapes, int64_t device_threads);
 
-// Assignment, workload (op times in graph.ops[i].gpu_time_ns) and prediction.
-StatusOr<Plan> MakePlan(const OpGraph& graph, int32_t max_streams, int64_t device_threads);
+// Assignment and the prediction of `workload` (one entry per op of `graph`).
+StatusOr<Plan> MakePlan(const OpGraph& graph, analysis::Workload workload, int32_t max_streams);
 
 }  // namespace nimble::cli

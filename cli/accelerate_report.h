@@ -32,7 +32,7 @@ struct AccelerateResult {
   int32_t num_ops = 0, width_streams = 0, iterations = 0;
   int64_t reduced_edges = 0;
   int32_t matched_edges = 0;
-  std::string op_time_source;    // "run database <path>" or "timed in isolation"
+  std::string op_time_source;    // where the workload came from: a recorded run, or op-by-op timing
   double baseline_ms = 0;        // libtorch module.forward
   double predicted_eager_ms = 0;
   int64_t prep_ns = 0;           // assignment + rewrite + capture

@@ -62,23 +62,26 @@ StatusOr<double> Session::TimeBaseline(int32_t iters) {
   return MedianMs(std::move(ns));
 }
 
-Status Session::LoadOpTimes() {
-  std::vector<int64_t> times;
+StatusOr<analysis::Workload> Session::LoadWorkload() {
   if (!args_.db.empty()) {
-    auto stored = OpTimesFromDatabase(args_.db, model_.graph);
+    StatusOr<MeasuredWorkload> stored = WorkloadFromDatabase(args_.db, model_.graph);
     if (stored.ok()) {
-      times = std::move(*stored);
-      result_.op_time_source = "from " + args_.db;
-    } else {
-      std::cerr << "nimble-accelerate: " << stored.status().message() << "; timing ops in isolation instead\n";
+      result_.op_time_source = stored->source;
+      // The graph stored with the results carries each op's measured GPU time.
+      for (size_t i = 0; i < model_.graph.ops.size(); ++i) {
+        int64_t total = 0;
+        for (const analysis::SimKernel& kernel : stored->workload.op_kernels[i]) total += kernel.dur_ns;
+        model_.graph.ops[i].gpu_time_ns = total;
+      }
+      return std::move(stored->workload);
     }
+    std::cerr << "nimble-accelerate: " << stored.status().message() << "; timing ops in isolation instead\n";
   }
-  if (times.empty()) {
-    NIMBLE_ASSIGN_OR_RETURN(times, TimeOpsInIsolation(model_, 3));
-    result_.op_time_source = "timed in isolation";
-  }
+  NIMBLE_ASSIGN_OR_RETURN(std::vector<int64_t> times, TimeOpsInIsolation(model_, 3));
   for (size_t i = 0; i < times.size(); ++i) model_.graph.ops[i].gpu_time_ns = times[i];
-  return OkStatus();
+  NIMBLE_ASSIGN_OR_RETURN(GpuLimits limits, DeviceLimits(args_.device));
+  result_.op_time_source = "timed op by op in isolation";
+  return WorkloadFromOpTimes(model_.graph, int64_t{limits.sm_count} * limits.max_threads_per_sm);
 }
 
 Status Session::CaptureMode(const StreamAssignment& schedule, ModeResult* mode, ScheduledModel* scheduled,
@@ -93,11 +96,9 @@ Status Session::CaptureMode(const StreamAssignment& schedule, ModeResult* mode, 
 }
 
 Status Session::PlanAndCapture() {
-  NIMBLE_RETURN_IF_ERROR(LoadOpTimes());
-  NIMBLE_ASSIGN_OR_RETURN(GpuLimits limits, DeviceLimits(args_.device));
+  NIMBLE_ASSIGN_OR_RETURN(analysis::Workload workload, LoadWorkload());
   const int64_t prep_start = NowNs();
-  NIMBLE_ASSIGN_OR_RETURN(plan_, MakePlan(model_.graph, args_.max_streams,
-                                          int64_t{limits.sm_count} * limits.max_threads_per_sm));
+  NIMBLE_ASSIGN_OR_RETURN(plan_, MakePlan(model_.graph, std::move(workload), args_.max_streams));
   result_.width_streams = plan_.width_streams;
   result_.reduced_edges = static_cast<int64_t>(plan_.reduced_edges.size());
   result_.matched_edges = plan_.matched_edges;

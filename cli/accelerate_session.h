@@ -21,7 +21,7 @@ class Session {
 
   Status Load();                    // front end on the GPU, TF32 off
   StatusOr<double> TimeBaseline(int32_t iters);  // median ms of module.forward
-  Status PlanAndCapture();          // op times, assignment, prediction, rewrite, capture
+  Status PlanAndCapture();          // workload, assignment, prediction, rewrite, capture
   Status CheckOutputs();            // both modes against the unmodified model, 3 fresh inputs
   Status Measure();                 // baseline, single, multi: median of args.iters each
   void Choose();                    // which mode model.nimble runs, and why
@@ -31,7 +31,7 @@ class Session {
   const AccelerateResult& result() const { return result_; }
 
  private:
-  Status LoadOpTimes();
+  StatusOr<analysis::Workload> LoadWorkload();  // from --db, else timed op by op
   Status CaptureMode(const StreamAssignment& schedule, ModeResult* mode, ScheduledModel* scheduled,
                      std::unique_ptr<AotGraph>* graph);
 

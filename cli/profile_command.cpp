@@ -19,6 +19,7 @@
 #include "nimble/accelerate/cuda_devices.h"
 #include "nimble/accelerate/eager_runner.h"
 #include "nimble/accelerate/model_graph.h"
+#include "nimble/accelerate/model_timing.h"
 #include "nimble/collector/in_process_session.h"
 #include "nimble/collector/op_attribution.h"
 #include "nimble/store/run_writer.h"
@@ -43,6 +44,8 @@ struct ProfileArgs {
   std::string device = "cuda";
   bool json = false;
   bool no_optimize = false;
+  bool cuda_fusions = false;
+  bool no_tf32 = false;
   bool quiet = false;
   size_t top_gaps = 10;
   std::string command_line;
@@ -158,7 +161,8 @@ struct Measurement {
 Status LoadModel(const ProfileArgs& args, const std::vector<std::vector<int64_t>>& shapes, Measurement& m,
                  Progress& progress) {
   progress.Line("loading " + args.model + " on " + args.device);
-  auto loaded = LoadModelGraph(args.model, shapes, FrontEndOptions{.optimize = !args.no_optimize, .device = args.device});
+  if (args.no_tf32) DisableTf32();
+  auto loaded = LoadModelGraph(args.model, shapes, FrontEndOptions{.optimize = !args.no_optimize, .cuda_fusions = args.cuda_fusions, .device = args.device});
   if (!loaded.ok() && loaded.status().code() == StatusCode::kUnavailable && CudaDeviceCount() == 0) return kNoGpu;
   if (!loaded.ok()) return loaded.status();
   m.model = std::move(loaded).value();
@@ -246,6 +250,9 @@ std::vector<StatEntry> ProfileStats(const ProfileArgs& args, const Measurement& 
   stats.push_back({"profile.eager_matches_forward", matches ? 1 : 0, matches ? "info" : "warning",
                    "largest |difference| of the node-by-node outputs from the model's forward: " +
                        std::to_string(m.forward_diff)});
+  stats.push_back({"profile.tf32_allowed", args.no_tf32 ? 0 : 1, "info",
+                   args.no_tf32 ? "fp32 math in IEEE precision (--no-tf32), as nimble-accelerate runs"
+                                : "cuDNN could use TF32 for fp32 convolutions (PyTorch's default)"});
   stats.push_back({"profile.warmup_median_wall_ns", Median(m.warmup_wall_ns), "info",
                    "median iteration wall time of the warmup, collector off (" + std::to_string(args.warmup) + ")"});
   stats.push_back({"profile.latency_median_ns", Median(m.timed_wall_ns), "info",
@@ -442,7 +449,12 @@ void RegisterProfileCommand(CLI::App& app, Action& action, const std::string& co
   cmd->add_option("--warmup", args->warmup, "unrecorded iterations first (one runs even at 0: it checks outputs)")->check(CLI::Range(0, 100000))
       ->capture_default_str();
   cmd->add_option("--device", args->device, "cuda or cuda:N")->capture_default_str();
-  cmd->add_flag("--no-optimize", args->no_optimize, "skip conv-batchnorm folding and conv-add-relu fusion");
+  cmd->add_flag("--no-optimize", args->no_optimize, "skip conv-batchnorm folding");
+  cmd->add_flag("--cuda-fusions", args->cuda_fusions,
+                "fuse conv+add+relu into cuDNN calls (as nimble-accelerate --cuda-fusions; a recording weighs the "
+                "ops of one choice only)");
+  cmd->add_flag("--no-tf32", args->no_tf32,
+                "fp32 convolutions and matmuls without TF32, as nimble-accelerate runs them (needed for its --db)");
   cmd->add_flag("--json", args->json, "print the report as JSON instead of tables");
   cmd->add_option("--top", args->top_gaps, "number of longest idle gaps to list")->check(CLI::Range(0, 1000));
   cmd->add_flag("-q,--quiet", args->quiet, "no progress lines on stderr");

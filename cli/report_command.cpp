@@ -4,8 +4,8 @@
 #include <memory>
 #include <optional>
 
-#include "iteration_range.h"
 #include "nimble/analysis/report.h"
+#include "nimble/analysis/timeline.h"
 #include "nimble/store/run_reader.h"
 #include "nimble/store/run_writer.h"
 #include "report_printer.h"
@@ -31,7 +31,7 @@ Status ReportRun(const store::RunReader& reader, const RunInfo& run, const Repor
   NIMBLE_ASSIGN_OR_RETURN(auto attribution, reader.LoadAttribution(run.id));
 
   analysis::ReportOptions options;
-  options.iteration_range = args.iteration_range.empty() ? DetectIterationRange(trace) : args.iteration_range;
+  options.iteration_range = args.iteration_range.empty() ? analysis::DetectIterationRange(trace) : args.iteration_range;
   options.top_gaps = args.top_gaps;
   analysis::ReportInput input;
   input.trace = &trace;

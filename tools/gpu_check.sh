@@ -66,7 +66,7 @@ step "configure" build.log 180 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUI
   -DSQLite3_LIBRARY=/usr/lib/x86_64-linux-gnu/libsqlite3.so.0 \
   -DNIMBLE_WITH_CUDA=ON -DNIMBLE_WITH_QT=OFF "$torch_flag"
 build_targets=()
-[ $accel_only -eq 1 ] && build_targets=(nimble-accelerate nimble-run nimble_aot_gpu_tests nimble_aot_tests)
+[ $accel_only -eq 1 ] && build_targets=(nimble-accelerate nimble-run nimble-prof nimble_aot_gpu_tests nimble_aot_tests)
 if step "build" build.log 420 ninja -C "$build" -j16 "${build_targets[@]}" && [ $accel_only -eq 0 ]; then
   step "ctest gpu" ctest_gpu.log 300 ctest --test-dir "$build" -L gpu --output-on-failure --timeout 120
   step "ctest unit+golden" ctest_unit.log 240 ctest --test-dir "$build" -LE "gpu|gui" --output-on-failure -j8
@@ -97,34 +97,35 @@ if step "build" build.log 420 ninja -C "$build" -j16 "${build_targets[@]}" && [ 
 fi
 
 # ---------------------------------------------------------------------------------------------------
-# Ahead-of-time scheduling (--with-accelerate): the AoT gpu tests, nimble-accelerate on Inception-v3
-# (table, model.nimble, run database), nimble-run of that artifact in a new process, compute-sanitizer
-# racecheck and memcheck on its multi-stream replay, then the five-model table (bench/accelerate_bench.sh,
-# ACCEL_MODELS to choose, ACCEL_COMPILE=1 for torch.compile) into $OUT/accelerate.md. Logs: accelerate.log.
+# Ahead-of-time scheduling (--with-accelerate): the AoT gpu tests; the five-model table
+# (bench/results/accelerate.md's, by bench/accelerate_bench.sh; ACCEL_MODELS to choose, ACCEL_COMPILE=1
+# for torch.compile; --no-bench skips it) into $OUT/accelerate.md; nimble-run of the Inception-v3
+# artifact in a new process; compute-sanitizer racecheck and memcheck on a multi-stream Inception-v3
+# replay (--no-sanitizer skips them). Logs: accelerate.log.
 if [ $accelerate -eq 1 ] && [ -x "$build/cli/nimble-accelerate" ]; then
   accel_out=$OUT/accelerate
   mkdir -p "$accel_out/models"
   step "aot gpu tests" accelerate.log 300 "$build/tests/accelerate/nimble_aot_gpu_tests"
-  step "export inception" accelerate.log 240 python3 samples/models/export_models.py --out "$accel_out/models" \
-    --device cuda --models inception_v3
-  step "nimble-accelerate inception" accelerate.log 300 "$build/cli/nimble-accelerate" \
-    "$accel_out/models/inception_v3.pt" --input 1x3x299x299 --iters 200 -o "$accel_out/inception_v3.nimble" \
-    --db "$accel_out/accelerate.db"
-  step "nimble-run inception" accelerate.log 120 "$build/cli/nimble-run" "$accel_out/inception_v3.nimble" --iters 200
+  if [ $bench -eq 1 ]; then
+    compile_flag=""; [ "${ACCEL_COMPILE:-0}" = 1 ] && compile_flag=--compile
+    step "accelerate bench" accelerate.log 560 bash -c "bench/accelerate_bench.sh '$build' '$accel_out' $compile_flag \
+      --models '${ACCEL_MODELS:-resnet50 inception_v3 mobilenet_v2 efficientnet_b0 nasnetalarge}' > '$OUT/accelerate.md'"
+    [ -f "$accel_out/inception_v3.nimble" ] && step "nimble-run inception" accelerate.log 120 \
+      "$build/cli/nimble-run" "$accel_out/inception_v3.nimble" --iters 200
+  fi
   if [ $sanitizer -eq 1 ]; then
     sanitizer_bin=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-    # The multi-stream artifact, whatever the fallback chose for model.nimble.
+    [ -f "$accel_out/models/inception_v3.pt" ] || step "export inception" accelerate.log 240 \
+      python3 samples/models/export_models.py --out "$accel_out/models" --device cuda --models inception_v3
+    # The multi-stream artifact, whatever the fallback would choose.
     step "nimble-accelerate multi" accelerate.log 300 "$build/cli/nimble-accelerate" \
-      "$accel_out/models/inception_v3.pt" --input 1x3x299x299 --iters 20 --mode multi -o "$accel_out/inception_v3.nimble"
+      "$accel_out/models/inception_v3.pt" --input 1x3x299x299 --iters 20 --mode multi -o "$accel_out/inception_v3_multi.nimble"
     step "racecheck aot" accelerate.log 420 "$sanitizer_bin" --tool racecheck --error-exitcode 1 \
-      "$build/cli/nimble-run" "$accel_out/inception_v3.nimble" --iters 2
+      "$build/cli/nimble-run" "$accel_out/inception_v3_multi.nimble" --iters 2
     step "memcheck aot" accelerate.log 420 "$sanitizer_bin" --tool memcheck --error-exitcode 1 \
-      "$build/cli/nimble-run" "$accel_out/inception_v3.nimble" --iters 2
+      "$build/cli/nimble-run" "$accel_out/inception_v3_multi.nimble" --iters 2
   fi
-  compile_flag=""; [ "${ACCEL_COMPILE:-0}" = 1 ] && compile_flag=--compile
-  step "accelerate bench" accelerate.log 600 bash -c "bench/accelerate_bench.sh '$build' '$accel_out' $compile_flag \
-    --models '${ACCEL_MODELS:-resnet50 inception_v3 mobilenet_v2 efficientnet_b0 nasnetalarge}' > '$OUT/accelerate.md'"
-  rm -f "$accel_out"/models/*.pt "$accel_out"/*.nimble  # large; the tables and logs are what come back
+  rm -f "$accel_out"/models/*.pt "$accel_out"/*.nimble "$accel_out"/*.db-*  # large; tables, logs and dbs come back
 fi
 # ---------------------------------------------------------------------------------------------------
 

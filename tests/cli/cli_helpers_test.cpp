@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "format.h"
-#include "iteration_range.h"
+#include "nimble/analysis/timeline.h"
 
 namespace nimble::cli {
 namespace {
@@ -27,14 +27,14 @@ Trace WithRanges(std::initializer_list<std::tuple<const char*, int64_t, int64_t>
 }
 
 TEST(IterationRangeTest, PicksTheMostRepeatedNonOverlappingRange) {
-  EXPECT_EQ(DetectIterationRange(WithRanges({{"iter", 0, 10}, {"setup", 0, 100}, {"iter", 20, 30}, {"iter", 40, 50}})),
+  EXPECT_EQ(analysis::DetectIterationRange(WithRanges({{"iter", 0, 10}, {"setup", 0, 100}, {"iter", 20, 30}, {"iter", 40, 50}})),
             "iter");
   // "layer" repeats more often but its ranges overlap (nested): not an iteration marker.
-  EXPECT_EQ(DetectIterationRange(WithRanges({{"step", 0, 50}, {"step", 60, 90}, {"layer", 0, 40},
+  EXPECT_EQ(analysis::DetectIterationRange(WithRanges({{"step", 0, 50}, {"step", 60, 90}, {"layer", 0, 40},
                                              {"layer", 10, 20}, {"layer", 30, 35}})),
             "step");
-  EXPECT_EQ(DetectIterationRange(WithRanges({{"once", 0, 10}})), "");
-  EXPECT_EQ(DetectIterationRange(Trace{}), "");
+  EXPECT_EQ(analysis::DetectIterationRange(WithRanges({{"once", 0, 10}})), "");
+  EXPECT_EQ(analysis::DetectIterationRange(Trace{}), "");
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -73,5 +74,10 @@ std::vector<DeviceId> ActiveDevices(const Trace& trace);
 
 // Windows of the NVTX ranges whose text is exactly `text` (e.g. one per iteration), by start time.
 std::vector<TimeWindow> WindowsFromNvtx(const Trace& trace, std::string_view text);
+
+// The NVTX range text that marks iterations when the user names none: the text that repeats most often
+// without overlapping itself (ties: the larger total time). Empty when no text occurs at least twice
+// without overlap.
+std::string DetectIterationRange(const Trace& trace);
 
 }  // namespace nimble::analysis

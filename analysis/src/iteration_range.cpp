@@ -1,10 +1,11 @@
-#include "iteration_range.h"
+// The iteration range a trace marks, when the user names none.
+#include "nimble/analysis/timeline.h"
 
 #include <algorithm>
 #include <unordered_map>
 #include <vector>
 
-namespace nimble::cli {
+namespace nimble::analysis {
 
 std::string DetectIterationRange(const Trace& trace) {
   std::unordered_map<int32_t, std::vector<const NvtxRange*>> by_text;
@@ -33,4 +34,4 @@ std::string DetectIterationRange(const Trace& trace) {
   return best;
 }
 
-}  // namespace nimble::cli
+}  // namespace nimble::analysis

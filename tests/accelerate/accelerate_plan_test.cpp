@@ -1,0 +1,104 @@
+// nimble-accelerate's workload from a run database: the recorded run (kernels attributed to ops) is
+// found behind later runs that have the same graph but no kernels, the iteration of median length is
+// the one simulated, and a database with no run of the model is NotFound, naming the file.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "accelerate_plan.h"
+#include "nimble/store/run_writer.h"
+#include "test_models.h"
+
+namespace nimble::cli {
+namespace {
+
+OpGraph TwoOps() {
+  OpGraph graph;
+  graph.ops = {{OpId(0), "conv_0", "aten::conv2d", "[1,8,8,8]", 0}, {OpId(1), "relu_1", "aten::relu", "[1,8,8,8]", 0}};
+  graph.edges = {{OpId(0), OpId(1), EdgeKind::kData}};
+  return graph;
+}
+
+// Three iterations of 100, 300 and 200 us; in iteration i the conv runs (i + 1) * 10 us, the relu
+// (i + 1) * 2 us, each one kernel.
+Trace ThreeIterations(std::vector<KernelAttribution>* attribution) {
+  Trace trace;
+  const StringId iteration = trace.strings.Intern("iteration");
+  const StringId name = trace.strings.Intern("k");
+  const int64_t lengths[] = {100'000, 300'000, 200'000};
+  int64_t start = 0;
+  for (int i = 0; i < 3; ++i) {
+    trace.ranges.push_back({start, start + lengths[i], ThreadId(1), iteration, StringId()});
+    for (int op = 0; op < 2; ++op) {
+      KernelRecord kernel;
+      kernel.start_ns = start + 1000 + op * 50'000;
+      kernel.end_ns = kernel.start_ns + (i + 1) * (op == 0 ? 10'000 : 2'000);
+      kernel.name = kernel.short_name = name;
+      kernel.grid = {1, 1, 1};
+      kernel.block = {32, 1, 1};
+      attribution->push_back({OpId(op), KernelIndex(static_cast<int64_t>(trace.kernels.size()))});
+      trace.kernels.push_back(kernel);
+    }
+    start += lengths[i];
+  }
+  return trace;
+}
+
+void WriteRun(const std::string& db, const std::string& mode, const OpGraph& graph, const Trace* trace,
+              const std::vector<KernelAttribution>& attribution, bool tf32 = false) {
+  RunInfo run;
+  run.model = "m.pt";
+  run.mode = mode;
+  auto writer = store::RunWriter::Create(db, run);
+  ASSERT_TRUE(writer.ok()) << writer.status().ToString();
+  if (trace != nullptr) ASSERT_TRUE((*writer)->AppendTrace(*trace).ok());
+  ASSERT_TRUE((*writer)->WriteGraph(graph, attribution).ok());
+  if (tf32) ASSERT_TRUE((*writer)->AddStat({"profile.tf32_allowed", 1, "info", "TF32 convolutions"}).ok());
+  ASSERT_TRUE((*writer)->Commit().ok());
+}
+
+TEST(AcceleratePlanTest, WorkloadComesFromTheRecordedRunsMedianIteration) {
+  const std::string db = testing::TestDir() + "/plan_workload.db";
+  std::filesystem::remove(db);
+  std::vector<KernelAttribution> attribution;
+  const Trace trace = ThreeIterations(&attribution);
+  WriteRun(db, "eager", TwoOps(), &trace, attribution);
+  WriteRun(db, "aot-single", TwoOps(), nullptr, {});  // as nimble-accelerate stores its results
+  WriteRun(db, "eager", TwoOps(), &trace, attribution, /*tf32=*/true);  // other convolution kernels
+  StatusOr<MeasuredWorkload> workload = WorkloadFromDatabase(db, TwoOps());
+  ASSERT_TRUE(workload.ok()) << workload.status().ToString();
+  ASSERT_EQ(workload->workload.op_kernels.size(), 2u);
+  ASSERT_EQ(workload->workload.op_kernels[0].size(), 1u);
+  // The median iteration by length is the third (200 us): its kernels ran 30 and 6 us.
+  EXPECT_EQ(workload->workload.op_kernels[0][0].dur_ns, 30'000);
+  EXPECT_EQ(workload->workload.op_kernels[1][0].dur_ns, 6'000);
+  EXPECT_NE(workload->source.find("run 1"), std::string::npos) << workload->source;
+  EXPECT_NE(workload->source.find("iteration 3 of 3"), std::string::npos) << workload->source;
+
+  StatusOr<Plan> plan = MakePlan(TwoOps(), workload->workload, 8);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  EXPECT_GE(plan->prediction.aot_single_ns, 36'000);  // the two kernels, back to back, plus replay costs
+
+  OpGraph other = TwoOps();
+  other.ops[1].kind = "aten::sigmoid";
+  StatusOr<MeasuredWorkload> missing = WorkloadFromDatabase(db, other);
+  EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(missing.status().message().find(db), std::string::npos) << missing.status().message();
+  EXPECT_EQ(MakePlan(other, analysis::Workload{}, 8).status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST(AcceleratePlanTest, RunsRecordedWithTf32AreNotUsed) {
+  const std::string db = testing::TestDir() + "/plan_tf32.db";
+  std::filesystem::remove(db);
+  std::vector<KernelAttribution> attribution;
+  const Trace trace = ThreeIterations(&attribution);
+  WriteRun(db, "eager", TwoOps(), &trace, attribution, /*tf32=*/true);
+  StatusOr<MeasuredWorkload> workload = WorkloadFromDatabase(db, TwoOps());
+  EXPECT_EQ(workload.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(workload.status().message().find("--no-tf32"), std::string::npos) << workload.status().message();
+}
+
+}  // namespace
+}  // namespace nimble::cli
