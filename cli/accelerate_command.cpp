@@ -78,6 +78,7 @@ int RunAccelerate(const AccelerateArgs& args) {
   if (Status status = session.PlanAndCapture(); !status.ok()) return PrintError(kTool, status);
   if (Status status = session.CheckOutputs(); !status.ok()) return PrintError(kTool, status);
   if (Status status = session.Measure(); !status.ok()) return PrintError(kTool, status);
+  if (Status status = session.Predict(); !status.ok()) return PrintError(kTool, status);
   session.Choose();
   PrintTable(session.result(), std::cout);
   if (!args.db.empty()) {

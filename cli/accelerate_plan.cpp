@@ -129,8 +129,12 @@ StatusOr<Plan> MakePlan(const OpGraph& graph, analysis::Workload workload, int32
   plan.multi = LimitStreams(plan.multi, max_streams, plan.reduced_edges);
   plan.single = analysis::SingleStream(plan.dag);
   plan.workload = std::move(workload);
-  NIMBLE_ASSIGN_OR_RETURN(plan.prediction, analysis::Predict(plan.dag, plan.workload, plan.multi));
   return plan;
+}
+
+Status PredictPlan(Plan* plan, const analysis::PredictionOptions& options) {
+  NIMBLE_ASSIGN_OR_RETURN(plan->prediction, analysis::Predict(plan->dag, plan->workload, plan->multi, options));
+  return OkStatus();
 }
 
 }  // namespace nimble::cli

@@ -23,7 +23,7 @@ struct Plan {
   StreamAssignment single;
   int32_t width_streams = 0;          // streams before the cap
   analysis::Workload workload;
-  analysis::Prediction prediction;
+  analysis::Prediction prediction;    // after PredictPlan
 };
 
 // What the prediction simulates, and where it came from.
@@ -47,7 +47,11 @@ analysis::Workload WorkloadFromOpTimes(const OpGraph& graph, int64_t device_thre
 // (first) output, over all resident threads of the device, in [0.05, 1].
 double EstimatedShare(const std::string& output_shapes, int64_t device_threads);
 
-// Assignment and the prediction of `workload` (one entry per op of `graph`).
+// The assignment, holding `workload` (one entry per op of `graph`) for the prediction.
 StatusOr<Plan> MakePlan(const OpGraph& graph, analysis::Workload workload, int32_t max_streams);
+
+// Fills plan->prediction: the workload simulated eagerly, as one-stream replay and as the assignment's
+// replay, with `options`' launch and replay costs.
+Status PredictPlan(Plan* plan, const analysis::PredictionOptions& options);
 
 }  // namespace nimble::cli

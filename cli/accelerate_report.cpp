@@ -16,6 +16,17 @@ std::string Ms(double ms) {
   return text;
 }
 
+std::string Us(int64_t ns) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.2f", static_cast<double>(ns) / 1e3);
+  return text;
+}
+
+std::string ReplayCostsText(const analysis::PredictionOptions& costs) {
+  return "launch " + Us(costs.graph_launch_ns) + " us, " + Us(costs.graph_node_latency_ns) + " us per kernel, +" +
+         Us(costs.sync_latency_ns) + " us per cross-stream dependency";
+}
+
 std::string Ratio(double a, double b) {
   if (a <= 0 || b <= 0) return "-";
   char text[32];
@@ -36,6 +47,9 @@ std::vector<Metric> ModeMetrics(const AccelerateResult& result, const ModeResult
       {"capture_ns", static_cast<double>(mode.capture_ns), "ns", -1},
       {"peak_memory_bytes", static_cast<double>(mode.peak_memory_bytes), "bytes", -1},
       {"prep_ns", static_cast<double>(result.prep_ns), "ns", -1},
+      {"replay_launch_ns", static_cast<double>(result.replay_costs.graph_launch_ns), "ns", -1},
+      {"replay_kernel_gap_ns", static_cast<double>(result.replay_costs.graph_node_latency_ns), "ns", -1},
+      {"replay_sync_latency_ns", static_cast<double>(result.replay_costs.sync_latency_ns), "ns", -1},
       {"stream_count", static_cast<double>(mode.schedule.num_streams), "count", -1},
       {"sync_count", static_cast<double>(mode.schedule.syncs.size()), "count", -1},
       {"chosen", result.chosen == mode.mode ? 1.0 : 0.0, "flag", -1},
@@ -48,26 +62,30 @@ std::vector<std::string> Diagnose(const AccelerateResult& result) {
   std::vector<std::string> lines;
   if (OffPrediction(result.single)) {
     lines.push_back("aot-single measured " + Ms(result.single.median_ms) + " ms against " +
-                    Ms(result.single.predicted_ms) + " ms predicted: the per-op GPU times (" + result.op_time_source +
-                    ") or the replay cost per kernel (1 us) do not hold for this model");
+                    Ms(result.single.predicted_ms) + " ms predicted: the kernel durations (" + result.op_time_source +
+                    ") or the replay costs (" + ReplayCostsText(result.replay_costs) + ", " +
+                    result.replay_cost_source + ") do not hold for this model's replay");
   }
   if (OffPrediction(result.multi)) {
     const bool single_ok = !OffPrediction(result.single);
+    const bool slower = result.multi.median_ms > result.multi.predicted_ms;
     lines.push_back("aot-multi measured " + Ms(result.multi.median_ms) + " ms against " +
                     Ms(result.multi.predicted_ms) + " ms predicted: " +
-                    (single_ok ? std::string("the GPU share of each op (one thread per output element) is wrong: "
-                                             "kernels overlapped ") +
-                                     (result.multi.median_ms > result.multi.predicted_ms ? "less" : "more") +
-                                     " than assumed, or cross-stream syncs cost more than 1 us"
-                               : std::string("the per-op times behind both predictions are off (see aot-single)")));
+                    (single_ok ? std::string("concurrent kernels slowed each other ") + (slower ? "more" : "less") +
+                                     " than their GPU shares say (the processor-sharing assumption), or the " +
+                                     std::to_string(result.multi.schedule.syncs.size()) +
+                                     " cross-stream dependencies cost " + (slower ? "more" : "less") +
+                                     " than calibrated"
+                               : std::string("the kernel durations behind both predictions are off (see aot-single)")));
   }
   return lines;
 }
 
 void PrintTable(const AccelerateResult& r, std::ostream& out) {
-  out << "model " << r.model << " (" << r.inputs << ") on " << r.device << ": " << r.num_ops << " ops, width "
-      << r.width_streams << ", |E'| " << r.reduced_edges << ", |M| " << r.matched_edges << "; op times "
-      << r.op_time_source << "\n\n";
+  out << "model " << r.model << " (" << r.inputs << ") on " << r.device << ": " << r.num_ops << " ops, "
+      << r.width_streams << " chains (streams of the assignment), |E'| " << r.reduced_edges << ", |M| "
+      << r.matched_edges << "\nprediction: kernels " << r.op_time_source << "; replay costs "
+      << ReplayCostsText(r.replay_costs) << ", " << r.replay_cost_source << "\n\n";
   out << "| mode | measured ms | predicted ms | vs libtorch | streams | syncs | max rel err | peak MiB |\n";
   out << "| --- | --- | --- | --- | --- | --- | --- | --- |\n";
   out << "| libtorch (module.forward) | " << Ms(r.baseline_ms) << " | " << Ms(r.predicted_eager_ms)

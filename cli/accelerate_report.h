@@ -33,6 +33,8 @@ struct AccelerateResult {
   int64_t reduced_edges = 0;
   int32_t matched_edges = 0;
   std::string op_time_source;    // where the workload came from: a recorded run, or op-by-op timing
+  analysis::PredictionOptions replay_costs;  // the launch and replay costs the prediction used
+  std::string replay_cost_source;            // recorded on the device, or estimates and why
   double baseline_ms = 0;        // libtorch module.forward
   double predicted_eager_ms = 0;
   int64_t prep_ns = 0;           // assignment + rewrite + capture

@@ -9,6 +9,7 @@
 
 #include "nimble/accelerate/artifact.h"
 #include "nimble/accelerate/model_timing.h"
+#include "replay_costs.h"
 
 namespace nimble::cli {
 namespace {
@@ -102,9 +103,6 @@ Status Session::PlanAndCapture() {
   result_.width_streams = plan_.width_streams;
   result_.reduced_edges = static_cast<int64_t>(plan_.reduced_edges.size());
   result_.matched_edges = plan_.matched_edges;
-  result_.predicted_eager_ms = static_cast<double>(plan_.prediction.eager_ns) / 1e6;
-  result_.single.predicted_ms = static_cast<double>(plan_.prediction.aot_single_ns) / 1e6;
-  result_.multi.predicted_ms = static_cast<double>(plan_.prediction.aot_multi_ns) / 1e6;
   NIMBLE_RETURN_IF_ERROR(CaptureMode(plan_.single, &result_.single, &single_model_, &single_graph_));
   if (!args_.single_stream_only && plan_.multi.num_streams > 1) {
     NIMBLE_RETURN_IF_ERROR(CaptureMode(plan_.multi, &result_.multi, &multi_model_, &multi_graph_));
@@ -142,6 +140,26 @@ Status Session::Measure() {
     NIMBLE_ASSIGN_OR_RETURN(std::vector<int64_t> multi, multi_graph_->TimeReplays(args_.iters));
     result_.multi.median_ms = MedianMs(std::move(multi));
   }
+  return OkStatus();
+}
+
+// After the timings, so that the collector never runs while they are taken.
+Status Session::Predict() {
+  analysis::PredictionOptions options;
+  StatusOr<analysis::ReplayCosts> costs = MeasureReplayCostsOnDevice(args_.device);
+  if (costs.ok()) {
+    options.graph_launch_ns = costs->launch_ns;
+    options.graph_node_latency_ns = costs->node_gap_ns;
+    options.sync_latency_ns = std::max<int64_t>(0, costs->cross_stream_gap_ns - costs->node_gap_ns);
+    result_.replay_cost_source = "recorded on this device (" + std::to_string(costs->replays) + " calibration replays)";
+  } else {
+    result_.replay_cost_source = "estimates (" + costs.status().message() + ")";
+  }
+  result_.replay_costs = options;
+  NIMBLE_RETURN_IF_ERROR(PredictPlan(&plan_, options));
+  result_.predicted_eager_ms = static_cast<double>(plan_.prediction.eager_ns) / 1e6;
+  result_.single.predicted_ms = static_cast<double>(plan_.prediction.aot_single_ns) / 1e6;
+  result_.multi.predicted_ms = static_cast<double>(plan_.prediction.aot_multi_ns) / 1e6;
   return OkStatus();
 }
 

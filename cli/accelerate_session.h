@@ -24,6 +24,7 @@ class Session {
   Status PlanAndCapture();          // workload, assignment, prediction, rewrite, capture
   Status CheckOutputs();            // both modes against the unmodified model, 3 fresh inputs
   Status Measure();                 // baseline, single, multi: median of args.iters each
+  Status Predict();                 // replay costs recorded on the device, then the simulation
   void Choose();                    // which mode model.nimble runs, and why
   Status Save();                    // model.nimble with its meta
 

@@ -79,7 +79,12 @@ TEST(AcceleratePlanTest, WorkloadComesFromTheRecordedRunsMedianIteration) {
 
   StatusOr<Plan> plan = MakePlan(TwoOps(), workload->workload, 8);
   ASSERT_TRUE(plan.ok()) << plan.status().ToString();
-  EXPECT_GE(plan->prediction.aot_single_ns, 36'000);  // the two kernels, back to back, plus replay costs
+  analysis::PredictionOptions costs;
+  costs.graph_launch_ns = 4'000;
+  costs.graph_node_latency_ns = 500;
+  ASSERT_TRUE(PredictPlan(&*plan, costs).ok());
+  // The launch, then the two kernels back to back, the second 500 ns after the first.
+  EXPECT_EQ(plan->prediction.aot_single_ns, 4'000 + 500 + 30'000 + 500 + 6'000);
 
   OpGraph other = TwoOps();
   other.ops[1].kind = "aten::sigmoid";

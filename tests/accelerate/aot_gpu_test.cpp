@@ -17,6 +17,7 @@
 #include "nimble/accelerate/model_timing.h"
 #include "nimble/accelerate/runner.h"
 #include "nimble/accelerate/stream_rewrite.h"
+#include "replay_costs.h"
 #include "nimble/analysis/dag.h"
 #include "nimble/analysis/stream_assignment.h"
 #include "test_models.h"
@@ -190,6 +191,23 @@ def forward(self, x):
   ASSERT_EQ(outputs->size(), 1u);
   EXPECT_EQ((*outputs)[0].shape, (std::vector<int64_t>{1, 2, 7, 8}));  // padded by 2 and 1
   EXPECT_LE(*MaxRelativeError(*outputs, *eager), 1e-6);
+}
+
+// The prediction's replay costs, recorded on this device while the calibration graphs replay: every
+// replay is seen, with same-stream gaps from the chain and cross-stream ones from the diamonds.
+TEST(AotGpuTest, ReplayCostsAreRecordedOnTheDevice) {
+  SKIP_WITHOUT_GPU();
+  StatusOr<analysis::ReplayCosts> costs = cli::MeasureReplayCostsOnDevice("cuda");
+  ASSERT_TRUE(costs.ok()) << costs.status().ToString();
+  std::cout << "  launch " << costs->launch_ns << " ns, kernel gap " << costs->node_gap_ns << " ns ("
+            << costs->node_gaps << "), cross-stream gap " << costs->cross_stream_gap_ns << " ns ("
+            << costs->cross_stream_gaps << ")\n";
+  EXPECT_EQ(costs->replays, 40);                 // 20 of each graph
+  EXPECT_GE(costs->node_gaps, 20 * 47);          // the chain's 48 kernels, one after another
+  EXPECT_GE(costs->cross_stream_gaps, 20 * 16);  // each diamond's fork to the second stream
+  EXPECT_GT(costs->launch_ns, 0);
+  EXPECT_LT(costs->node_gap_ns, 20'000);
+  EXPECT_LT(costs->cross_stream_gap_ns, 50'000);
 }
 
 // Timing replays the inputs of the last SetInputs: the outputs after TimeReplays are still theirs.

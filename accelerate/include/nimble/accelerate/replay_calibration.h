@@ -1,0 +1,35 @@
+// Two small CUDA graphs that show what a graph replay costs on this device beyond its kernels, when a
+// collector records their replays (analysis::MeasureReplayCosts reads the result): a chain of short
+// kernels on one stream, and a chain of fork-join diamonds over two streams, whose every join and
+// every fork to the second stream is a cross-stream dependency, as the syncs of a multi-stream schedule
+// become in a replay. The kernels spin for a fixed number of cycles (about a microsecond). One thread.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "nimble/core/status.h"
+
+namespace nimble {
+
+class ReplayCalibration {
+ public:
+  // Captures both graphs on `device` ("cuda" or "cuda:N"), each of about `kernels` kernels.
+  // Unavailable without that device; Internal naming the CUDA call that failed.
+  static StatusOr<std::unique_ptr<ReplayCalibration>> Create(const std::string& device, int32_t kernels = 48);
+  ~ReplayCalibration();
+  ReplayCalibration(const ReplayCalibration&) = delete;
+  ReplayCalibration& operator=(const ReplayCalibration&) = delete;
+
+  // Launches each graph `times` times on an idle GPU (waiting for every replay), so that each launch
+  // shows its own latency.
+  Status Replay(int32_t times);
+
+ private:
+  struct Impl;
+  explicit ReplayCalibration(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace nimble

@@ -1,0 +1,126 @@
+#include "nimble/accelerate/replay_calibration.h"
+
+#include <ATen/cuda/Sleep.h>
+#include <c10/cuda/CUDAFunctions.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+
+#include "torch_errors.h"
+
+namespace nimble {
+namespace {
+
+constexpr int64_t kSpinCycles = 2000;  // about 1 us at the clocks of current data-center GPUs
+
+Status Cuda(cudaError_t code, const std::string& what) {
+  if (code == cudaSuccess) return OkStatus();
+  return Internal("replay calibration: " + what + ": " + cudaGetErrorName(code) + " (" + cudaGetErrorString(code) + ")");
+}
+
+}  // namespace
+
+struct ReplayCalibration::Impl {
+  c10::DeviceIndex device = 0;
+  cudaStream_t main = nullptr;
+  cudaStream_t side = nullptr;
+  cudaEvent_t fork = nullptr;
+  cudaEvent_t join = nullptr;
+  cudaGraphExec_t chain = nullptr;
+  cudaGraphExec_t diamonds = nullptr;
+
+  ~Impl() {
+    if (main != nullptr) (void)cudaStreamSynchronize(main);
+    if (chain != nullptr) (void)cudaGraphExecDestroy(chain);
+    if (diamonds != nullptr) (void)cudaGraphExecDestroy(diamonds);
+    if (fork != nullptr) (void)cudaEventDestroy(fork);
+    if (join != nullptr) (void)cudaEventDestroy(join);
+    if (side != nullptr) (void)cudaStreamDestroy(side);
+    if (main != nullptr) (void)cudaStreamDestroy(main);
+  }
+
+  // Spin kernels go to the current stream: make `stream` current for each.
+  void Spin(cudaStream_t stream) const {
+    c10::cuda::CUDAStreamGuard guard(c10::cuda::getStreamFromExternal(stream, device));
+    at::cuda::sleep(kSpinCycles);
+  }
+
+  // Captures what `body` queues on `main` (and streams forked from it) into an executable graph.
+  template <typename Body>
+  Status Capture(Body body, cudaGraphExec_t* exec, const std::string& what) {
+    NIMBLE_RETURN_IF_ERROR(Cuda(cudaStreamBeginCapture(main, cudaStreamCaptureModeThreadLocal), what));
+    Status queued = OkStatus();
+    try {
+      queued = body();
+    } catch (const std::exception& e) {
+      queued = Internal("replay calibration: " + what + ": " + TorchMessage(e));
+    }
+    cudaGraph_t graph = nullptr;
+    const cudaError_t ended = cudaStreamEndCapture(main, &graph);
+    NIMBLE_RETURN_IF_ERROR(queued);
+    NIMBLE_RETURN_IF_ERROR(Cuda(ended, what + ": cudaStreamEndCapture"));
+    const cudaError_t made = cudaGraphInstantiate(exec, graph, 0);
+    (void)cudaGraphDestroy(graph);
+    return Cuda(made, what + ": cudaGraphInstantiate");
+  }
+};
+
+ReplayCalibration::ReplayCalibration(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+ReplayCalibration::~ReplayCalibration() = default;
+
+StatusOr<std::unique_ptr<ReplayCalibration>> ReplayCalibration::Create(const std::string& device, int32_t kernels) {
+  auto impl = std::make_unique<Impl>();
+  try {
+    const c10::Device parsed(device);
+    if (!parsed.is_cuda() || c10::cuda::device_count() == 0) return Unavailable("no CUDA device '" + device + "'");
+    impl->device = parsed.has_index() ? parsed.index() : c10::cuda::current_device();
+  } catch (const std::exception& e) {
+    return InvalidArgument("device '" + device + "': " + TorchMessage(e));
+  }
+  c10::cuda::CUDAGuard on_device(impl->device);
+  Impl& s = *impl;
+  NIMBLE_RETURN_IF_ERROR(Cuda(cudaStreamCreateWithFlags(&s.main, cudaStreamNonBlocking), "cudaStreamCreate"));
+  NIMBLE_RETURN_IF_ERROR(Cuda(cudaStreamCreateWithFlags(&s.side, cudaStreamNonBlocking), "cudaStreamCreate"));
+  NIMBLE_RETURN_IF_ERROR(Cuda(cudaEventCreateWithFlags(&s.fork, cudaEventDisableTiming), "cudaEventCreate"));
+  NIMBLE_RETURN_IF_ERROR(Cuda(cudaEventCreateWithFlags(&s.join, cudaEventDisableTiming), "cudaEventCreate"));
+  s.Spin(s.main);  // the spin kernel's module is loaded before anything is captured
+  NIMBLE_RETURN_IF_ERROR(Cuda(cudaStreamSynchronize(s.main), "warm-up"));
+  const int32_t n = std::max(kernels, 3);
+  NIMBLE_RETURN_IF_ERROR(s.Capture(
+      [&] {
+        for (int32_t i = 0; i < n; ++i) s.Spin(s.main);
+        return OkStatus();
+      },
+      &s.chain, "chain capture"));
+  // A on main; then B on main and C on side, both after A; the next A after both.
+  NIMBLE_RETURN_IF_ERROR(s.Capture(
+      [&]() -> Status {
+        for (int32_t i = 0; i < n / 3; ++i) {
+          s.Spin(s.main);
+          NIMBLE_RETURN_IF_ERROR(Cuda(cudaEventRecord(s.fork, s.main), "fork record"));
+          NIMBLE_RETURN_IF_ERROR(Cuda(cudaStreamWaitEvent(s.side, s.fork, 0), "fork wait"));
+          s.Spin(s.main);
+          s.Spin(s.side);
+          NIMBLE_RETURN_IF_ERROR(Cuda(cudaEventRecord(s.join, s.side), "join record"));
+          NIMBLE_RETURN_IF_ERROR(Cuda(cudaStreamWaitEvent(s.main, s.join, 0), "join wait"));
+        }
+        return OkStatus();
+      },
+      &s.diamonds, "diamond capture"));
+  return std::unique_ptr<ReplayCalibration>(new ReplayCalibration(std::move(impl)));
+}
+
+Status ReplayCalibration::Replay(int32_t times) {
+  c10::cuda::CUDAGuard on_device(impl_->device);
+  for (int32_t i = 0; i < times; ++i) {
+    for (cudaGraphExec_t exec : {impl_->chain, impl_->diamonds}) {
+      NIMBLE_RETURN_IF_ERROR(Cuda(cudaGraphLaunch(exec, impl_->main), "cudaGraphLaunch"));
+      NIMBLE_RETURN_IF_ERROR(Cuda(cudaStreamSynchronize(impl_->main), "replay"));
+    }
+  }
+  return OkStatus();
+}
+
+}  // namespace nimble
