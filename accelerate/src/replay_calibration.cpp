@@ -123,4 +123,29 @@ Status ReplayCalibration::Replay(int32_t times) {
   return OkStatus();
 }
 
+StatusOr<std::vector<int64_t>> ReplayCalibration::TimeChain(int32_t times) {
+  c10::cuda::CUDAGuard on_device(impl_->device);
+  cudaEvent_t start = nullptr, stop = nullptr;
+  NIMBLE_RETURN_IF_ERROR(Cuda(cudaEventCreate(&start), "cudaEventCreate"));
+  if (Status made = Cuda(cudaEventCreate(&stop), "cudaEventCreate"); !made.ok()) {
+    (void)cudaEventDestroy(start);
+    return made;
+  }
+  std::vector<int64_t> ns;
+  Status status = OkStatus();
+  for (int32_t i = 0; i < times && status.ok(); ++i) {
+    status = Cuda(cudaEventRecord(start, impl_->main), "cudaEventRecord");
+    if (status.ok()) status = Cuda(cudaGraphLaunch(impl_->chain, impl_->main), "cudaGraphLaunch");
+    if (status.ok()) status = Cuda(cudaEventRecord(stop, impl_->main), "cudaEventRecord");
+    if (status.ok()) status = Cuda(cudaEventSynchronize(stop), "timed replay");
+    float ms = 0;
+    if (status.ok()) status = Cuda(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
+    if (status.ok()) ns.push_back(static_cast<int64_t>(static_cast<double>(ms) * 1e6));
+  }
+  (void)cudaEventDestroy(start);
+  (void)cudaEventDestroy(stop);
+  if (!status.ok()) return status;
+  return ns;
+}
+
 }  // namespace nimble

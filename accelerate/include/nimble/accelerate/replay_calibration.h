@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "nimble/core/status.h"
 
@@ -25,6 +26,10 @@ class ReplayCalibration {
   // Launches each graph `times` times on an idle GPU (waiting for every replay), so that each launch
   // shows its own latency.
   Status Replay(int32_t times);
+
+  // Replays the chain `times` times on an idle GPU, each between two CUDA events, as AotGraph times a
+  // model's replays: the launch latency plus the chain's kernels and gaps, in ns, per replay.
+  StatusOr<std::vector<int64_t>> TimeChain(int32_t times);
 
  private:
   struct Impl;
