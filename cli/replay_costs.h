@@ -1,7 +1,7 @@
 // nimble-accelerate's calibration of the prediction: the replay costs of this device, recorded with the
 // in-process collector while small calibration graphs replay (accelerate/replay_calibration.h,
-// analysis/replay_costs.h). The launch latency is the event-timed replay of the calibration chain, with
-// the collector off, less its recorded kernel span. Without the collector in the build: Unimplemented,
+// analysis/replay_costs.h), except the launch latency, which is timed with the collector off
+// (ReplayCalibration::LaunchLatency). Without the collector in the build: Unimplemented,
 // and the prediction keeps its estimates.
 #pragma once
 

@@ -20,19 +20,12 @@ StatusOr<ReplayCosts> MeasureReplayCosts(const Trace& trace) {
     auto [it, inserted] = call_start_ns.try_emplace(call.correlation.value(), call.start_ns);
     if (!inserted) it->second = std::min(it->second, call.start_ns);
   }
-  std::vector<int64_t> launch, same, cross, spans;
+  std::vector<int64_t> launch, same, cross;
   for (auto& [correlation, kernels] : replays) {
     std::sort(kernels.begin(), kernels.end(), [](auto* a, auto* b) { return a->start_ns < b->start_ns; });
     const auto call = call_start_ns.find(correlation);
     if (call != call_start_ns.end() && call->second <= kernels.front()->start_ns) {
       launch.push_back(kernels.front()->start_ns - call->second);
-    }
-    const bool one_stream = std::all_of(kernels.begin(), kernels.end(),
-                                        [&](const KernelRecord* k) { return k->stream == kernels.front()->stream; });
-    if (one_stream) {
-      int64_t last_end = 0;
-      for (const KernelRecord* k : kernels) last_end = std::max(last_end, k->end_ns);
-      spans.push_back(last_end - kernels.front()->start_ns);
     }
     for (size_t i = 1; i < kernels.size(); ++i) {
       const KernelRecord* predecessor = nullptr;
@@ -54,7 +47,6 @@ StatusOr<ReplayCosts> MeasureReplayCosts(const Trace& trace) {
   costs.launch_ns = launch.empty() ? 0 : Median(std::move(launch));
   costs.node_gap_ns = same.empty() ? 0 : Median(std::move(same));
   costs.cross_stream_gap_ns = cross.empty() ? 0 : Median(std::move(cross));
-  costs.one_stream_span_ns = spans.empty() ? 0 : Median(std::move(spans));
   return costs;
 }
 

@@ -1,14 +1,13 @@
-// Two small CUDA graphs that show what a graph replay costs on this device beyond its kernels, when a
+// Small CUDA graphs that show what a graph replay costs on this device beyond its kernels, when a
 // collector records their replays (analysis::MeasureReplayCosts reads the result): a chain of short
 // kernels on one stream, and a chain of fork-join diamonds over two streams, whose every join and
 // every fork to the second stream is a cross-stream dependency, as the syncs of a multi-stream schedule
-// become in a replay. The kernels spin for a fixed number of cycles (about a microsecond). One thread.
+// become in a replay. A chain twice as long gives the launch latency by timing alone. The kernels spin for a fixed number of cycles (about a microsecond). One thread.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <vector>
 
 #include "nimble/core/status.h"
 
@@ -27,9 +26,10 @@ class ReplayCalibration {
   // shows its own latency.
   Status Replay(int32_t times);
 
-  // Replays the chain `times` times on an idle GPU, each between two CUDA events, as AotGraph times a
-  // model's replays: the launch latency plus the chain's kernels and gaps, in ns, per replay.
-  StatusOr<std::vector<int64_t>> TimeChain(int32_t times);
+  // The fixed cost of one replay as AotGraph times a model's replays (between two CUDA events on an
+  // idle GPU), with no collector attached: the chain and a chain twice as long are each timed `times`
+  // times, and the cost is 2 T(n) - T(2n) of their medians (kernels and gaps cancel). ns, at least 0.
+  StatusOr<int64_t> LaunchLatency(int32_t times);
 
  private:
   struct Impl;

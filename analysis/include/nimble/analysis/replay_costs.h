@@ -16,8 +16,6 @@ struct ReplayCosts {
   int64_t launch_ns = 0;              // launch call start to the replay's first kernel start (median)
   int64_t node_gap_ns = 0;            // a kernel's start after its same-stream predecessor's end (median)
   int64_t cross_stream_gap_ns = 0;    // the same when the predecessor ran on another stream (median)
-  int64_t one_stream_span_ns = 0;     // first kernel start to last kernel end of the replays that ran
-                                      // on one stream (median; 0 when none did)
   int32_t replays = 0;                // graph launches seen
   int32_t node_gaps = 0;              // samples behind node_gap_ns
   int32_t cross_stream_gaps = 0;      // samples behind cross_stream_gap_ns
