@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """One PyTorch-side latency for accelerate_bench.sh, in its own process (no state shared between
 modes): PyTorch eager, TorchScript interpreted, TorchScript under torch.cuda.graph, or
-torch.compile(mode="reduce-overhead"). Batch 1, fp32, TF32 off (as nimble-accelerate), median of
+torch.compile(mode="reduce-overhead"). Batch 1, fp32, TF32 off (as nimble-accelerate; --tf32: TF32
+convolutions, PyTorch's default, as nimble-accelerate --tf32), median of
 --iters CUDA-event timings after warm-up. Prints one JSON line: {"model", "mode", "median_ms"}."""
 import argparse
 import importlib.util
@@ -58,9 +59,10 @@ def main():
     parser.add_argument("--mode", required=True, choices=["eager", "script", "cudagraph", "compile"])
     parser.add_argument("--shape", required=True, help="1x3x224x224")
     parser.add_argument("--iters", type=int, default=200)
+    parser.add_argument("--tf32", action="store_true", help="TF32 convolutions (PyTorch's default)")
     args = parser.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = False
-    torch.backends.cudnn.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = args.tf32
     example = torch.randn([int(d) for d in args.shape.split("x")], device="cuda")
     with torch.inference_mode() if args.mode != "compile" else torch.no_grad():
         run = make_callable(args, example)

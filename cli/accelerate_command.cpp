@@ -52,6 +52,9 @@ void AddAccelerateOptions(CLI::App& app, AccelerateArgs& args) {
   app.add_option("-o,--output", args.output, "where to write the optimized runner (model.nimble)")->required();
   app.add_flag("--cuda-fusions", args.cuda_fusions,
                "use the front end's cuDNN conv+relu fusions (slower in fp32 without TF32 on the models measured)");
+  app.add_flag("--tf32", args.tf32,
+               "let cuDNN use TF32 for fp32 convolutions, as PyTorch does by default (all sides: baseline, "
+               "capture, output check; recorded in model.nimble); default: IEEE fp32 throughout");
   app.add_option("--db", args.db, "run database: op times from a nimble-prof run of this model, and where results go");
   app.add_option("--iters", args.iters, "timed iterations per mode (median reported)")->check(CLI::Range(1, 100000));
   app.add_option("--max-streams", args.max_streams, "cap on capture streams (0: no cap)")->check(CLI::Range(0, 1024));

@@ -22,6 +22,8 @@ struct AccelerateArgs {
   bool allow_eager_fallback = false;
   // The front end's cuDNN conv+relu fusions (FrontEndOptions::cuda_fusions); off by default.
   bool cuda_fusions = false;
+  // TF32 convolutions, PyTorch's default (kFloat32PrecisionTf32); off: IEEE fp32 everywhere.
+  bool tf32 = false;
   std::string mode = "auto";  // which schedule model.nimble runs: auto (measured), single, multi
   std::string device = "cuda";
   std::string command_line;

@@ -42,20 +42,21 @@ std::optional<std::pair<analysis::TimeWindow, size_t>> MedianIteration(const Tra
 
 }  // namespace
 
-StatusOr<MeasuredWorkload> WorkloadFromDatabase(const std::string& db, const OpGraph& graph) {
+StatusOr<MeasuredWorkload> WorkloadFromDatabase(const std::string& db, const OpGraph& graph, bool tf32) {
   NIMBLE_ASSIGN_OR_RETURN(auto reader, store::RunReader::Open(db));
   NIMBLE_ASSIGN_OR_RETURN(std::vector<RunInfo> runs, reader->Runs());
-  bool skipped_tf32 = false;
+  bool skipped_precision = false;
   for (auto run = runs.rbegin(); run != runs.rend(); ++run) {
     auto stored = reader->LoadGraph(run->id);
     if (!stored.ok() || !SameOps(*stored, graph)) continue;
     NIMBLE_ASSIGN_OR_RETURN(std::vector<KernelAttribution> attribution, reader->LoadAttribution(run->id));
     if (attribution.empty()) continue;  // a run of nimble-accelerate: op times, no kernels
     NIMBLE_ASSIGN_OR_RETURN(std::vector<StatEntry> stats, reader->LoadStats(run->id));
-    const bool tf32 = std::any_of(stats.begin(), stats.end(),
-                                  [](const StatEntry& s) { return s.name == "profile.tf32_allowed" && s.value != 0; });
-    if (tf32) {  // other convolution kernels than the IEEE fp32 ones nimble-accelerate captures
-      skipped_tf32 = true;
+    const bool other_precision = std::any_of(stats.begin(), stats.end(), [&](const StatEntry& s) {
+      return s.name == "profile.tf32_allowed" && (s.value != 0) != tf32;
+    });
+    if (other_precision) {  // other convolution kernels than the ones nimble-accelerate captures
+      skipped_precision = true;
       continue;
     }
     NIMBLE_ASSIGN_OR_RETURN(Trace trace, reader->LoadTrace(run->id));
@@ -75,12 +76,12 @@ StatusOr<MeasuredWorkload> WorkloadFromDatabase(const std::string& db, const OpG
     }
     return out;
   }
-  if (skipped_tf32) {
-    return NotFound(db + ": the runs of this model were recorded with TF32 convolutions; record one as "
-                    "nimble-accelerate runs, with nimble-prof model.pt --no-tf32");
+  const std::string record = tf32 ? "nimble-prof model.pt" : "nimble-prof model.pt --no-tf32";
+  if (skipped_precision) {
+    return NotFound(db + ": the runs of this model were recorded with TF32 convolutions " +
+                    (tf32 ? "off" : "on") + "; record one as nimble-accelerate runs, with " + record);
   }
-  return NotFound(db + ": no run of this model with kernel records (same ops); record one with "
-                  "nimble-prof model.pt --no-tf32");
+  return NotFound(db + ": no run of this model with kernel records (same ops); record one with " + record);
 }
 
 analysis::Workload WorkloadFromOpTimes(const OpGraph& graph, int64_t device_threads) {

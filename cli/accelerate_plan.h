@@ -34,10 +34,10 @@ struct MeasuredWorkload {
 
 // The kernels of one iteration (the one of median length) of the newest run in `db` that recorded
 // kernels for a graph with the same ops (count and kinds) as `graph`: each op's kernels with their
-// measured durations and GPU shares from their launch configurations. Runs recorded with TF32
-// convolutions (nimble-prof without --no-tf32) ran other kernels and are passed over. NotFound when no
-// run matches.
-StatusOr<MeasuredWorkload> WorkloadFromDatabase(const std::string& db, const OpGraph& graph);
+// measured durations and GPU shares from their launch configurations. Only runs recorded with TF32
+// convolutions allowed as `tf32` says are used (nimble-prof records TF32 convolutions unless given
+// --no-tf32; a run that does not say counts as either). NotFound when no run matches.
+StatusOr<MeasuredWorkload> WorkloadFromDatabase(const std::string& db, const OpGraph& graph, bool tf32);
 
 // Without a recording: one kernel per op of graph.ops[i].gpu_time_ns (timed in isolation), its GPU share
 // estimated from its output size.

@@ -36,6 +36,8 @@ std::string ShapesText(const std::vector<std::vector<int64_t>>& shapes) {
 
 }  // namespace
 
+std::string Session::Precision() const { return args_.tf32 ? kFloat32PrecisionTf32 : kFloat32PrecisionIeee; }
+
 Session::Session(const AccelerateArgs& args, std::vector<std::vector<int64_t>> shapes)
     : args_(args), shapes_(std::move(shapes)) {
   result_.model = args.model;
@@ -47,7 +49,7 @@ Session::Session(const AccelerateArgs& args, std::vector<std::vector<int64_t>> s
 }
 
 Status Session::Load() {
-  DisableTf32();
+  NIMBLE_RETURN_IF_ERROR(SetFloat32Precision(Precision()));
   FrontEndOptions options;
   options.device = args_.device;
   options.cuda_fusions = args_.cuda_fusions;
@@ -65,7 +67,7 @@ StatusOr<double> Session::TimeBaseline(int32_t iters) {
 
 StatusOr<analysis::Workload> Session::LoadWorkload() {
   if (!args_.db.empty()) {
-    StatusOr<MeasuredWorkload> stored = WorkloadFromDatabase(args_.db, model_.graph);
+    StatusOr<MeasuredWorkload> stored = WorkloadFromDatabase(args_.db, model_.graph, args_.tf32);
     if (stored.ok()) {
       result_.op_time_source = stored->source;
       // The graph stored with the results carries each op's measured GPU time.
@@ -197,7 +199,7 @@ Status Session::Save() {
   meta.source_model = args_.model;
   meta.mode = result_.chosen;
   meta.input_shapes = shapes_;
-  meta.float32_precision = kFloat32PrecisionIeee;  // Load turned TF32 off for every run and check
+  meta.float32_precision = Precision();  // Load set it for every run and check
   meta.schedule = multi ? result_.multi.schedule : result_.single.schedule;
   meta.figures = {{"baseline_ms", result_.baseline_ms},
                   {"measured_aot_single_ms", result_.single.median_ms},

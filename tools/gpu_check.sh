@@ -99,7 +99,7 @@ fi
 # ---------------------------------------------------------------------------------------------------
 # Ahead-of-time scheduling (--with-accelerate): the AoT gpu tests; the five-model table
 # (bench/results/accelerate.md's, by bench/accelerate_bench.sh; ACCEL_MODELS to choose, ACCEL_COMPILE=1
-# for torch.compile; --no-bench skips it) into $OUT/accelerate.md; nimble-run of the Inception-v3
+# for torch.compile, ACCEL_TF32=1 for TF32 convolutions on every side; --no-bench skips it) into $OUT/accelerate.md; nimble-run of the Inception-v3
 # artifact in a new process; compute-sanitizer racecheck and memcheck on a multi-stream Inception-v3
 # replay (--no-sanitizer skips them). Logs: accelerate.log.
 if [ $accelerate -eq 1 ] && [ -x "$build/cli/nimble-accelerate" ]; then
@@ -108,6 +108,7 @@ if [ $accelerate -eq 1 ] && [ -x "$build/cli/nimble-accelerate" ]; then
   step "aot gpu tests" accelerate.log 300 "$build/tests/accelerate/nimble_aot_gpu_tests"
   if [ $bench -eq 1 ]; then
     compile_flag=""; [ "${ACCEL_COMPILE:-0}" = 1 ] && compile_flag=--compile
+    [ "${ACCEL_TF32:-0}" = 1 ] && compile_flag="$compile_flag --tf32"
     step "accelerate bench" accelerate.log 560 bash -c "bench/accelerate_bench.sh '$build' '$accel_out' $compile_flag \
       --models '${ACCEL_MODELS:-resnet50 inception_v3 mobilenet_v2 efficientnet_b0 nasnetalarge}' > '$OUT/accelerate.md'"
     [ -f "$accel_out/inception_v3.nimble" ] && step "nimble-run inception" accelerate.log 120 \

@@ -15,6 +15,7 @@
 #include "failed_op_tracker.h"
 #include "graph_exec.h"
 #include "loaded_model_impl.h"
+#include "nimble/accelerate/artifact_meta.h"
 #include "nimble/accelerate/eager_runner.h"
 #include "nimble/core/median.h"
 #include "stream_context.h"
@@ -85,6 +86,20 @@ StatusOr<GpuLimits> DeviceLimits(const std::string& device) {
 void DisableTf32() {
   at::globalContext().setAllowTF32CuBLAS(false);
   at::globalContext().setAllowTF32CuDNN(false);
+}
+
+Status SetFloat32Precision(const std::string& precision) {
+  if (precision == kFloat32PrecisionIeee) {
+    DisableTf32();
+    return OkStatus();
+  }
+  if (precision == kFloat32PrecisionTf32) {
+    at::globalContext().setAllowTF32CuBLAS(false);
+    at::globalContext().setAllowTF32CuDNN(true);
+    return OkStatus();
+  }
+  return InvalidArgument("float32 precision '" + precision + "': expected '" + kFloat32PrecisionIeee + "' or '" +
+                         kFloat32PrecisionTf32 + "'");
 }
 
 StatusOr<std::vector<HostTensor>> RunOnce(const LoadedModel& model, const std::vector<HostTensor>& inputs) {

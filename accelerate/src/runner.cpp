@@ -23,11 +23,10 @@ StatusOr<Runner> Runner::Load(const std::string& path, const RunnerOptions& opti
   NIMBLE_ASSIGN_OR_RETURN(state->artifact, LoadArtifact(path, options.device));
   // cuBLAS and cuDNN pick their math when the kernels are launched, i.e. at capture: capture with the
   // precision the outputs were checked with, not the process default (TF32 convolutions).
-  if (state->artifact.meta.float32_precision != kFloat32PrecisionIeee) {
+  if (Status set = SetFloat32Precision(state->artifact.meta.float32_precision); !set.ok()) {
     return FailedPrecondition(path + " was checked with float32 precision '" + state->artifact.meta.float32_precision +
-                              "', this nimble replays '" + kFloat32PrecisionIeee + "' only: run nimble-accelerate again");
+                              "', which this nimble does not know: run nimble-accelerate again");
   }
-  DisableTf32();
   CaptureOptions capture;
   capture.warmup_runs = options.warmup_runs;
   NIMBLE_ASSIGN_OR_RETURN(state->graph, AotGraph::Capture(state->artifact.model, capture));

@@ -67,7 +67,7 @@ TEST(AcceleratePlanTest, WorkloadComesFromTheRecordedRunsMedianIteration) {
   WriteRun(db, "eager", TwoOps(), &trace, attribution);
   WriteRun(db, "aot-single", TwoOps(), nullptr, {});  // as nimble-accelerate stores its results
   WriteRun(db, "eager", TwoOps(), &trace, attribution, /*tf32=*/true);  // other convolution kernels
-  StatusOr<MeasuredWorkload> workload = WorkloadFromDatabase(db, TwoOps());
+  StatusOr<MeasuredWorkload> workload = WorkloadFromDatabase(db, TwoOps(), /*tf32=*/false);
   ASSERT_TRUE(workload.ok()) << workload.status().ToString();
   ASSERT_EQ(workload->workload.op_kernels.size(), 2u);
   ASSERT_EQ(workload->workload.op_kernels[0].size(), 1u);
@@ -88,21 +88,24 @@ TEST(AcceleratePlanTest, WorkloadComesFromTheRecordedRunsMedianIteration) {
 
   OpGraph other = TwoOps();
   other.ops[1].kind = "aten::sigmoid";
-  StatusOr<MeasuredWorkload> missing = WorkloadFromDatabase(db, other);
+  StatusOr<MeasuredWorkload> missing = WorkloadFromDatabase(db, other, false);
   EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
   EXPECT_NE(missing.status().message().find(db), std::string::npos) << missing.status().message();
   EXPECT_EQ(MakePlan(other, analysis::Workload{}, 8).status().code(), StatusCode::kInvalidArgument);
 }
 
-TEST(AcceleratePlanTest, RunsRecordedWithTf32AreNotUsed) {
+TEST(AcceleratePlanTest, OnlyRunsOfTheSamePrecisionAreUsed) {
   const std::string db = testing::TestDir() + "/plan_tf32.db";
   std::filesystem::remove(db);
   std::vector<KernelAttribution> attribution;
   const Trace trace = ThreeIterations(&attribution);
   WriteRun(db, "eager", TwoOps(), &trace, attribution, /*tf32=*/true);
-  StatusOr<MeasuredWorkload> workload = WorkloadFromDatabase(db, TwoOps());
-  EXPECT_EQ(workload.status().code(), StatusCode::kNotFound);
-  EXPECT_NE(workload.status().message().find("--no-tf32"), std::string::npos) << workload.status().message();
+  StatusOr<MeasuredWorkload> ieee = WorkloadFromDatabase(db, TwoOps(), /*tf32=*/false);
+  EXPECT_EQ(ieee.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(ieee.status().message().find("--no-tf32"), std::string::npos) << ieee.status().message();
+  StatusOr<MeasuredWorkload> tf32 = WorkloadFromDatabase(db, TwoOps(), /*tf32=*/true);
+  ASSERT_TRUE(tf32.ok()) << tf32.status().ToString();
+  EXPECT_NE(tf32->source.find("run 1"), std::string::npos) << tf32->source;
 }
 
 }  // namespace

@@ -15,9 +15,11 @@ namespace nimble {
 
 inline constexpr int32_t kArtifactFormatVersion = 1;
 inline constexpr const char* kArtifactMetaFile = "nimble/meta.json";
-// float32 math in IEEE fp32: TF32 off in cuBLAS and cuDNN (DisableTf32, model_timing.h). What
-// nimble-accelerate checks the outputs with, and so what a replay must capture with.
+// float32 math in IEEE fp32: TF32 off in cuBLAS and cuDNN (SetFloat32Precision, model_timing.h). What
+// nimble-accelerate checks the outputs with by default, and so what a replay must capture with.
 inline constexpr const char* kFloat32PrecisionIeee = "ieee";
+// PyTorch's default: TF32 allowed in cuDNN convolutions, off in cuBLAS (nimble-accelerate --tf32).
+inline constexpr const char* kFloat32PrecisionTf32 = "tf32";
 
 struct ArtifactMeta {
   int32_t format_version = kArtifactFormatVersion;
@@ -29,7 +31,7 @@ struct ArtifactMeta {
   std::string mode;                // "aot-single" or "aot-multi"
   std::vector<std::vector<int64_t>> input_shapes;
   std::string input_dtype = "float32";
-  std::string float32_precision = kFloat32PrecisionIeee;  // "ieee"; files without the field mean it too
+  std::string float32_precision = kFloat32PrecisionIeee;  // "ieee" or "tf32"; files without the field: ieee
   StreamAssignment schedule;       // op -> stream and the syncs, by op id of the frozen graph
   std::map<std::string, double> figures;  // "measured_aot_multi_ms", "predicted_aot_multi_ms", ...
   friend bool operator==(const ArtifactMeta&, const ArtifactMeta&) = default;

@@ -16,6 +16,10 @@ namespace nimble {
 // Turns TF32 off in cuBLAS and cuDNN for this process: every side of a comparison computes in fp32.
 void DisableTf32();
 
+// kFloat32PrecisionIeee (DisableTf32) or kFloat32PrecisionTf32 (TF32 convolutions, IEEE matmuls: PyTorch's
+// defaults) for this process; InvalidArgument for another name.
+Status SetFloat32Precision(const std::string& precision);
+
 // The model's graph run once by the TorchScript interpreter on `inputs` (copied to its device), outputs
 // copied back. nimble:: operators do nothing here (no stream context), so a scheduled model on the CPU
 // computes exactly what its frozen source does. Errors name the model file, the operator that threw

@@ -23,9 +23,9 @@ struct RunnerOptions {
 
 class Runner {
  public:
-  // Turns TF32 off in cuBLAS and cuDNN for the process (DisableTf32) before the capture, as
-  // nimble-accelerate did when it checked the outputs (meta().float32_precision): the captured
-  // kernels keep that math on every replay.
+  // Sets the process's float32 precision (SetFloat32Precision: TF32 off, or TF32 convolutions) before
+  // the capture, as nimble-accelerate did when it checked the outputs (meta().float32_precision): the
+  // captured kernels keep that math on every replay.
   // NotFound / DataLoss (not a model.nimble), FailedPrecondition (built by another nimble or libtorch
   // version, or for another GPU; an op that cannot be captured), Unavailable (no GPU, out of memory).
   static StatusOr<Runner> Load(const std::string& path, const RunnerOptions& options = {});
