@@ -84,7 +84,7 @@ std::vector<std::string> Diagnose(const AccelerateResult& result) {
 void PrintTable(const AccelerateResult& r, std::ostream& out) {
   out << "model " << r.model << " (" << r.inputs << ") on " << r.device << ": " << r.num_ops << " ops, "
       << r.width_streams << " chains (streams of the assignment), |E'| " << r.reduced_edges << ", |M| "
-      << r.matched_edges << "\nprediction: kernels " << r.op_time_source << "; replay costs "
+      << r.matched_edges << "\nprediction: " << r.op_time_source << "; replay costs "
       << ReplayCostsText(r.replay_costs) << ", " << r.replay_cost_source << "\n\n";
   out << "| mode | measured ms | predicted ms | vs libtorch | streams | syncs | max rel err | peak MiB |\n";
   out << "| --- | --- | --- | --- | --- | --- | --- | --- |\n";
