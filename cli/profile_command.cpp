@@ -150,6 +150,7 @@ struct Measurement {
   std::unique_ptr<EagerRunner> runner;
   std::vector<int64_t> warmup_wall_ns;    // steady clock, collector off
   std::vector<int64_t> timed_wall_ns;     // steady clock, collector off: the latency reported
+  std::vector<int64_t> forward_ns;        // module.forward (the interpreter), CUDA events, collector off
   std::vector<int64_t> profiled_wall_ns;  // steady clock, collector on
   double forward_diff = -1;               // eager outputs against the module's forward
   std::vector<collector::Window> windows;
@@ -195,6 +196,10 @@ Status Time(const ProfileArgs& args, Measurement& m, Progress& progress) {
     m.timed_wall_ns.push_back(wall_ns);
     progress.Tick("timed iteration", i + 1, args.iters);
   }
+  // The module's own forward, as other tools time it (crosscheck.py: the interpreter with its fusers
+  // off, so that both run the graph profiled here).
+  NIMBLE_ASSIGN_OR_RETURN(m.forward_ns, TimeForward(m.model.model, args.warmup, args.iters,
+                                                    /*executor_optimizations=*/false));
   return OkStatus();
 }
 
@@ -255,6 +260,8 @@ std::vector<StatEntry> ProfileStats(const ProfileArgs& args, const Measurement& 
                                 : "cuDNN could use TF32 for fp32 convolutions (PyTorch's default)"});
   stats.push_back({"profile.warmup_median_wall_ns", Median(m.warmup_wall_ns), "info",
                    "median iteration wall time of the warmup, collector off (" + std::to_string(args.warmup) + ")"});
+  stats.push_back({"profile.forward_latency_median_ns", Median(m.forward_ns), "info",
+                   "median latency of the module's own forward (TorchScript interpreter, fusers off), collector off"});
   stats.push_back({"profile.latency_median_ns", Median(m.timed_wall_ns), "info",
                    "median iteration wall time, collector off: the latency per iteration"});
   stats.push_back({"profile.profiled_median_wall_ns", Median(m.profiled_wall_ns), "info",
@@ -312,6 +319,8 @@ nlohmann::json ProfileJson(const std::string& path, const Measurement& m, const 
           {"speedup_aot_multi_over_latency", h.Speedup(h.aot_multi_ms)},
           {"warmup_wall_ns", m.warmup_wall_ns},
           {"timed_wall_ns", m.timed_wall_ns},
+          {"forward_latency_ns", Median(m.forward_ns)},
+          {"forward_timed_ns", m.forward_ns},
           {"profiled_wall_ns", m.profiled_wall_ns},
           {"warmup_median_wall_ns", Median(m.warmup_wall_ns)},
           {"profiled_median_wall_ns", h.recorded_ns},
@@ -333,6 +342,8 @@ void PrintProfile(std::ostream& out, const std::string& path, const Measurement&
   out << "Profile\n";
   row("latency per iteration", FormatDuration(h.latency_ns) + " (median of " + std::to_string(m.timed_wall_ns.size()) +
                                    ", collector off)");
+  row("module.forward latency", FormatDuration(Median(m.forward_ns)) + " (median of " +
+                                    std::to_string(m.forward_ns.size()) + ", the TorchScript interpreter)");
   row("latency while recorded", FormatDuration(h.recorded_ns) + " (collector cost " + FormatPercent(cost) + ")");
   row("AoT single stream, predicted", FormatDuration(int64_t(h.aot_single_ms * 1e6)) + "  " +
                                           FormatFactor(h.Speedup(h.aot_single_ms)) + " over that latency");
@@ -370,7 +381,7 @@ Status Profile(const ProfileArgs& args, const std::vector<std::vector<int64_t>>&
   NIMBLE_RETURN_IF_ERROR(LoadModel(args, shapes, m, progress));
   progress.Line("warmup: " + std::to_string(args.warmup) + " iterations, not recorded");
   NIMBLE_RETURN_IF_ERROR(Warmup(args, m, progress));
-  progress.Line("timing " + std::to_string(args.iters) + " iterations, collector off");
+  progress.Line("timing " + std::to_string(args.iters) + " iterations and module.forward, collector off");
   NIMBLE_RETURN_IF_ERROR(Time(args, m, progress));
   progress.Line("profiling " + std::to_string(args.iters) + " iterations, collector on");
   NIMBLE_RETURN_IF_ERROR(Record(args, m, progress));

@@ -9,6 +9,7 @@
 #include <c10/cuda/CUDAFunctions.h>
 #include <c10/core/InferenceMode.h>
 #include <c10/cuda/CUDAStream.h>
+#include <torch/csrc/jit/runtime/graph_executor.h>
 
 #include <algorithm>
 
@@ -124,7 +125,8 @@ StatusOr<std::vector<HostTensor>> RunOnce(const LoadedModel& model, const std::v
   }
 }
 
-StatusOr<std::vector<int64_t>> TimeForward(const LoadedModel& model, int32_t warmup, int32_t iters) {
+StatusOr<std::vector<int64_t>> TimeForward(const LoadedModel& model, int32_t warmup, int32_t iters,
+                                           bool executor_optimizations) {
   if (model.empty()) return InvalidArgument("timing: no model");
   cudaEvent_t start = nullptr, stop = nullptr;
   NIMBLE_RETURN_IF_ERROR(CudaCheck(cudaEventCreate(&start), "timing event"));
@@ -133,6 +135,7 @@ StatusOr<std::vector<int64_t>> TimeForward(const LoadedModel& model, int32_t war
   Status status = OkStatus();
   try {
     c10::InferenceMode inference;
+    torch::jit::GraphOptimizerEnabledGuard optimizations(executor_optimizations);
     const c10::Device device(model.device());
     std::vector<c10::IValue> inputs;
     for (size_t i = 0; i < model.input_shapes().size(); ++i) {

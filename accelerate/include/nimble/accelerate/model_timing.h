@@ -27,8 +27,11 @@ Status SetFloat32Precision(const std::string& precision);
 StatusOr<std::vector<HostTensor>> RunOnce(const LoadedModel& model, const std::vector<HostTensor>& inputs);
 
 // `iters` calls of module.forward on fixed random inputs after `warmup` untimed ones; each timed with
-// CUDA events on the current stream and a wait, latencies in ns. Needs a CUDA model.
-StatusOr<std::vector<int64_t>> TimeForward(const LoadedModel& model, int32_t warmup, int32_t iters);
+// CUDA events on the current stream and a wait, latencies in ns. Needs a CUDA model. Without
+// `executor_optimizations` the graph executor runs the graph as it is (its fusers off), as
+// torch.jit.optimized_execution(False) does in Python.
+StatusOr<std::vector<int64_t>> TimeForward(const LoadedModel& model, int32_t warmup, int32_t iters,
+                                           bool executor_optimizations = true);
 
 // Each op's GPU time in ns (median of `runs` eager runs): a sleep kernel queued ahead of the op keeps
 // the GPU busy while the host launches it, so the events around the op see its kernels only.
