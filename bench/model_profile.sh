@@ -63,7 +63,7 @@ profile_models() {
     rm -f "$work/$name.db"
     echo "=== $prof $work/models/$name.pt --input $input --iters $iters --warmup $warmup -o $work/$name.db --json" >>"$log"
     if timeout 120 "$prof" "$work/models/$name.pt" --input "$input" --iters "$iters" --warmup "$warmup" \
-        -o "$work/$name.db" --json >"$work/$name.json" 2>>"$log"; then
+        -o "$work/$name.db" --save-module "$work/$name.profiled.pt" --json >"$work/$name.json" 2>>"$log"; then
       "$prof" report --no-store "$work/$name.db" >>"$log" 2>&1
       python3 -c "import json,sys;p=json.load(open(sys.argv[1]))['runs'][0]['profile'];print(sys.argv[2],'latency',p['latency_ns'],'forward',p['forward_latency_ns'],'recorded',p['recorded_latency_ns'],'warmup',p['warmup_median_wall_ns'],'api calls',p['api_calls_recorded'],'attribution',p['attribution'],'cupti',p['cupti_libraries'],'vs forward',p['eager_vs_forward_max_abs_diff'])" \
         "$work/$name.json" "$name" | tee -a "$log"

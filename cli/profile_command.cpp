@@ -46,6 +46,7 @@ struct ProfileArgs {
   bool no_optimize = false;
   bool cuda_fusions = false;
   bool no_tf32 = false;
+  std::string save_module;  // where to write the module as profiled (empty: nowhere)
   bool quiet = false;
   size_t top_gaps = 10;
   std::string command_line;
@@ -172,6 +173,7 @@ Status LoadModel(const ProfileArgs& args, const std::vector<std::vector<int64_t>
                 std::to_string(m.model.graph.edges.size()) + " edges from " + std::to_string(m.model.graph_nodes) +
                 " graph nodes on " + m.device_name + " (load " + FormatDuration(m.model.load_ns) + ", shape run " +
                 FormatDuration(m.model.shape_run_ns) + ")");
+  if (!args.save_module.empty()) NIMBLE_RETURN_IF_ERROR(m.model.model.Save(args.save_module));
   NIMBLE_ASSIGN_OR_RETURN(m.runner, EagerRunner::Create(m.model));
   return OkStatus();
 }
@@ -466,6 +468,9 @@ void RegisterProfileCommand(CLI::App& app, Action& action, const std::string& co
                 "ops of one choice only)");
   cmd->add_flag("--no-tf32", args->no_tf32,
                 "fp32 convolutions and matmuls without TF32, as nimble-accelerate runs them (needed for its --db)");
+  cmd->add_option("--save-module", args->save_module,
+                  "also write the module as profiled (frozen, optimized, specialized to the input shapes) "
+                  "to this TorchScript file, for running the same graph elsewhere");
   cmd->add_flag("--json", args->json, "print the report as JSON instead of tables");
   cmd->add_option("--top", args->top_gaps, "number of longest idle gaps to list")->check(CLI::Range(0, 1000));
   cmd->add_flag("-q,--quiet", args->quiet, "no progress lines on stderr");

@@ -1,8 +1,10 @@
 #include "nimble/accelerate/loaded_model.h"
 
+#include <cstdio>
 #include <sstream>
 
 #include "loaded_model_impl.h"
+#include "torch_errors.h"
 
 namespace nimble {
 
@@ -17,6 +19,21 @@ LoadedModel::Impl& LoadedModel::impl() const {
 const std::string& LoadedModel::path() const { return impl().path; }
 const std::string& LoadedModel::device() const { return impl().device; }
 const std::vector<std::vector<int64_t>>& LoadedModel::input_shapes() const { return impl().input_shapes; }
+
+Status LoadedModel::Save(const std::string& path) const {
+  const std::string partial = path + ".partial";
+  try {
+    impl().module.save(partial);
+  } catch (const std::exception& e) {
+    std::remove(partial.c_str());
+    return Internal(path + ": cannot write the frozen module: " + TorchMessage(e));
+  }
+  if (std::rename(partial.c_str(), path.c_str()) != 0) {
+    std::remove(partial.c_str());
+    return PermissionDenied(path + ": cannot write the frozen module (rename failed)");
+  }
+  return OkStatus();
+}
 
 std::string LoadedModel::GraphText() const { return impl().graph->toString(/*print_source_locations=*/false); }
 

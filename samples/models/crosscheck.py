@@ -19,7 +19,9 @@ checks the unattributed share, and writes JSON and a markdown table. Usage:
     crosscheck.py --manifest build-models/manifest.json --nimble DIR --iters 20 --warmup 5 \\
         --json crosscheck.json --markdown model_profile.md
 
-where DIR holds <name>.json printed by `nimble-prof <name>.pt --json` with the same counts.
+where DIR holds <name>.json printed by `nimble-prof <name>.pt --json` with the same counts and, where
+nimble-prof was given `--save-module DIR/<name>.profiled.pt`, the module exactly as it ran it (frozen,
+optimized, specialized to the input shapes), which is then the one timed and profiled here.
 """
 
 import argparse
@@ -99,8 +101,13 @@ def profiled_iterations(module, inputs, iters):
     return out
 
 
-def measure_torch(path, shape, args):
-    module = frozen_module(path, not args.no_optimize, args.cuda_fusions)
+def measure_torch(path, shape, args, profiled_module=None):
+    # The module exactly as nimble-prof ran it (--save-module), else the same front-end steps redone
+    # here (without its specialization to the input shapes).
+    if profiled_module is not None and profiled_module.exists():
+        module = torch.jit.load(str(profiled_module), map_location="cuda").eval()
+    else:
+        module = frozen_module(path, not args.no_optimize, args.cuda_fusions)
     inputs = [torch.randn(shape, device="cuda")]
     with torch.inference_mode(), torch.jit.optimized_execution(False):
         for _ in range(max(args.warmup, 1)):
@@ -222,7 +229,8 @@ def main(argv):
     for name in names:
         entry = manifest["models"][name]
         nimble = nimble_figures(json.loads((args.nimble / f"{name}.json").read_text()))
-        torch_side = measure_torch(args.manifest.parent / entry["file"], entry["input_shape"], args)
+        torch_side = measure_torch(args.manifest.parent / entry["file"], entry["input_shape"], args,
+                                   args.nimble / f"{name}.profiled.pt")
         results[name] = {"nimble": nimble, "torch": torch_side, "checks": compare(nimble, torch_side)}
         c = results[name]["checks"]
         print(f"{name}: forward latency {ms(nimble['forward_latency_ns'])} ms vs {ms(torch_side['latency_ns'])} ms "

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include <set>
 
 #include "dag_brute_force.h"
@@ -20,6 +22,12 @@ const std::vector<std::vector<int64_t>> kImage = {{1, 3, 8, 8}};
 
 ModelGraph Load(TestModel model, const std::vector<std::vector<int64_t>>& shapes, bool optimize = true) {
   StatusOr<ModelGraph> graph = LoadModelGraph(SaveTestModel(model), shapes, FrontEndOptions{.optimize = optimize});
+  EXPECT_TRUE(graph.ok()) << graph.status().ToString();
+  return graph.ok() ? std::move(graph).value() : ModelGraph{};
+}
+
+ModelGraph LoadFile(const std::string& path, const std::vector<std::vector<int64_t>>& shapes) {
+  StatusOr<ModelGraph> graph = LoadModelGraph(path, shapes);
   EXPECT_TRUE(graph.ok()) << graph.status().ToString();
   return graph.ok() ? std::move(graph).value() : ModelGraph{};
 }
@@ -144,6 +152,22 @@ TEST(ModelGraphTest, ShapeQueriesBecomeConstantsOfTheGivenShapes) {
   const ModelGraph taller = Load(TestModel::kHostShapeMath, {{1, 2, 13, 5}});
   EXPECT_EQ(Shapes(taller.graph), (std::vector<std::string>{"[1,2,13,5]", "[1,2,13,13]", "[1,2,13,13]"}));
   EXPECT_EQ(Load(TestModel::kChain, kImage).folded_shape_queries, 0);
+}
+
+// The module as profiled can be written out and read back as TorchScript: the same ops, the shape
+// arithmetic still folded. An unwritable place is an error naming it, with nothing left behind.
+TEST(ModelGraphTest, SavedModuleLoadsBackAsTheSameGraph) {
+  const ModelGraph model = Load(TestModel::kHostShapeMath, {{1, 2, 7, 5}});
+  const std::string path = TestDir() + "/profiled.pt";
+  ASSERT_TRUE(model.model.Save(path).ok());
+  const ModelGraph again = LoadFile(path, {{1, 2, 7, 5}});
+  EXPECT_EQ(Kinds(again.graph), Kinds(model.graph));
+  EXPECT_EQ(Shapes(again.graph), Shapes(model.graph));
+  EXPECT_EQ(again.folded_shape_queries, 0);
+  const Status bad = model.model.Save("/nonexistent/dir/profiled.pt");
+  EXPECT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("/nonexistent/dir/profiled.pt"), std::string::npos) << bad.message();
+  EXPECT_FALSE(std::filesystem::exists("/nonexistent/dir/profiled.pt.partial"));
 }
 
 TEST(ModelGraphTest, OptimizeFoldsBatchNormIntoConv) {

@@ -35,6 +35,11 @@ class LoadedModel {
   // The IR line of the node op `op` came from, e.g. "%x : Tensor = aten::relu(%y)".
   StatusOr<std::string> NodeText(OpId op) const;
 
+  // Writes the module as the front end left it (frozen, optimized, specialized to the input shapes) to
+  // `path` as a TorchScript file that torch.jit.load reads, so other tools can run exactly this graph.
+  // Written to `path`.partial, then renamed; PermissionDenied or Internal naming the path.
+  Status Save(const std::string& path) const;
+
   // For accelerate's later stages; callers outside accelerate/src cannot use what it returns.
   Impl& impl() const;
 
