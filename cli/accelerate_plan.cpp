@@ -30,7 +30,8 @@ bool SameOps(const OpGraph& a, const OpGraph& b) {
 // The iteration window of median length, with its position; nullopt when the run marked none.
 std::optional<std::pair<analysis::TimeWindow, size_t>> MedianIteration(const Trace& trace, size_t* count) {
   const std::string range = analysis::DetectIterationRange(trace);
-  std::vector<analysis::TimeWindow> windows = range.empty() ? std::vector<analysis::TimeWindow>{} : analysis::WindowsFromNvtx(trace, range);
+  const std::vector<analysis::TimeWindow> windows =
+      range.empty() ? std::vector<analysis::TimeWindow>{} : analysis::WindowsFromNvtx(trace, range);
   *count = windows.size();
   if (windows.empty()) return std::nullopt;
   std::vector<size_t> order(windows.size());

@@ -32,8 +32,8 @@ class Session {
   const AccelerateResult& result() const { return result_; }
 
  private:
-  StatusOr<analysis::Workload> LoadWorkload();
-  std::string Precision() const;  // kFloat32PrecisionIeee, or kFloat32PrecisionTf32 with --tf32  // from --db, else timed op by op
+  StatusOr<analysis::Workload> LoadWorkload();  // from --db, else timed op by op
+  std::string Precision() const;                 // kFloat32PrecisionIeee, or kFloat32PrecisionTf32 with --tf32
   Status CaptureMode(const StreamAssignment& schedule, ModeResult* mode, ScheduledModel* scheduled,
                      std::unique_ptr<AotGraph>* graph);
 

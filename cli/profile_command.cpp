@@ -164,7 +164,8 @@ Status LoadModel(const ProfileArgs& args, const std::vector<std::vector<int64_t>
                  Progress& progress) {
   progress.Line("loading " + args.model + " on " + args.device);
   if (args.no_tf32) DisableTf32();
-  auto loaded = LoadModelGraph(args.model, shapes, FrontEndOptions{.optimize = !args.no_optimize, .cuda_fusions = args.cuda_fusions, .device = args.device});
+  const FrontEndOptions options{.optimize = !args.no_optimize, .cuda_fusions = args.cuda_fusions, .device = args.device};
+  auto loaded = LoadModelGraph(args.model, shapes, options);
   if (!loaded.ok() && loaded.status().code() == StatusCode::kUnavailable && CudaDeviceCount() == 0) return kNoGpu;
   if (!loaded.ok()) return loaded.status();
   m.model = std::move(loaded).value();

@@ -2,7 +2,8 @@
 // collector records their replays (analysis::MeasureReplayCosts reads the result): a chain of short
 // kernels on one stream, and a chain of fork-join diamonds over two streams, whose every join and
 // every fork to the second stream is a cross-stream dependency, as the syncs of a multi-stream schedule
-// become in a replay. A chain twice as long gives the launch latency by timing alone. The kernels spin for a fixed number of cycles (about a microsecond). One thread.
+// become in a replay. A chain twice as long gives the launch latency by timing alone. The kernels spin
+// for a fixed number of cycles (about a microsecond). One thread.
 #pragma once
 
 #include <cstdint>
