@@ -2,7 +2,9 @@
 // single-stream and the unmodified model agree; three small parallel branches overlap (multi-stream
 // replay faster than single-stream); nimble-accelerate writes a model.nimble that nimble-run replays
 // in a new process; a wrong input shape at run time is a clear error; a capture that fails names the
-// op and leaves the process able to capture again; timing replays the caller's inputs.
+// op and leaves the process able to capture again; timing replays the caller's inputs; "same"
+// padding computed on the GPU from x.size() is folded at load and captures; the replay costs the
+// prediction uses are recorded on the device.
 #include <gtest/gtest.h>
 
 #include <algorithm>
