@@ -43,6 +43,12 @@ def forward(self, x):
     return a + b + c
 )";
 
+FrontEndOptions OnGpu() {
+  FrontEndOptions options;
+  options.device = "cuda";
+  return options;
+}
+
 struct Captured {
   ScheduledModel scheduled;
   std::unique_ptr<AotGraph> graph;
@@ -68,8 +74,7 @@ double Median(std::vector<int64_t> ns) {
 TEST(AotGpuTest, MultiSingleAndEagerAgree) {
   SKIP_WITHOUT_GPU();
   DisableTf32();
-  FrontEndOptions options;
-  options.device = "cuda";
+  const FrontEndOptions options = OnGpu();
   StatusOr<ModelGraph> model = LoadModelGraph(testing::SaveTestModel(testing::TestModel::kForkJoin), {{1, 3, 8, 8}}, options);
   ASSERT_TRUE(model.ok()) << model.status().ToString();
   StatusOr<analysis::Dag> dag = analysis::Dag::FromOpGraph(model->graph);
@@ -94,8 +99,7 @@ TEST(AotGpuTest, MultiSingleAndEagerAgree) {
 
 TEST(AotGpuTest, ParallelBranchesOverlap) {
   SKIP_WITHOUT_GPU();
-  FrontEndOptions options;
-  options.device = "cuda";
+  const FrontEndOptions options = OnGpu();
   const std::string path = testing::SaveModelFromSource(kThreeBranches, {{8, 8, 3, 3}, {8, 8, 3, 3}, {8, 8, 3, 3}});
   StatusOr<ModelGraph> model = LoadModelGraph(path, {{1, 8, 16, 16}}, options);
   ASSERT_TRUE(model.ok()) << model.status().ToString();
@@ -117,8 +121,7 @@ TEST(AotGpuTest, ParallelBranchesOverlap) {
 // capture works.
 TEST(AotGpuTest, AFailedCaptureNamesTheOpAndLeavesTheProcessUsable) {
   SKIP_WITHOUT_GPU();
-  FrontEndOptions options;
-  options.device = "cuda";
+  const FrontEndOptions options = OnGpu();
   const std::string source = R"(
 def forward(self, x):
     a = torch.relu(x)
@@ -165,8 +168,7 @@ def forward(self, x):
 TEST(AotGpuTest, ShapeArithmeticOnTheGpuIsFoldedAndCaptures) {
   SKIP_WITHOUT_GPU();
   DisableTf32();
-  FrontEndOptions options;
-  options.device = "cuda";
+  const FrontEndOptions options = OnGpu();
   const std::string source = R"(
 def forward(self, x):
     y = torch.relu(x)
@@ -216,8 +218,7 @@ TEST(AotGpuTest, ReplayCostsAreRecordedOnTheDevice) {
 TEST(AotGpuTest, TimingKeepsTheCallersInputs) {
   SKIP_WITHOUT_GPU();
   DisableTf32();
-  FrontEndOptions options;
-  options.device = "cuda";
+  const FrontEndOptions options = OnGpu();
   StatusOr<ModelGraph> model = LoadModelGraph(testing::SaveTestModel(testing::TestModel::kForkJoin), {{1, 3, 8, 8}}, options);
   ASSERT_TRUE(model.ok());
   StatusOr<analysis::Dag> dag = analysis::Dag::FromOpGraph(model->graph);
