@@ -9,6 +9,7 @@
 
 #include "loaded_model_impl.h"
 #include "node_names.h"
+#include "op_kinds.h"
 #include "torch_errors.h"
 
 namespace nimble {
@@ -88,12 +89,6 @@ bool OutputsAliasInputs(const std::vector<IValue>& inputs, const std::vector<IVa
     if (!aliased) return false;
   }
   return true;
-}
-
-// Queries of a tensor's shape: with the input shapes fixed, their results are constants.
-bool IsShapeQuery(const Node& node) {
-  const std::string_view kind = node.kind().toQualString();
-  return kind == "aten::size" || kind == "aten::dim" || kind == "aten::numel";
 }
 
 bool AllScalars(const std::vector<IValue>& outputs) {
@@ -180,7 +175,10 @@ StatusOr<ShapeRun> RunForShapes(const LoadedModel::Impl& model) {
                                 .outputs_alias_inputs = OutputsAliasInputs(inputs, outputs),
                                 .outputs_are_scalars = AllScalars(outputs),
                                 .shape_query = std::nullopt};
-    if (IsShapeQuery(*node) && outputs.size() == 1 && (outputs[0].isInt() || outputs[0].isIntList())) {
+    // Metadata reads that return numbers (sizes, strides, rank, dtype): constants once the input
+    // shapes are fixed.
+    if (RuleForKind(node->kind().toQualString()) == KindRule::kFoldMetadata && outputs.size() == 1 &&
+        (outputs[0].isInt() || outputs[0].isIntList())) {
       run[node].shape_query = outputs[0];
     }
     for (size_t k = 0; k < outputs.size(); ++k) {

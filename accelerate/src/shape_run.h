@@ -26,7 +26,7 @@ struct NodeObservation {
   std::string output_shapes;          // "[1,64,56,56]"; several outputs joined by ", "; lists in ( )
   bool outputs_alias_inputs = false;  // every tensor output shares storage with a tensor input
   bool outputs_are_scalars = false;   // every tensor output has no dimensions (true with none at all)
-  std::optional<c10::IValue> shape_query;  // aten::size/dim/numel: the number(s) it returned
+  std::optional<c10::IValue> shape_query;  // a metadata read (op_kinds.h) returning numbers: its value
 };
 
 using ShapeRun = std::unordered_map<const torch::jit::Node*, NodeObservation>;
