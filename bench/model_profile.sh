@@ -4,8 +4,10 @@
 # (JSON, then the tables from `report` on the database), cross-check against torch.profiler in a
 # separate process (samples/models/crosscheck.py), record the Inception-v3 sample database, and run the
 # model-profiling GPU tests. Under $OUT, at most 8 files: build.log, profile.log, nimble_reports.json,
-# crosscheck.json, model_profile.md, inception_v3.db, tests.log.
-#   bash bench/model_profile.sh [--iters N] [--warmup W] [--models "resnet50 ..."] [--no-tests]
+# crosscheck.json, model_profile.md, inception_v3.db, tests.log. Batch-1 latency is host time, and the
+# machine's other tenants make it vary from process to process: every nimble-prof and crosscheck process
+# runs on the same two CPUs (PIN_CPUS, default 2,3; empty: not pinned) and times --timed-iters forwards.
+#   bash bench/model_profile.sh [--iters N] [--warmup W] [--timed-iters T] [--models "resnet50 ..."] [--no-tests]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -13,12 +15,13 @@ OUT=${OUT:-$root/out}
 mkdir -p "$OUT"
 build=${BUILD_DIR:-$root/build-gpu-prof}
 work=$root/build-model-profile
-iters=20 warmup=5 tests=1
+iters=20 warmup=5 timed_iters=100 tests=1
 models="resnet50 inception_v3 mobilenet_v2 efficientnet_b0 nasnetalarge"
 while [ $# -gt 0 ]; do
   case $1 in
     --iters) iters=$2; shift ;;
     --warmup) warmup=$2; shift ;;
+    --timed-iters) timed_iters=$2; shift ;;
     --models) models=$2; shift ;;
     --no-tests) tests=0 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
@@ -26,6 +29,9 @@ while [ $# -gt 0 ]; do
   shift
 done
 prof=$build/cli/nimble-prof
+pin=()
+pin_cpus=${PIN_CPUS-2,3}
+[ -n "$pin_cpus" ] && command -v taskset >/dev/null && pin=(taskset -c "$pin_cpus")
 log=$OUT/profile.log
 
 configure_and_build() {
@@ -61,9 +67,9 @@ profile_models() {
   for name in $models; do
     input=$(input_of "$name")
     rm -f "$work/$name.db"
-    echo "=== $prof $work/models/$name.pt --input $input --iters $iters --warmup $warmup -o $work/$name.db --json" >>"$log"
-    if timeout 120 "$prof" "$work/models/$name.pt" --input "$input" --iters "$iters" --warmup "$warmup" \
-        -o "$work/$name.db" --save-module "$work/$name.profiled.pt" --json >"$work/$name.json" 2>>"$log"; then
+    echo "=== ${pin[*]} $prof $work/models/$name.pt --input $input --iters $iters --warmup $warmup --timed-iters $timed_iters -o $work/$name.db --json" >>"$log"
+    if timeout 120 "${pin[@]}" "$prof" "$work/models/$name.pt" --input "$input" --iters "$iters" --warmup "$warmup" \
+        --timed-iters "$timed_iters" -o "$work/$name.db" --save-module "$work/$name.profiled.pt" --json >"$work/$name.json" 2>>"$log"; then
       "$prof" report --no-store "$work/$name.db" >>"$log" 2>&1
       python3 -c "import json,sys;p=json.load(open(sys.argv[1]))['runs'][0]['profile'];print(sys.argv[2],'latency',p['latency_ns'],'forward',p['forward_latency_ns'],'recorded',p['recorded_latency_ns'],'warmup',p['warmup_median_wall_ns'],'api calls',p['api_calls_recorded'],'attribution',p['attribution'],'cupti',p['cupti_libraries'],'vs forward',p['eager_vs_forward_max_abs_diff'])" \
         "$work/$name.json" "$name" | tee -a "$log"
@@ -88,18 +94,19 @@ sample_run() {
 crosscheck() {
   local gpu
   gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
-  timeout 200 python3 samples/models/crosscheck.py --manifest "$work/models/manifest.json" --nimble "$work" \
-    --models $models --iters "$iters" --warmup "$warmup" --json "$OUT/crosscheck.json" --markdown "$work/table.md" \
+  timeout 240 "${pin[@]}" python3 samples/models/crosscheck.py --manifest "$work/models/manifest.json" --nimble "$work" \
+    --models $models --iters "$iters" --warmup "$warmup" --timed-iters "$timed_iters" --json "$OUT/crosscheck.json" --markdown "$work/table.md" \
     2>&1 | tee -a "$log"
   local rc=${PIPESTATUS[0]}
   {
     echo "# Model profiling: nimble-prof against torch.profiler"
     echo
     echo "Measured $(date -u +%Y-%m-%d) on $gpu (torch $(python3 -c 'import torch;print(torch.__version__)')),"
-    echo "batch 1, fp32, $iters iterations after $warmup warmup, medians. Commands:"
+    echo "batch 1, fp32, $iters recorded iterations after $warmup warmup, latency from $timed_iters timed ones, medians;"
+    echo "both processes on CPUs ${pin_cpus:-(not pinned)}. Commands:"
     echo
-    echo "    nimble-prof build-model-profile/models/<model>.pt --input <shape> --iters $iters --warmup $warmup --json"
-    echo "    python3 samples/models/crosscheck.py --iters $iters --warmup $warmup ...   # separate process"
+    echo "    ${pin[*]} nimble-prof build-model-profile/models/<model>.pt --input <shape> --iters $iters --warmup $warmup --timed-iters $timed_iters --json"
+    echo "    ${pin[*]} python3 samples/models/crosscheck.py --iters $iters --warmup $warmup --timed-iters $timed_iters ...   # separate process"
     echo
     cat "$work/table.md" 2>/dev/null
   } >"$OUT/model_profile.md"

@@ -41,6 +41,7 @@ struct ProfileArgs {
   std::string output;  // empty: DefaultProfileOutput(model)
   int32_t iters = 20;
   int32_t warmup = 5;
+  int32_t timed_iters = 100;  // collector off: the latency, op by op and module.forward
   std::string device = "cuda";
   bool json = false;
   bool no_optimize = false;
@@ -194,14 +195,14 @@ Status Warmup(const ProfileArgs& args, Measurement& m, Progress& progress) {
 // The latency reported: iterations timed with the collector off, since recording costs host time
 // per launch and eager inference is bound by the host.
 Status Time(const ProfileArgs& args, Measurement& m, Progress& progress) {
-  for (int32_t i = 0; i < args.iters; ++i) {
+  for (int32_t i = 0; i < args.timed_iters; ++i) {
     NIMBLE_ASSIGN_OR_RETURN(const int64_t wall_ns, m.runner->RunIteration(nullptr));
     m.timed_wall_ns.push_back(wall_ns);
-    progress.Tick("timed iteration", i + 1, args.iters);
+    progress.Tick("timed iteration", i + 1, args.timed_iters);
   }
   // The module's own forward, as other tools time it (crosscheck.py: the interpreter with its fusers
   // off, so that both run the graph profiled here).
-  NIMBLE_ASSIGN_OR_RETURN(m.forward_ns, TimeForward(m.model.model, args.warmup, args.iters,
+  NIMBLE_ASSIGN_OR_RETURN(m.forward_ns, TimeForward(m.model.model, args.warmup, args.timed_iters,
                                                     /*executor_optimizations=*/false));
   return OkStatus();
 }
@@ -264,9 +265,11 @@ std::vector<StatEntry> ProfileStats(const ProfileArgs& args, const Measurement& 
   stats.push_back({"profile.warmup_median_wall_ns", Median(m.warmup_wall_ns), "info",
                    "median iteration wall time of the warmup, collector off (" + std::to_string(args.warmup) + ")"});
   stats.push_back({"profile.forward_latency_median_ns", Median(m.forward_ns), "info",
-                   "median latency of the module's own forward (TorchScript interpreter, fusers off), collector off"});
+                   "median latency of the module's own forward (TorchScript interpreter, fusers off), collector off (" +
+                       std::to_string(args.timed_iters) + ")"});
   stats.push_back({"profile.latency_median_ns", Median(m.timed_wall_ns), "info",
-                   "median iteration wall time, collector off: the latency per iteration"});
+                   "median iteration wall time, collector off: the latency per iteration (" +
+                       std::to_string(args.timed_iters) + ")"});
   stats.push_back({"profile.profiled_median_wall_ns", Median(m.profiled_wall_ns), "info",
                    "median iteration wall time, collector on"});
   return stats;
@@ -384,7 +387,7 @@ Status Profile(const ProfileArgs& args, const std::vector<std::vector<int64_t>>&
   NIMBLE_RETURN_IF_ERROR(LoadModel(args, shapes, m, progress));
   progress.Line("warmup: " + std::to_string(args.warmup) + " iterations, not recorded");
   NIMBLE_RETURN_IF_ERROR(Warmup(args, m, progress));
-  progress.Line("timing " + std::to_string(args.iters) + " iterations and module.forward, collector off");
+  progress.Line("timing " + std::to_string(args.timed_iters) + " iterations and module.forward, collector off");
   NIMBLE_RETURN_IF_ERROR(Time(args, m, progress));
   progress.Line("profiling " + std::to_string(args.iters) + " iterations, collector on");
   NIMBLE_RETURN_IF_ERROR(Record(args, m, progress));
@@ -459,7 +462,11 @@ void RegisterProfileCommand(CLI::App& app, Action& action, const std::string& co
       ->allow_extra_args(false);
   cmd->add_option("-o,--output", args->output, "run database (default: <model stem>.nimble.db here; "
                                                 "an existing one gets a new run)");
-  cmd->add_option("--iters", args->iters, "measured iterations")->check(CLI::Range(1, 100000))->capture_default_str();
+  cmd->add_option("--iters", args->iters, "recorded iterations")->check(CLI::Range(1, 100000))->capture_default_str();
+  cmd->add_option("--timed-iters", args->timed_iters,
+                  "iterations timed with the collector off, op by op and as module.forward: the latency")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
   cmd->add_option("--warmup", args->warmup, "unrecorded iterations first (one runs even at 0: it checks outputs)")->check(CLI::Range(0, 100000))
       ->capture_default_str();
   cmd->add_option("--device", args->device, "cuda or cuda:N")->capture_default_str();

@@ -7,16 +7,18 @@ nimble-prof runs (the module frozen, and optimized unless --no-optimize: conv-ba
 conv-add-relu fusion with --cuda-fusions; the interpreter's own fusion off) for the same warmup and
 iteration counts:
 
-- timed: torch.cuda.synchronize() after each forward, host clock around both: the latency compared
-  with nimble-prof's timing of the same module's forward (the same executor, in another process);
-- profiled: torch.profiler with CPU and CUDA activity, one annotation per iteration ending after the
-  synchronize. GPU active time of an iteration is the union of the kernel and memset intervals that
+- timed (--timed-iters, as nimble-prof's): torch.cuda.synchronize() after each forward, host clock
+  around both: the latency compared with nimble-prof's timing of the same module's forward (the same
+  executor, in another process). Batch-1 latency is host time, so run both processes on the same CPUs
+  (bench/model_profile.sh pins them);
+- profiled, after every model was timed: torch.profiler with CPU and CUDA activity, one annotation
+  per iteration ending after the synchronize. GPU active time of an iteration is the union of the kernel and memset intervals that
   start inside its annotation (the GPU active time compared); its latency is the annotation's length.
 
 It compares medians with nimble-prof's (iteration window, GPU active time, kernels per iteration),
 checks the unattributed share, and writes JSON and a markdown table. Usage:
 
-    crosscheck.py --manifest build-models/manifest.json --nimble DIR --iters 20 --warmup 5 \\
+    crosscheck.py --manifest build-models/manifest.json --nimble DIR --iters 20 --warmup 5 --timed-iters 100 \\
         --json crosscheck.json --markdown model_profile.md
 
 where DIR holds <name>.json printed by `nimble-prof <name>.pt --json` with the same counts and, where
@@ -47,6 +49,7 @@ def parse_args(argv):
     parser.add_argument("--models", nargs="+", help="subset of the manifest's models (default: all)")
     parser.add_argument("--iters", type=int, default=20)
     parser.add_argument("--warmup", type=int, default=5)
+    parser.add_argument("--timed-iters", type=int, default=100, help="as nimble-prof --timed-iters")
     parser.add_argument("--no-optimize", action="store_true", help="as nimble-prof --no-optimize")
     parser.add_argument("--cuda-fusions", action="store_true", help="as nimble-prof --cuda-fusions")
     parser.add_argument("--json", type=pathlib.Path, help="write every figure here")
@@ -101,30 +104,35 @@ def profiled_iterations(module, inputs, iters):
     return out
 
 
-def measure_torch(path, shape, args, profiled_module=None):
+def load_module(path, args, profiled_module=None):
     # The module exactly as nimble-prof ran it (--save-module), else the same front-end steps redone
     # here (without its specialization to the input shapes).
     if profiled_module is not None and profiled_module.exists():
-        module = torch.jit.load(str(profiled_module), map_location="cuda").eval()
-    else:
-        module = frozen_module(path, not args.no_optimize, args.cuda_fusions)
-    inputs = [torch.randn(shape, device="cuda")]
+        return torch.jit.load(str(profiled_module), map_location="cuda").eval()
+    return frozen_module(path, not args.no_optimize, args.cuda_fusions)
+
+
+def time_torch(module, inputs, args):
+    """Host clock around forward and synchronize, --timed-iters times after the warmup."""
     with torch.inference_mode(), torch.jit.optimized_execution(False):
         for _ in range(max(args.warmup, 1)):
             module(*inputs)
         torch.cuda.synchronize()
         timed = []
-        for _ in range(args.iters):
+        for _ in range(args.timed_iters):
             start = time.perf_counter_ns()
             module(*inputs)
             torch.cuda.synchronize()
             timed.append(time.perf_counter_ns() - start)
+    return {"timed_ns": timed, "latency_ns": statistics.median(timed)}
+
+
+def profile_torch(module, inputs, args, name):
+    with torch.inference_mode(), torch.jit.optimized_execution(False):
         profiled = profiled_iterations(module, inputs, args.iters)
     if len(profiled) != args.iters:
-        raise RuntimeError(f"{path}: found {len(profiled)} profiled iterations, expected {args.iters}")
+        raise RuntimeError(f"{name}: found {len(profiled)} profiled iterations, expected {args.iters}")
     return {
-        "timed_ns": timed,
-        "latency_ns": statistics.median(timed),
         "profiled_latency_ns": statistics.median(p[0] for p in profiled),
         "gpu_active_ns": statistics.median(p[1] for p in profiled),
         "kernels_per_iteration": statistics.median(p[2] for p in profiled),
@@ -225,21 +233,32 @@ def main(argv):
         return 2
     manifest = json.loads(args.manifest.read_text())
     names = args.models or list(manifest["models"])
-    results = {}
+    nimble, modules, torch_side = {}, {}, {}
+    # Every model timed before any is profiled: a torch.profiler session leaves its cost in the process.
     for name in names:
         entry = manifest["models"][name]
-        nimble = nimble_figures(json.loads((args.nimble / f"{name}.json").read_text()))
-        torch_side = measure_torch(args.manifest.parent / entry["file"], entry["input_shape"], args,
-                                   args.nimble / f"{name}.profiled.pt")
-        results[name] = {"nimble": nimble, "torch": torch_side, "checks": compare(nimble, torch_side)}
+        nimble[name] = nimble_figures(json.loads((args.nimble / f"{name}.json").read_text()))
+        if len(nimble[name]["forward_timed_ns"]) != args.timed_iters:
+            print(f"crosscheck.py: {name}: nimble-prof timed {len(nimble[name]['forward_timed_ns'])} forwards, this "
+                  f"script {args.timed_iters}: pass the same --timed-iters to both", file=sys.stderr)
+        module = load_module(args.manifest.parent / entry["file"], args, args.nimble / f"{name}.profiled.pt")
+        inputs = [torch.randn(entry["input_shape"], device="cuda")]
+        modules[name] = (module, inputs)
+        torch_side[name] = time_torch(module, inputs, args)
+    results = {}
+    for name in names:
+        module, inputs = modules[name]
+        torch_side[name].update(profile_torch(module, inputs, args, name))
+        n, t = nimble[name], torch_side[name]
+        results[name] = {"nimble": n, "torch": t, "checks": compare(n, t)}
         c = results[name]["checks"]
-        print(f"{name}: forward latency {ms(nimble['forward_latency_ns'])} ms vs {ms(torch_side['latency_ns'])} ms "
-              f"({c['latency_delta'] * 100:+.1f}%), GPU active {ms(nimble['gpu_active_ns'])} ms vs "
-              f"{ms(torch_side['gpu_active_ns'])} ms ({c['gpu_active_delta'] * 100:+.1f}%), kernels/iter "
-              f"{nimble['kernels_per_iteration']} vs {torch_side['kernels_per_iteration']}, unattributed "
-              f"{nimble['unattributed_share'] * 100:.3f}%: {'ok' if c['ok'] else 'FAILED'}", flush=True)
+        print(f"{name}: forward latency {ms(n['forward_latency_ns'])} ms vs {ms(t['latency_ns'])} ms "
+              f"({c['latency_delta'] * 100:+.1f}%), GPU active {ms(n['gpu_active_ns'])} ms vs "
+              f"{ms(t['gpu_active_ns'])} ms ({c['gpu_active_delta'] * 100:+.1f}%), kernels/iter "
+              f"{n['kernels_per_iteration']} vs {t['kernels_per_iteration']}, unattributed "
+              f"{n['unattributed_share'] * 100:.3f}%: {'ok' if c['ok'] else 'FAILED'}", flush=True)
     doc = {"torch": torch.__version__, "gpu": torch.cuda.get_device_name(), "iters": args.iters,
-           "warmup": args.warmup, "models": results}
+           "warmup": args.warmup, "timed_iters": args.timed_iters, "models": results}
     if args.json:
         args.json.write_text(json.dumps(doc, indent=2) + "\n")
     if args.markdown:

@@ -39,7 +39,7 @@ void ExpectFailure(const CommandResult& r, int exit_code, const std::vector<std:
 
 TEST_F(ModelProfileGpuTest, ProfilesAForkJoinModelWithEveryKernelAttributed) {
   const std::string model = SaveTestModel(TestModel::kForkJoin);
-  const CommandResult r = Prof({model, "--input", "1x3x8x8", "-o", db_, "--iters", "4", "--warmup", "2", "--json", "-q"},
+  const CommandResult r = Prof({model, "--input", "1x3x8x8", "-o", db_, "--iters", "4", "--warmup", "2", "--timed-iters", "6", "--json", "-q"},
                                /*stdout_only=*/true);
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const nlohmann::json report = nlohmann::json::parse(r.output);
@@ -51,7 +51,8 @@ TEST_F(ModelProfileGpuTest, ProfilesAForkJoinModelWithEveryKernelAttributed) {
   EXPECT_GT(run["devices"][0]["run"]["active_ns"].get<int64_t>(), 0);
   EXPECT_EQ(run["profile"]["attribution"]["unattributed"], 0) << run["profile"].dump(2);
   EXPECT_GT(run["profile"]["latency_ns"].get<int64_t>(), 0);
-  EXPECT_EQ(run["profile"]["timed_wall_ns"].size(), 4u);
+  EXPECT_EQ(run["profile"]["timed_wall_ns"].size(), 6u);  // --timed-iters, not --iters
+  EXPECT_EQ(run["profile"]["forward_timed_ns"].size(), 6u);
   EXPECT_LT(run["profile"]["eager_vs_forward_max_abs_diff"].get<double>(), 1e-4);
   EXPECT_EQ(run["profile"]["cupti_libraries"].size(), 1u) << run["profile"]["cupti_libraries"].dump();
   EXPECT_GE(run["graph"]["width"].get<int>(), 2);  // three branches after the first conv

@@ -114,6 +114,7 @@ TEST_F(ProfileCommandTest, BadFlagsAreUsageErrors) {
   Expect(Prof(model + " --input 1x0x8" + Out()), 2, "--input 1x0x8: expected positive dimensions");
   Expect(Prof(model + " --input 1x3x8x8 --device cpu" + Out()), 2, "nimble-prof profiles GPU runs");
   Expect(Prof(model + " --input 1x3x8x8 --iters 0" + Out()), 2, "--iters");
+  Expect(Prof(model + " --input 1x3x8x8 --timed-iters 0" + Out()), 2, "--timed-iters");
   Expect(Prof(model + " --input 1x3x8x8 -o " + (dir_ / "no_dir" / "x.db").string()), 2, "does not exist");
 }
 
