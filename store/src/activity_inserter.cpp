@@ -1,7 +1,9 @@
 #include "activity_inserter.h"
 
 #include "kernel_batch_table.h"
+#include "nimble/store/schema.h"
 
+#include <algorithm>
 #include <initializer_list>
 #include <new>
 #include <string>
@@ -93,6 +95,11 @@ StatusOr<ActivityInserter> ActivityInserter::Prepare(Database& db) {
   NIMBLE_ASSIGN_OR_RETURN(ins.kernels_from_batch_,
                           db.Prepare("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (" + columns + ") SELECT " + columns +
                                      " FROM nimble_kernel_batch"));
+  NIMBLE_ASSIGN_OR_RETURN(ins.time_block_, db.Prepare(
+      "INSERT INTO kernel_time_blocks (runId, firstKernelIndex, lastKernelIndex, minStart, maxEnd) "
+      "VALUES (?, ?, ?, ?, ?) ON CONFLICT (runId, firstKernelIndex) DO UPDATE SET "
+      "lastKernelIndex = max(lastKernelIndex, excluded.lastKernelIndex), "
+      "minStart = min(minStart, excluded.minStart), maxEnd = max(maxEnd, excluded.maxEnd)"));
   NIMBLE_ASSIGN_OR_RETURN(ins.memcpy_, PrepareInsert(db, "CUPTI_ACTIVITY_KIND_MEMCPY", {
       "runId", "start", "end", "deviceId", "contextId", "streamId", "correlationId", "bytes", "copyKind",
       "srcKind", "dstKind", "graphNodeId"}));
@@ -125,7 +132,7 @@ Status ActivityInserter::InsertKernels(const std::vector<KernelRecord>& kernels,
   *kernel_batch_ = {kernels.data(), kernels.size(), run.value(), first_kernel_index, &strings};
   Status status = kernels_from_batch_.Run();
   *kernel_batch_ = {};
-  if (status.ok()) return status;
+  if (status.ok()) return UpdateTimeBlocks(kernels, run, first_kernel_index);
   // The failed statement left no row behind: insert row by row, which names the record at fault.
   Status by_row = InsertRows(kernel_, kernels, [&](Statement& s, int p, size_t i) {
     const KernelRecord& k = kernels[i];
@@ -139,6 +146,34 @@ Status ActivityInserter::InsertKernels(const std::vector<KernelRecord>& kernels,
     for (int c = 0; c < 11; ++c) s.BindInt(p + 10 + c, values[c]);
   });
   return by_row.ok() ? status : by_row;
+}
+
+// One upsert per block the batch touches: a batch that starts or ends inside a block widens the row
+// that earlier or later batches write for the same block.
+Status ActivityInserter::UpdateTimeBlocks(const std::vector<KernelRecord>& kernels, RunId run,
+                                          int64_t first_kernel_index) {
+  size_t i = 0;
+  while (i < kernels.size()) {
+    const int64_t index = first_kernel_index + static_cast<int64_t>(i);
+    const int64_t block_first = index / kKernelsPerTimeBlock * kKernelsPerTimeBlock;
+    const size_t end = std::min(kernels.size(), i + static_cast<size_t>(block_first + kKernelsPerTimeBlock - index));
+    int64_t min_start = kernels[i].start_ns, max_end = kernels[i].end_ns;
+    for (size_t k = i + 1; k < end; ++k) {
+      min_start = std::min(min_start, kernels[k].start_ns);
+      max_end = std::max(max_end, kernels[k].end_ns);
+    }
+    time_block_.BindInt(1, run.value());
+    time_block_.BindInt(2, block_first);
+    time_block_.BindInt(3, first_kernel_index + static_cast<int64_t>(end) - 1);
+    time_block_.BindInt(4, min_start);
+    time_block_.BindInt(5, max_end);
+    if (Status status = time_block_.Run(); !status.ok()) {
+      return {status.code(), status.message() + " (kernel_time_blocks, kernels " + std::to_string(index) + " to " +
+                                 std::to_string(first_kernel_index + static_cast<int64_t>(end) - 1) + ")"};
+    }
+    i = end;
+  }
+  return OkStatus();
 }
 
 Status ActivityInserter::InsertGpuActivity(const ActivityBuffer& b, RunId run, int64_t first_kernel_index,

@@ -46,12 +46,14 @@ class ActivityInserter {
   ActivityInserter() = default;
   Status InsertKernels(const std::vector<KernelRecord>& kernels, RunId run, int64_t first_kernel_index,
                        const StringCache& strings);
+  Status UpdateTimeBlocks(const std::vector<KernelRecord>& kernels, RunId run, int64_t first_kernel_index);
   Status InsertGpuActivity(const ActivityBuffer& b, RunId run, int64_t first_kernel_index, const StringCache& strings);
   Status InsertHostActivity(const ActivityBuffer& b, RunId run, const StringCache& strings);
 
   KernelBatch* kernel_batch_ = nullptr;  // owned by the connection's module registration
   Statement kernels_from_batch_;         // INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL ... SELECT
   TableInsert kernel_;                   // row by row, to name the record at fault after an error
+  Statement time_block_;                 // upsert of one kernel_time_blocks row
   TableInsert memcpy_;
   TableInsert memset_;
   TableInsert sync_;

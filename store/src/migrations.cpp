@@ -6,6 +6,7 @@
 #include "db_file.h"
 #include "nimble/core/activity.h"
 #include "nimble/core/op_graph.h"
+#include "nimble/store/schema.h"
 
 namespace nimble::store {
 namespace {
@@ -138,6 +139,26 @@ CREATE TABLE speedups (
 CREATE INDEX speedups_runId ON speedups (runId);
 )sql";
 
+// Version 3: kernels found by time through a block range index instead of a B-tree on (runId, start).
+// Kernel records arrive nearly in time order, so each block of kKernelsPerTimeBlock consecutive kernel
+// indexes spans a short time range; a time window reads the blocks that overlap it and then only
+// their kernels, through the table's (runId, kernelIndex) key. Keeping the B-tree up to date cost a
+// sixth of the writer's time per kernel (bench/results/store_writer.md); a block row costs 1/1024th.
+std::string Migration3Sql() {
+  const std::string block = std::to_string(kKernelsPerTimeBlock);
+  return R"sql(
+CREATE TABLE kernel_time_blocks (
+  runId INTEGER NOT NULL REFERENCES runs(runId), firstKernelIndex INTEGER NOT NULL,
+  lastKernelIndex INTEGER NOT NULL, minStart INTEGER NOT NULL, maxEnd INTEGER NOT NULL,
+  CHECK (lastKernelIndex >= firstKernelIndex), CHECK (maxEnd >= minStart),
+  PRIMARY KEY (runId, firstKernelIndex)) WITHOUT ROWID;
+INSERT INTO kernel_time_blocks (runId, firstKernelIndex, lastKernelIndex, minStart, maxEnd)
+  SELECT runId, kernelIndex / )sql" + block + " * " + block + R"sql(, max(kernelIndex), min(start), max(end)
+  FROM CUPTI_ACTIVITY_KIND_KERNEL GROUP BY runId, kernelIndex / )sql" + block + R"sql(;
+DROP INDEX kernel_runId_start;
+)sql";
+}
+
 struct EnumRow {
   int32_t id;
   const char* name;
@@ -219,6 +240,7 @@ Status ApplyMigration(Database& db, int version) {
   switch (version) {
     case 1: NIMBLE_RETURN_IF_ERROR(Migration1(db)); break;
     case 2: NIMBLE_RETURN_IF_ERROR(Migration2(db)); break;
+    case 3: NIMBLE_RETURN_IF_ERROR(db.Exec(Migration3Sql())); break;
     default: return Internal(db.path() + ": no migration to schema version " + std::to_string(version));
   }
   return db.Exec("PRAGMA user_version = " + std::to_string(version));

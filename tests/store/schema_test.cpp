@@ -2,6 +2,9 @@
 // enums, and a version-1 file holding a run upgrades and reads back.
 #include <gtest/gtest.h>
 
+#include <random>
+#include <span>
+
 #include "nimble/store/run_reader.h"
 #include "nimble/store/run_writer.h"
 #include "nimble/store/schema.h"
@@ -25,6 +28,23 @@ class StoreSchemaTest : public TempDirTest {
     EXPECT_TRUE(v.ok()) << v.status().ToString();
     return v.ok() ? *v : -1;
   }
+  // The kernelIndex column (second) of every row `sql` returns for run, from, to bound to ?1..?3.
+  std::vector<int64_t> KernelIndexes(Database& db, const std::string& sql, int64_t run, int64_t from, int64_t to) {
+    auto stmt = db.Prepare(sql);
+    EXPECT_TRUE(stmt.ok()) << stmt.status().ToString();
+    std::vector<int64_t> indexes;
+    if (!stmt.ok()) return indexes;
+    stmt->BindInt(1, run);
+    stmt->BindInt(2, from);
+    stmt->BindInt(3, to);
+    while (true) {
+      auto has_row = stmt->Step();
+      EXPECT_TRUE(has_row.ok());
+      if (!has_row.ok() || !*has_row) break;
+      indexes.push_back(stmt->ColumnInt(1));
+    }
+    return indexes;
+  }
   // The details of EXPLAIN QUERY PLAN for `sql`, one line per step.
   std::string Plan(Database& db, const std::string& sql) {
     auto plan = db.Prepare("EXPLAIN QUERY PLAN " + sql);
@@ -47,6 +67,7 @@ const char* const kVersion1Tables[] = {
 const char* const kVersion2Tables[] = {
     "ENUM_NIMBLE_EDGE_KIND", "ops", "op_edges", "op_kernels", "stream_assignment", "stream_assignment_ops",
     "stream_assignment_syncs", "metrics", "speedups"};
+const char* const kVersion3Tables[] = {"kernel_time_blocks"};
 
 TEST_F(StoreSchemaTest, EachVersionHasExactlyItsTables) {
   for (int version = 1; version <= kSchemaVersion; ++version) {
@@ -58,8 +79,12 @@ TEST_F(StoreSchemaTest, EachVersionHasExactlyItsTables) {
     EXPECT_EQ(Query(*db, "PRAGMA application_id"), 0x4E4D424C);
     for (const char* table : kVersion1Tables) EXPECT_TRUE(db->TableExists(table)) << table;
     for (const char* table : kVersion2Tables) EXPECT_EQ(db->TableExists(table), version >= 2) << table;
+    for (const char* table : kVersion3Tables) EXPECT_EQ(db->TableExists(table), version >= 3) << table;
     const int64_t tables = Query(*db, "SELECT count(*) FROM sqlite_schema WHERE type = 'table'");
-    EXPECT_EQ(tables, std::ssize(kVersion1Tables) + (version >= 2 ? std::ssize(kVersion2Tables) : 0));
+    EXPECT_EQ(tables, std::ssize(kVersion1Tables) + (version >= 2 ? std::ssize(kVersion2Tables) : 0) +
+                          (version >= 3 ? std::ssize(kVersion3Tables) : 0));
+    // Version 3 finds kernels by time through kernel_time_blocks instead of this index.
+    EXPECT_EQ(Query(*db, "SELECT count(*) FROM sqlite_schema WHERE name = 'kernel_runId_start'"), version < 3 ? 1 : 0);
   }
 }
 
@@ -118,6 +143,14 @@ TEST_F(StoreSchemaTest, Version1FileWithARunIsUpgradedAndReadsBack) {
   EXPECT_EQ(run->iterations, 3);
   auto trace = (*reader)->LoadTrace(RunId(1));
   ASSERT_TRUE(trace.ok()) << trace.status().ToString();
+  {
+    // Version 3 built the time block of the run's two kernels (starts 100 and 150, ends 200 and 160).
+    auto db = OpenRaw(path);
+    ASSERT_NE(db, nullptr);
+    EXPECT_EQ(Query(*db, "SELECT count(*) FROM kernel_time_blocks WHERE runId = 1 AND firstKernelIndex = 0 AND "
+                         "lastKernelIndex = 1 AND minStart = 100 AND maxEnd = 200"), 1);
+    EXPECT_EQ(Query(*db, "SELECT count(*) FROM kernel_time_blocks"), 1);
+  }
   ASSERT_EQ(trace->kernels.size(), 2u);
   EXPECT_EQ(trace->strings.Get(trace->kernels[0].name), "gemm");
   EXPECT_EQ(trace->strings.Get(trace->kernels[1].name), "relu");
@@ -183,6 +216,54 @@ TEST_F(StoreSchemaTest, WriterAppendsARunToAVersion1File) {
   EXPECT_EQ((*reader)->LoadTrace(RunId(1))->kernels.size(), 2u);
 }
 
+// Kernels nearly in time order, as CUPTI delivers them, with stragglers that start far earlier than
+// their neighbours and long kernels that end far later; written in batches that start and end inside
+// blocks, into two runs of one file.
+TEST_F(StoreSchemaTest, TimeWindowThroughBlocksFindsExactlyTheOverlappingKernels) {
+  const std::string path = PathOf("run.db");
+  StringTable strings;
+  constexpr int64_t kKernels = 5000;
+  for (int run = 1; run <= 2; ++run) {
+    std::vector<KernelRecord> kernels;
+    for (int64_t i = 0; i < kKernels; ++i) {
+      KernelRecord k = testing::MakeKernel(strings, i);
+      if (i % 97 == 0) k.start_ns -= 300'000;         // delivered 300 kernels late
+      if (i % 500 == 1) k.end_ns = k.start_ns + 2'000'000;  // runs across 2000 later kernels
+      if (run == 2) k.start_ns += 123, k.end_ns += 123;
+      kernels.push_back(k);
+    }
+    auto writer = RunWriter::Create(path, testing::SampleRun("eager"), {.batch_records = 700});
+    ASSERT_TRUE(writer.ok()) << writer.status().ToString();
+    ASSERT_TRUE((*writer)->AppendKernels(std::span(kernels).first(2500), strings).ok());
+    ASSERT_TRUE((*writer)->AppendKernels(std::span(kernels).subspan(2500), strings).ok());
+    ASSERT_TRUE((*writer)->Commit().ok());
+  }
+  auto db = OpenRaw(path);
+  ASSERT_NE(db, nullptr);
+  // One row per 1024 kernel indexes and run, each the exact bounds of its kernels.
+  EXPECT_EQ(Query(*db, "SELECT count(*) FROM kernel_time_blocks"), 2 * ((kKernels + kKernelsPerTimeBlock - 1) / kKernelsPerTimeBlock));
+  EXPECT_EQ(Query(*db, "SELECT count(*) FROM kernel_time_blocks b JOIN (SELECT runId, kernelIndex / 1024 * 1024 AS f, "
+                       "max(kernelIndex) AS l, min(start) AS s, max(end) AS e FROM CUPTI_ACTIVITY_KIND_KERNEL "
+                       "GROUP BY runId, kernelIndex / 1024) g ON g.runId = b.runId AND g.f = b.firstKernelIndex "
+                       "AND g.l = b.lastKernelIndex AND g.s = b.minStart AND g.e = b.maxEnd"),
+            Query(*db, "SELECT count(*) FROM kernel_time_blocks"));
+  const std::string scan = "SELECT * FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE runId = ?1 AND start <= ?3 AND end >= ?2 "
+                           "ORDER BY kernelIndex";
+  std::mt19937_64 rng(11);
+  size_t found = 0;
+  for (int w = 0; w < 60; ++w) {
+    const int64_t from = 600'000 + static_cast<int64_t>(rng() % (kKernels * 1000 + 800'000));
+    const int64_t to = from + static_cast<int64_t>(rng() % (w % 3 == 0 ? 2'000'000 : 20'000));
+    for (int64_t run = 1; run <= 2; ++run) {
+      const std::vector<int64_t> expected = KernelIndexes(*db, scan, run, from, to);
+      EXPECT_EQ(KernelIndexes(*db, kKernelsInTimeWindowSql, run, from, to), expected)
+          << "run " << run << ", window " << from << " to " << to;
+      found += expected.size();
+    }
+  }
+  EXPECT_GT(found, 1000u);  // the windows do hold kernels
+}
+
 TEST_F(StoreSchemaTest, CommittedFileHasTheQueryIndexesAndUsesThem) {
   const std::string path = PathOf("run.db");
   auto writer = RunWriter::Create(path, testing::SampleRun("eager"));
@@ -191,18 +272,23 @@ TEST_F(StoreSchemaTest, CommittedFileHasTheQueryIndexesAndUsesThem) {
   writer->reset();
   auto db = OpenRaw(path);
   ASSERT_NE(db, nullptr);
-  for (const char* index : {"kernel_runId_start", "memcpy_runId_start", "memcpy_runId_correlationId",
+  for (const char* index : {"memcpy_runId_start", "memcpy_runId_correlationId",
                             "runtime_runId_correlationId", "nvtx_runId_start", "op_kernels_runId_kernelIndex"}) {
     EXPECT_EQ(Query(*db, std::string("SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name = '") +
                              index + "'"), 1) << index;
   }
-  // Left out on purpose, for write speed (docs/schema.md): joins go through the runtime table's index.
-  EXPECT_EQ(Query(*db, "SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND "
-                       "name = 'kernel_runId_correlationId'"), 0);
+  // Left out on purpose, for write speed (docs/schema.md): joins go through the runtime table's index,
+  // time windows through kernel_time_blocks.
+  for (const char* index : {"kernel_runId_correlationId", "kernel_runId_start"}) {
+    EXPECT_EQ(Query(*db, std::string("SELECT count(*) FROM sqlite_schema WHERE name = '") + index + "'"), 0) << index;
+  }
 
-  const std::string window = Plan(*db, "SELECT * FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE runId = 1 "
-                                       "AND start BETWEEN 10 AND 20");
-  EXPECT_NE(window.find("kernel_runId_start"), std::string::npos) << window;
+  // A time window: the run's block rows by key, then each overlapping block's kernels by key; no scan.
+  const std::string window = Plan(*db, kKernelsInTimeWindowSql);
+  EXPECT_NE(window.find("SEARCH b USING PRIMARY KEY (runId=?)"), std::string::npos) << window;
+  EXPECT_NE(window.find("SEARCH k USING PRIMARY KEY (runId=? AND kernelIndex>? AND kernelIndex<?)"),
+            std::string::npos) << window;
+  EXPECT_EQ(window.find("SCAN"), std::string::npos) << window;
   // The timeline reader's chunk and single-kernel reads: a range of the primary key, no sort.
   const std::string chunk = Plan(*db, "SELECT * FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE runId = 1 "
                                       "AND kernelIndex >= 100 AND kernelIndex < 200 ORDER BY kernelIndex");

@@ -2,13 +2,27 @@
 // Version lives in PRAGMA user_version; migration N brings a database from N-1 to N in one transaction.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "nimble/core/status.h"
 
 namespace nimble::store {
 
-inline constexpr int kSchemaVersion = 2;
+inline constexpr int kSchemaVersion = 3;
+
+// Kernels per row of kernel_time_blocks (version 3): the block of kernel k of a run is
+// k / kKernelsPerTimeBlock, and its row holds the earliest start and the latest end in it.
+inline constexpr int64_t kKernelsPerTimeBlock = 1024;
+
+// The kernels of run ?1 that overlap the time window [?2, ?3] (ns), in kernelIndex order: the blocks
+// that overlap the window by their primary key, then their kernels by the kernel table's. CROSS JOIN
+// makes SQLite keep that order (left to right) instead of starting from all of the run's kernels.
+inline constexpr const char* kKernelsInTimeWindowSql =
+    "SELECT k.* FROM kernel_time_blocks b CROSS JOIN CUPTI_ACTIVITY_KIND_KERNEL k ON k.runId = b.runId "
+    "AND k.kernelIndex BETWEEN b.firstKernelIndex AND b.lastKernelIndex "
+    "WHERE b.runId = ?1 AND b.minStart <= ?3 AND b.maxEnd >= ?2 AND k.start <= ?3 AND k.end >= ?2 "
+    "ORDER BY k.kernelIndex";
 
 // Creates `path` at exactly `version` (1..kSchemaVersion) with no runs: lets tests build older files.
 Status CreateDatabaseAtVersion(const std::string& path, int version);
