@@ -136,14 +136,16 @@ Status ActivityInserter::InsertKernels(const std::vector<KernelRecord>& kernels,
   // The failed statement left no row behind: insert row by row, which names the record at fault.
   Status by_row = InsertRows(kernel_, kernels, [&](Statement& s, int p, size_t i) {
     const KernelRecord& k = kernels[i];
-    BindGpuActivity(s, p, run, k);
-    s.BindInt(p + 7, first_kernel_index + static_cast<int64_t>(i));
-    strings.Bind(s, p + 8, k.name);
-    strings.Bind(s, p + 9, k.short_name);
+    const int64_t index = first_kernel_index + static_cast<int64_t>(i);
+    s.BindInt(p, KernelId(run.value(), index));
+    BindGpuActivity(s, p + 1, run, k);
+    s.BindInt(p + 8, index);
+    strings.Bind(s, p + 9, k.name);
+    strings.Bind(s, p + 10, k.short_name);
     const int64_t values[] = {k.grid.x, k.grid.y, k.grid.z, k.block.x, k.block.y, k.block.z,
                               k.registers_per_thread, k.static_shared_bytes, k.dynamic_shared_bytes,
                               k.graph_node_id, k.graph_id};
-    for (int c = 0; c < 11; ++c) s.BindInt(p + 10 + c, values[c]);
+    for (int c = 0; c < 11; ++c) s.BindInt(p + 11 + c, values[c]);
   });
   return by_row.ok() ? status : by_row;
 }

@@ -17,7 +17,7 @@ namespace nimble::store {
 // The kernel table's columns, in the order the row-by-row statement binds them and the virtual
 // table nimble_kernel_batch returns them.
 constexpr std::initializer_list<const char*> kKernelColumns = {
-    "runId", "start", "end", "deviceId", "contextId", "streamId", "correlationId", "kernelIndex",
+    "id", "runId", "start", "end", "deviceId", "contextId", "streamId", "correlationId", "kernelIndex",
     "demangledName", "shortName", "gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ", "registersPerThread",
     "staticSharedMemory", "dynamicSharedMemory", "graphNodeId", "graphId"};
 

@@ -157,6 +157,9 @@ Status RunWriter::Impl::Append(std::span<const Record> records, const StringTabl
 }
 
 Status RunWriter::Impl::WriteBuffer() {
+  if (next_kernel_index_ + static_cast<int64_t>(buffer_.kernels.size()) > kMaxKernelsPerRun) {
+    return OutOfRange(path_ + ": a run holds at most " + std::to_string(kMaxKernelsPerRun) + " kernels");
+  }
   NIMBLE_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(*db_));
   NIMBLE_RETURN_IF_ERROR(strings_.ResolvePending());
   NIMBLE_RETURN_IF_ERROR(inserter_->Insert(buffer_, run_, next_kernel_index_, strings_));

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "nimble/store/schema.h"
 #include "open_database.h"
 #include "results_writer.h"
 
@@ -45,10 +46,10 @@ const char* KernelQuery(bool with_correlation) {
   return with_correlation
              ? "SELECT kernelIndex, start, end, coalesce(deviceId, -1), coalesce(streamId, -1), "
                "coalesce(shortName, -1), coalesce(correlationId, -1) FROM CUPTI_ACTIVITY_KIND_KERNEL "
-               "WHERE runId = ?1 AND kernelIndex >= ?2 AND kernelIndex < ?3 ORDER BY kernelIndex"
+               "WHERE id >= (?1 << 32) + ?2 AND id < (?1 << 32) + ?3 ORDER BY id"
              : "SELECT kernelIndex, start, end, coalesce(deviceId, -1), coalesce(streamId, -1), "
                "coalesce(shortName, -1) FROM CUPTI_ACTIVITY_KIND_KERNEL "
-               "WHERE runId = ?1 AND kernelIndex >= ?2 AND kernelIndex < ?3 ORDER BY kernelIndex";
+               "WHERE id >= (?1 << 32) + ?2 AND id < (?1 << 32) + ?3 ORDER BY id";
 }
 
 const char* TableName(TimelineTable table) {
@@ -189,6 +190,7 @@ StatusOr<int64_t> TimelineReader::KernelIndexEnd(RunId run) const {
 
 StatusOr<int64_t> TimelineReader::CountRows(RunId run, TimelineTable table) const {
   NIMBLE_RETURN_IF_ERROR(CheckRunExists(impl_->db(), run));
+  if (table == TimelineTable::kKernels) return NextKernelIndex(impl_->db(), run);  // indexes are 0..n-1
   NIMBLE_ASSIGN_OR_RETURN(Statement q, impl_->db().Prepare(std::string("SELECT count(*) FROM ") +
                                                           TableName(table) + " WHERE runId = ?"));
   q.BindInt(1, run.value());
@@ -202,9 +204,10 @@ Status TimelineReader::ReadKernels(RunId run, int64_t first_index, int64_t end_i
                                    const TimelineSink& sink, int64_t batch_rows) const {
   NIMBLE_RETURN_IF_ERROR(CheckRunExists(impl_->db(), run));
   NIMBLE_ASSIGN_OR_RETURN(Statement q, impl_->db().Prepare(KernelQuery(with_correlation)));
+  // Indexes outside [0, kMaxKernelsPerRun] would reach into the key range of another run.
   q.BindInt(1, run.value());
-  q.BindInt(2, first_index);
-  q.BindInt(3, end_index);
+  q.BindInt(2, std::clamp<int64_t>(first_index, 0, kMaxKernelsPerRun));
+  q.BindInt(3, std::clamp<int64_t>(end_index, 0, kMaxKernelsPerRun));
   return impl_->StreamKernels(q, with_correlation, sink, std::max<int64_t>(batch_rows, 1));
 }
 
@@ -220,9 +223,9 @@ StatusOr<KernelRecord> TimelineReader::LoadKernel(RunId run, KernelIndex kernel)
   NIMBLE_ASSIGN_OR_RETURN(Statement q, impl_->db().Prepare(
       "SELECT start, end, deviceId, contextId, streamId, correlationId, demangledName, shortName, gridX, gridY, "
       "gridZ, blockX, blockY, blockZ, registersPerThread, staticSharedMemory, dynamicSharedMemory, graphNodeId, "
-      "graphId FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE runId = ? AND kernelIndex = ?"));
-  q.BindInt(1, run.value());
-  q.BindInt(2, kernel.value());
+      "graphId FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE id = ? AND runId = ?"));
+  q.BindInt(1, KernelId(run.value(), kernel.value()));
+  q.BindInt(2, run.value());
   NIMBLE_ASSIGN_OR_RETURN(bool found, q.Step());
   if (!found) {
     return NotFound(path() + ": run " + std::to_string(run.value()) + " has no kernel " +

@@ -92,7 +92,7 @@ Status TraceLoader::LoadKernels() {
   return ForEachRow(
       "SELECT start, end, deviceId, contextId, streamId, correlationId, demangledName, shortName, gridX, gridY, "
       "gridZ, blockX, blockY, blockZ, registersPerThread, staticSharedMemory, dynamicSharedMemory, graphNodeId, "
-      "graphId FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE runId = ? ORDER BY kernelIndex",
+      "graphId FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE id >= (?1 << 32) AND id < ((?1 + 1) << 32) ORDER BY id",
       [&](const Statement& row) -> Status {
         KernelRecord& k = trace_.kernels.emplace_back();
         ReadGpuActivity(row, 0, k);

@@ -28,7 +28,7 @@ class StoreSchemaTest : public TempDirTest {
     EXPECT_TRUE(v.ok()) << v.status().ToString();
     return v.ok() ? *v : -1;
   }
-  // The kernelIndex column (second) of every row `sql` returns for run, from, to bound to ?1..?3.
+  // The kernelIndex column (third, after id and runId) of every row `sql` returns for run, from, to bound to ?1..?3.
   std::vector<int64_t> KernelIndexes(Database& db, const std::string& sql, int64_t run, int64_t from, int64_t to) {
     auto stmt = db.Prepare(sql);
     EXPECT_TRUE(stmt.ok()) << stmt.status().ToString();
@@ -41,7 +41,7 @@ class StoreSchemaTest : public TempDirTest {
       auto has_row = stmt->Step();
       EXPECT_TRUE(has_row.ok());
       if (!has_row.ok() || !*has_row) break;
-      indexes.push_back(stmt->ColumnInt(1));
+      indexes.push_back(stmt->ColumnInt(2));
     }
     return indexes;
   }
@@ -150,6 +150,8 @@ TEST_F(StoreSchemaTest, Version1FileWithARunIsUpgradedAndReadsBack) {
     EXPECT_EQ(Query(*db, "SELECT count(*) FROM kernel_time_blocks WHERE runId = 1 AND firstKernelIndex = 0 AND "
                          "lastKernelIndex = 1 AND minStart = 100 AND maxEnd = 200"), 1);
     EXPECT_EQ(Query(*db, "SELECT count(*) FROM kernel_time_blocks"), 1);
+    // and keyed the kernels by (runId << 32) + kernelIndex.
+    EXPECT_EQ(Query(*db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE id = (runId << 32) + kernelIndex"), 2);
   }
   ASSERT_EQ(trace->kernels.size(), 2u);
   EXPECT_EQ(trace->strings.Get(trace->kernels[0].name), "gemm");
@@ -283,24 +285,23 @@ TEST_F(StoreSchemaTest, CommittedFileHasTheQueryIndexesAndUsesThem) {
     EXPECT_EQ(Query(*db, std::string("SELECT count(*) FROM sqlite_schema WHERE name = '") + index + "'"), 0) << index;
   }
 
-  // A time window: the run's block rows by key, then each overlapping block's kernels by key; no scan.
+  // A time window: the run's block rows by key, then each overlapping block's kernels by rowid; no scan.
   const std::string window = Plan(*db, kKernelsInTimeWindowSql);
   EXPECT_NE(window.find("SEARCH b USING PRIMARY KEY (runId=?)"), std::string::npos) << window;
-  EXPECT_NE(window.find("SEARCH k USING PRIMARY KEY (runId=? AND kernelIndex>? AND kernelIndex<?)"),
-            std::string::npos) << window;
+  EXPECT_NE(window.find("SEARCH k USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)"), std::string::npos) << window;
   EXPECT_EQ(window.find("SCAN"), std::string::npos) << window;
   // The timeline reader's chunk and single-kernel reads: a range of the primary key, no sort.
-  const std::string chunk = Plan(*db, "SELECT * FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE runId = 1 "
-                                      "AND kernelIndex >= 100 AND kernelIndex < 200 ORDER BY kernelIndex");
-  EXPECT_NE(chunk.find("USING PRIMARY KEY (runId=? AND kernelIndex>? AND kernelIndex<?)"), std::string::npos)
-      << chunk;
+  const std::string chunk = Plan(*db, "SELECT * FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE id >= (1 << 32) + 100 "
+                                      "AND id < (1 << 32) + 200 ORDER BY id");
+  EXPECT_NE(chunk.find("USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)"), std::string::npos) << chunk;
   EXPECT_EQ(chunk.find("TEMP B-TREE"), std::string::npos) << chunk;
-  const std::string one = Plan(*db, "SELECT * FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE runId = 1 AND kernelIndex = 7");
-  EXPECT_NE(one.find("USING PRIMARY KEY (runId=? AND kernelIndex=?)"), std::string::npos) << one;
+  const std::string one = Plan(*db, "SELECT * FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE id = (1 << 32) + 7");
+  EXPECT_NE(one.find("USING INTEGER PRIMARY KEY (rowid=?)"), std::string::npos) << one;
   // A run's kernels with the API calls that launched them: one index look-up per kernel.
   const std::string join = Plan(*db, "SELECT k.kernelIndex, r.nameId FROM CUPTI_ACTIVITY_KIND_KERNEL k "
                                      "JOIN CUPTI_ACTIVITY_KIND_RUNTIME r ON r.runId = k.runId AND "
-                                     "r.correlationId = k.correlationId WHERE k.runId = 1 ORDER BY k.kernelIndex");
+                                     "r.correlationId = k.correlationId WHERE k.id >= (1 << 32) AND "
+                                     "k.id < (2 << 32) ORDER BY k.id");
   EXPECT_NE(join.find("SEARCH r USING INDEX runtime_runId_correlationId"), std::string::npos) << join;
   EXPECT_EQ(join.find("SCAN r"), std::string::npos) << join;
 }

@@ -11,18 +11,26 @@ namespace nimble::store {
 
 inline constexpr int kSchemaVersion = 3;
 
+// The kernel table's key (version 3): id = (runId << kKernelIdRunShift) + kernelIndex, so that a run's
+// kernels are one range of the rowid, in kernelIndex order, and a run holds at most 2^32 kernels.
+inline constexpr int kKernelIdRunShift = 32;
+inline constexpr int64_t kMaxKernelsPerRun = int64_t{1} << kKernelIdRunShift;
+inline constexpr int64_t KernelId(int64_t run, int64_t kernel_index) {
+  return (run << kKernelIdRunShift) + kernel_index;
+}
+
 // Kernels per row of kernel_time_blocks (version 3): the block of kernel k of a run is
 // k / kKernelsPerTimeBlock, and its row holds the earliest start and the latest end in it.
 inline constexpr int64_t kKernelsPerTimeBlock = 1024;
 
 // The kernels of run ?1 that overlap the time window [?2, ?3] (ns), in kernelIndex order: the blocks
-// that overlap the window by their primary key, then their kernels by the kernel table's. CROSS JOIN
+// that overlap the window by their primary key, then their kernels by rowid ranges. CROSS JOIN
 // makes SQLite keep that order (left to right) instead of starting from all of the run's kernels.
 inline constexpr const char* kKernelsInTimeWindowSql =
-    "SELECT k.* FROM kernel_time_blocks b CROSS JOIN CUPTI_ACTIVITY_KIND_KERNEL k ON k.runId = b.runId "
-    "AND k.kernelIndex BETWEEN b.firstKernelIndex AND b.lastKernelIndex "
+    "SELECT k.* FROM kernel_time_blocks b CROSS JOIN CUPTI_ACTIVITY_KIND_KERNEL k "
+    "ON k.id BETWEEN (b.runId << 32) + b.firstKernelIndex AND (b.runId << 32) + b.lastKernelIndex "
     "WHERE b.runId = ?1 AND b.minStart <= ?3 AND b.maxEnd >= ?2 AND k.start <= ?3 AND k.end >= ?2 "
-    "ORDER BY k.kernelIndex";
+    "ORDER BY k.id";
 
 // Creates `path` at exactly `version` (1..kSchemaVersion) with no runs: lets tests build older files.
 Status CreateDatabaseAtVersion(const std::string& path, int version);
