@@ -3,8 +3,9 @@
 # build nimble-prof against the machine's torch, export the five sample models on the GPU, profile each
 # (JSON, then the tables from `report` on the database), cross-check against torch.profiler in a
 # separate process (samples/models/crosscheck.py), record the Inception-v3 sample database, and run the
-# model-profiling GPU tests. Under $OUT, at most 8 files: build.log, profile.log, nimble_reports.json,
-# crosscheck.json, model_profile.md, inception_v3.db, tests.log. Batch-1 latency is host time, and the
+# model-profiling GPU tests, then compare the latency in alternating processes (bench/latency_spread.sh,
+# 3 rounds). Under $OUT, at most 8 files: build.log, profile.log, nimble_reports.json, crosscheck.json,
+# model_profile.md, inception_v3.db, tests.log, latency_rounds.md. Batch-1 latency is host time, and the
 # machine's other tenants make it vary from process to process: every nimble-prof and crosscheck process
 # runs on the same two CPUs (PIN_CPUS, default 2,3; empty: not pinned) and times --timed-iters forwards.
 #   bash bench/model_profile.sh [--iters N] [--warmup W] [--timed-iters T] [--models "resnet50 ..."] [--no-tests]
@@ -130,4 +131,6 @@ profile_models || status=1
 sample_run || status=1
 crosscheck || status=1
 if [ $tests -eq 1 ]; then run_tests || status=1; fi
+BUILD_DIR=$build PIN_CPUS=$pin_cpus timeout 420 bash bench/latency_spread.sh 3 $models >"$OUT/latency_rounds.md" 2>>"$log" || status=1
+tail -$(( $(echo $models | wc -w) + 2 )) "$OUT/latency_rounds.md"
 exit $status

@@ -17,8 +17,9 @@ mkdir -p "$OUT"
 # bash tools/gpu_check.sh --model-profile [--iters N --warmup W --models "..." --no-tests]: instead of
 # every step below, bench/model_profile.sh builds nimble-prof with libtorch and CUDA (its own build
 # folder), profiles the five sample models, cross-checks them against torch.profiler in a separate
-# process, records the Inception-v3 sample database and runs the model-profiling GPU tests; its at most
-# 7 files go to $OUT. Fits one device call (about 3 minutes on an H100).
+# process, records the Inception-v3 sample database, runs the model-profiling GPU tests and compares the
+# latency in alternating processes (bench/latency_spread.sh); its at most 8 files go to $OUT. Fits one
+# device call (about 8 minutes on an H100).
 if [ "${1:-}" = --model-profile ]; then
   shift
   exec bash "$root/bench/model_profile.sh" "$@"
