@@ -105,14 +105,15 @@ void BM_PipelineToNothing(benchmark::State& state) {
 BENCHMARK(BM_PipelineToNothing)->Arg(1'000'000)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(3);
 
 // The whole path for `state.range(0)` launches (with API records when state.range(1) is 1): buffers go through the pool and the pipeline thread
-// into a new database, committed at the end, as a session does. Producer waits (instead of CUPTI
-// dropping) are counted: a non-zero count means the path did not keep up at this rate.
+// into a new database, committed at the end, as a session does. Each buffer is filled anew, so that
+// timestamps and correlation ids keep increasing across buffers as CUPTI's do (a buffer submitted
+// again and again would insert the same keys into the middle of every index). Producer waits
+// (instead of CUPTI dropping) are counted: a non-zero count means the path did not keep up.
 void BM_PipelineToDatabase(benchmark::State& state) {
   const int64_t target_launches = state.range(0);
   synthetic::RecordBuffer buffer;
   uint32_t correlation = 0;
   uint64_t now_ns = 1'000'000;
-  const int64_t per_buffer = FillBuffer(buffer, correlation, now_ns, state.range(1) != 0);
   const std::string path = (std::filesystem::temp_directory_path() /
                             ("nimble_collector_bench_" + std::to_string(getpid()) + ".db")).string();
   int64_t launches = 0;
@@ -130,7 +131,8 @@ void BM_PipelineToDatabase(benchmark::State& state) {
     BufferPool pool(kBufferBytes, 64);
     ActivityPipeline pipeline(**sink, pool, ConverterOptions{});
     pipeline.Start();
-    for (int64_t done = 0; done < target_launches; done += per_buffer) {
+    for (int64_t done = 0; done < target_launches;) {
+      const int64_t filled = FillBuffer(buffer, correlation, now_ns, state.range(1) != 0);
       uint8_t* b = nullptr;
       while ((b = pool.Acquire()) == nullptr) {
         ++waits;
@@ -138,7 +140,8 @@ void BM_PipelineToDatabase(benchmark::State& state) {
       }
       std::memcpy(b, buffer.data(), buffer.size());
       pipeline.Submit(b, buffer.size());
-      launches += per_buffer;
+      launches += filled;
+      done += filled;
     }
     const Status s = pipeline.Finish(CollectorStats{}, {}, {});
     if (!s.ok()) state.SkipWithError(s.message().c_str());
