@@ -95,6 +95,8 @@ StatusOr<ActivityInserter> ActivityInserter::Prepare(Database& db) {
   NIMBLE_ASSIGN_OR_RETURN(ins.kernels_from_batch_,
                           db.Prepare("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (" + columns + ") SELECT " + columns +
                                      " FROM nimble_kernel_batch"));
+  NIMBLE_ASSIGN_OR_RETURN(ins.max_kernel_id_,
+                          db.Prepare("SELECT coalesce(max(id), -1) FROM CUPTI_ACTIVITY_KIND_KERNEL"));
   NIMBLE_ASSIGN_OR_RETURN(ins.time_block_, db.Prepare(
       "INSERT INTO kernel_time_blocks (runId, firstKernelIndex, lastKernelIndex, minStart, maxEnd) "
       "VALUES (?, ?, ?, ?, ?) ON CONFLICT (runId, firstKernelIndex) DO UPDATE SET "
@@ -129,7 +131,14 @@ Status ActivityInserter::Insert(const ActivityBuffer& buffer, RunId run, int64_t
 Status ActivityInserter::InsertKernels(const std::vector<KernelRecord>& kernels, RunId run,
                                        int64_t first_kernel_index, const StringCache& strings) {
   if (kernels.empty()) return OkStatus();
-  *kernel_batch_ = {kernels.data(), kernels.size(), run.value(), first_kernel_index, &strings};
+  // Ids assigned by SQLite (a quarter less CPU per row for a new file, bench/results/store_writer.md)
+  // are right only while the table holds no larger id than this batch's first: the usual case, the
+  // newest run being written. Otherwise (kernels added to an older run) every row gets its id.
+  NIMBLE_ASSIGN_OR_RETURN(bool has_row, max_kernel_id_.Step());
+  const int64_t max_id = has_row ? max_kernel_id_.ColumnInt(0) : -1;
+  max_kernel_id_.Reset();
+  const bool explicit_ids = max_id >= KernelId(run.value(), first_kernel_index);
+  *kernel_batch_ = {kernels.data(), kernels.size(), run.value(), first_kernel_index, &strings, explicit_ids};
   Status status = kernels_from_batch_.Run();
   *kernel_batch_ = {};
   if (status.ok()) return UpdateTimeBlocks(kernels, run, first_kernel_index);

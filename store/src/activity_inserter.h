@@ -54,6 +54,7 @@ class ActivityInserter {
   Statement kernels_from_batch_;         // INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL ... SELECT
   TableInsert kernel_;                   // row by row, to name the record at fault after an error
   Statement time_block_;                 // upsert of one kernel_time_blocks row
+  Statement max_kernel_id_;              // the kernel table's largest id, -1 when empty
   TableInsert memcpy_;
   TableInsert memset_;
   TableInsert sync_;

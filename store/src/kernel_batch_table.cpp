@@ -96,7 +96,13 @@ int KernelBatchColumn(sqlite3_vtab_cursor* cursor, sqlite3_context* ctx, int col
   const KernelRecord& k = b.records[c->row];
   int64_t value = 0;
   switch (col) {
-    case 0: value = KernelId(b.run, b.first_kernel_index + static_cast<int64_t>(c->row)); break;
+    case 0:
+      if (!b.explicit_ids && c->row != 0) {
+        sqlite3_result_null(ctx);
+        return SQLITE_OK;
+      }
+      value = KernelId(b.run, b.first_kernel_index + static_cast<int64_t>(c->row));
+      break;
     case 1: value = b.run; break;
     case 2: value = k.start_ns; break;
     case 3: value = k.end_ns; break;

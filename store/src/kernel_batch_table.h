@@ -29,6 +29,10 @@ struct KernelBatch {
   int64_t run = 0;
   int64_t first_kernel_index = 0;
   const StringCache* strings = nullptr;
+  // false: only the first row gets its id, (run << 32) + first_kernel_index; the others get NULL,
+  // for which SQLite assigns the table's largest rowid + 1 without searching the key, which is the
+  // same id when no row of the table has a larger one (the caller checks). true: every row its id.
+  bool explicit_ids = true;
 };
 
 // Registers nimble_kernel_batch on `db` and returns its batch, which the connection owns.

@@ -266,6 +266,45 @@ TEST_F(StoreSchemaTest, TimeWindowThroughBlocksFindsExactlyTheOverlappingKernels
   EXPECT_GT(found, 1000u);  // the windows do hold kernels
 }
 
+// The writer lets SQLite number the kernels of the newest run; kernels added to an older run, below
+// a newer run's ids, must get their own ids instead of the newer run's next ones.
+TEST_F(StoreSchemaTest, KernelsAddedToAnOlderRunKeepTheirOwnKeys) {
+  const std::string path = PathOf("run.db");
+  StringTable strings;
+  auto kernels = [&](int64_t first, int64_t n) {
+    std::vector<KernelRecord> out;
+    for (int64_t i = first; i < first + n; ++i) out.push_back(testing::MakeKernel(strings, i));
+    return out;
+  };
+  for (int run = 1; run <= 2; ++run) {
+    auto writer = RunWriter::Create(path, testing::SampleRun("eager"), {.batch_records = 300});
+    ASSERT_TRUE(writer.ok()) << writer.status().ToString();
+    ASSERT_TRUE((*writer)->AppendKernels(kernels(0, 1000), strings).ok());
+    ASSERT_TRUE((*writer)->Commit().ok());
+  }
+  {
+    auto writer = RunWriter::OpenRun(path, RunId(1), {.batch_records = 300});
+    ASSERT_TRUE(writer.ok()) << writer.status().ToString();
+    ASSERT_TRUE((*writer)->AppendKernels(kernels(1000, 500), strings).ok());
+    ASSERT_TRUE((*writer)->Commit().ok());
+  }
+  {
+    auto db = OpenRaw(path);
+    ASSERT_NE(db, nullptr);
+    EXPECT_EQ(Query(*db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL"), 2500);
+    EXPECT_EQ(Query(*db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE id = (runId << 32) + kernelIndex"), 2500);
+    EXPECT_EQ(Query(*db, "SELECT count(DISTINCT kernelIndex) FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE runId = 1"), 1500);
+    EXPECT_EQ(Query(*db, "SELECT max(kernelIndex) FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE runId = 2"), 999);
+  }
+  auto reader = RunReader::Open(path);
+  ASSERT_TRUE(reader.ok());
+  auto one = (*reader)->LoadTrace(RunId(1));
+  ASSERT_TRUE(one.ok()) << one.status().ToString();
+  ASSERT_EQ(one->kernels.size(), 1500u);
+  EXPECT_EQ(one->kernels[1200].start_ns, testing::MakeKernel(strings, 1200).start_ns);  // in write order
+  EXPECT_EQ((*reader)->LoadTrace(RunId(2))->kernels.size(), 1000u);
+}
+
 TEST_F(StoreSchemaTest, CommittedFileHasTheQueryIndexesAndUsesThem) {
   const std::string path = PathOf("run.db");
   auto writer = RunWriter::Create(path, testing::SampleRun("eager"));
