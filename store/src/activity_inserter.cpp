@@ -131,7 +131,7 @@ Status ActivityInserter::Insert(const ActivityBuffer& buffer, RunId run, int64_t
 Status ActivityInserter::InsertKernels(const std::vector<KernelRecord>& kernels, RunId run,
                                        int64_t first_kernel_index, const StringCache& strings) {
   if (kernels.empty()) return OkStatus();
-  // Ids assigned by SQLite (a quarter less CPU per row for a new file, bench/results/store_writer.md)
+  // Ids assigned by SQLite (a fifth less CPU per row for a new file, bench/results/store_writer.md)
   // are right only while the table holds no larger id than this batch's first: the usual case, the
   // newest run being written. Otherwise (kernels added to an older run) every row gets its id.
   NIMBLE_ASSIGN_OR_RETURN(bool has_row, max_kernel_id_.Step());
