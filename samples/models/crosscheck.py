@@ -12,8 +12,9 @@ iteration counts:
   executor, in another process). Batch-1 latency is host time, so run both processes on the same CPUs
   (bench/model_profile.sh pins them);
 - profiled, after every model was timed: torch.profiler with CPU and CUDA activity, one annotation
-  per iteration ending after the synchronize. GPU active time of an iteration is the union of the kernel and memset intervals that
-  start inside its annotation (the GPU active time compared); its latency is the annotation's length.
+  per iteration ending after the synchronize. GPU active time of an iteration is the union of the
+  kernel and memset intervals that start inside its annotation (the GPU active time compared); its
+  latency is the annotation's length.
 
 It compares medians with nimble-prof's (iteration window, GPU active time, kernels per iteration),
 checks the unattributed share, and writes JSON and a markdown table. Usage:
