@@ -141,7 +141,7 @@ Status RemoveDatabaseFiles(const std::string& path) {
 }
 
 Status CheckNoCompanionFiles(const std::string& path) {
-  for (const char* suffix : {"-wal", "-shm"}) {
+  for (const char* suffix : {"-wal", "-shm", "-journal"}) {
     if (PathExists(path + suffix)) {
       return Unavailable(path + suffix + " is still present after closing the database; another process " +
                          "may have it open, so it is left in place");

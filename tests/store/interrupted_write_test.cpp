@@ -56,9 +56,9 @@ int64_t FileSize(const std::string& path) {
   _exit(6);  // the parent kills us before the flush ends
 }
 
-// Forks a writer into `path`, waits until its big batch has started writing its log `wal_path`,
-// then kills it. Returns false (with a test failure) if the child never got there.
-bool RunAndKillWriter(const std::string& path, const std::string& wal_path) {
+// Forks a writer into `path`, waits until its big batch has started writing to disk (`growing_path`
+// grew by 1 MiB), then kills it. Returns false (with a test failure) if the child never got there.
+bool RunAndKillWriter(const std::string& path, const std::string& growing_path) {
   int fds[2];
   if (pipe(fds) != 0) return false;
   const pid_t pid = fork();
@@ -70,19 +70,19 @@ bool RunAndKillWriter(const std::string& path, const std::string& wal_path) {
   char c = 0;
   const bool ready = read(fds[0], &c, 1) == 1;
   close(fds[0]);
-  // The log grows once the uncommitted batch spills out of the page cache: the kill then lands
+  // The file grows once the uncommitted batch spills out of the page cache: the kill then lands
   // inside the transaction, with part of it on disk.
-  const int64_t wal_at_start = FileSize(wal_path);
+  const int64_t size_at_start = FileSize(growing_path);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (ready && FileSize(wal_path) < wal_at_start + (1 << 20) && std::chrono::steady_clock::now() < deadline) {
+  while (ready && FileSize(growing_path) < size_at_start + (1 << 20) && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
-  const bool grew = FileSize(wal_path) >= wal_at_start + (1 << 20);
+  const bool grew = FileSize(growing_path) >= size_at_start + (1 << 20);
   kill(pid, SIGKILL);
   int status = 0;
   waitpid(pid, &status, 0);
   EXPECT_TRUE(ready) << "the writer child exited early with status " << status;
-  EXPECT_TRUE(grew) << "the killed batch never reached the log";
+  EXPECT_TRUE(grew) << "the killed batch never reached " << growing_path;
   EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << "status " << status;
   return ready && grew;
 }
@@ -125,7 +125,8 @@ TEST_F(StoreInterruptedWriteTest, ExistingDatabaseKeepsExactlyTheCommittedBatche
 
 TEST_F(StoreInterruptedWriteTest, NewDatabaseNeverAppearsAtItsPath) {
   const std::string path = PathOf("run.db");
-  ASSERT_TRUE(RunAndKillWriter(path, path + ".partial-wal"));
+  // A new file is built in rollback-journal mode: pages appended to it go straight into the file.
+  ASSERT_TRUE(RunAndKillWriter(path, path + ".partial"));
   EXPECT_FALSE(std::filesystem::exists(path));
   EXPECT_EQ(RunReader::Open(path).status().code(), StatusCode::kNotFound);
 

@@ -35,9 +35,14 @@ TEST_F(StoreRunWriterTest, NewFileIsBuiltAsPartialAndMovedByCommit) {
   EXPECT_EQ((*writer)->records_written(), 100);
   EXPECT_FALSE(std::filesystem::exists(path));
   EXPECT_TRUE(std::filesystem::exists(path + ".partial"));
+  EXPECT_FALSE(std::filesystem::exists(path + ".partial-wal"));  // built in rollback-journal mode
   ASSERT_TRUE((*writer)->Commit().ok());
   // Committed: only the database itself, no log files beside it and no partial.
   EXPECT_EQ(ListDir(), std::vector<std::string>{"run.db"});
+  // And in WAL mode, as readers expect: file format versions 2 at bytes 18 and 19 of the header.
+  const std::string header = testing::ReadFileBytes(path).substr(0, 20);
+  EXPECT_EQ(header[18], 2);
+  EXPECT_EQ(header[19], 2);
   // Results written after Commit go to the final file in place.
   ASSERT_TRUE((*writer)->AddStat({"late", 1, "info", "after commit"}).ok());
   ASSERT_TRUE((*writer)->Commit().ok());
