@@ -150,6 +150,16 @@ Status CheckNoCompanionFiles(const std::string& path) {
   return OkStatus();
 }
 
+Status SyncFile(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd < 0) return Internal(path + ": cannot open to sync: " + std::strerror(errno));
+  const int rc = ::fsync(fd);
+  const int err = errno;
+  ::close(fd);
+  if (rc != 0) return Internal(path + ": cannot sync: " + std::strerror(err));
+  return OkStatus();
+}
+
 Status RenameDurably(const std::string& from, const std::string& to) {
   if (std::rename(from.c_str(), to.c_str()) != 0) {
     return Internal(to + ": cannot move the finished database into place from " + from + ": " +

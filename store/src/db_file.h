@@ -39,9 +39,12 @@ std::string PartialPath(const std::string& path);
 // Removes `path` and its -wal, -shm and -journal companions; absent files are fine.
 Status RemoveDatabaseFiles(const std::string& path);
 
-// Error when SQLite left a -wal or -shm beside `path` (it removes both when the last connection
-// closes cleanly), so that a rename never separates a database from its log.
+// Error when SQLite left a -wal, -shm or -journal beside `path` (it removes them when the last
+// connection closes cleanly), so that a rename never separates a database from its log.
 Status CheckNoCompanionFiles(const std::string& path);
+
+// fsync of `path`'s contents, for a file written without syncs before it is moved into place.
+Status SyncFile(const std::string& path);
 
 // Renames `from` to `to` and syncs the directory, so that the rename survives a power loss.
 Status RenameDurably(const std::string& from, const std::string& to);
