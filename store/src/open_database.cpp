@@ -23,15 +23,20 @@ constexpr int kWalAutocheckpointPages = 4096;
 
 }  // namespace
 
-Status ConfigureForWriting(Database& db) {
-  if (sqlite3_db_readonly(db.handle(), "main") == 1) {
-    return PermissionDenied(db.path() + ": cannot be written (read-only file, directory or file system)");
-  }
+Status SwitchToWal(Database& db) {
   NIMBLE_ASSIGN_OR_RETURN(Statement wal, db.Prepare("PRAGMA journal_mode = WAL"));
   NIMBLE_ASSIGN_OR_RETURN(bool has_row, wal.Step());
   if (!has_row || wal.ColumnText(0) != "wal") {
     return Unavailable(db.path() + ": cannot switch the database to WAL mode");
   }
+  return OkStatus();
+}
+
+Status ConfigureForWriting(Database& db) {
+  if (sqlite3_db_readonly(db.handle(), "main") == 1) {
+    return PermissionDenied(db.path() + ": cannot be written (read-only file, directory or file system)");
+  }
+  NIMBLE_RETURN_IF_ERROR(SwitchToWal(db));
   // temp_store = MEMORY keeps the statement journals of multi-row INSERTs off temporary files:
   // measured 13 % of the writer's CPU time (bench/results/store_writer.md).
   return db.Exec("PRAGMA synchronous = NORMAL; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -" +

@@ -27,6 +27,9 @@ StatusOr<std::unique_ptr<Database>> CreateNewDatabase(const std::string& path, i
 // connection could only open the file read-only.
 Status ConfigureForWriting(Database& db);
 
+// journal_mode = WAL (persistent in the file); Unavailable when SQLite refuses.
+Status SwitchToWal(Database& db);
+
 // Brings an open database from schema `from` to kSchemaVersion: all pending migrations commit
 // together or not at all.
 Status UpgradeOpenDatabase(Database& db, int from);

@@ -204,10 +204,7 @@ Status RunWriter::Impl::CloseDatabase() {
 Status RunWriter::Impl::MoveIntoPlace() {
   const std::string partial = PartialPath(path_);
   NIMBLE_RETURN_IF_ERROR(db_->Exec("PRAGMA synchronous = NORMAL"));
-  NIMBLE_ASSIGN_OR_RETURN(Statement wal, db_->Prepare("PRAGMA journal_mode = WAL"));
-  NIMBLE_ASSIGN_OR_RETURN(bool has_row, wal.Step());
-  if (!has_row || wal.ColumnText(0) != "wal") return Unavailable(partial + ": cannot switch the database to WAL mode");
-  wal = Statement();
+  NIMBLE_RETURN_IF_ERROR(SwitchToWal(*db_));
   NIMBLE_RETURN_IF_ERROR(CloseDatabase());
   NIMBLE_RETURN_IF_ERROR(CheckNoCompanionFiles(partial));
   NIMBLE_RETURN_IF_ERROR(SyncFile(partial));
