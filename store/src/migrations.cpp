@@ -149,7 +149,8 @@ CREATE INDEX speedups_runId ON speedups (runId);
 //   indexes spans a short time range; a time window reads the blocks that overlap it, then only their
 //   kernels. Keeping the B-tree up to date cost a sixth of the writer's time per kernel; a block row
 //   costs 1/1024th.
-// The kernels of older files are copied into the new table in key order.
+// The kernels of older files are copied into the new table in key order. Its columns repeat version
+// 1's on purpose: a migration's SQL stays as it shipped, so it is not shared with a later one.
 std::string Migration3Sql() {
   const std::string block = std::to_string(kKernelsPerTimeBlock);
   return R"sql(
