@@ -2,8 +2,12 @@
 # What the collector costs, measured side by side in one run on the GPU machine:
 #  - launch-bound loops (samples/cuda/launch_loop): 100 000 empty kernels launched one by one, 2 000
 #    replays of a graph of 100 empty kernels, and 500 replays of a graph of 100 kernels of 5 us; each
-#    run bare and under `nimble-prof record` with all kinds, all but driver API, and kernels only,
-#    in rotating order, REPS times; medians of the wall time per launch / per replay the program prints;
+#    run bare, under `nimble-prof record` with all kinds, all but driver API, and kernels only, and
+#    under CUPTI alone (bench/cupti_floor.cpp: the same kinds, buffers discarded unread) with all kinds
+#    and kernels only, in rotating order, REPS times; medians (and the range) of the wall time per
+#    launch / per replay the program prints. BENCH_CPUS=LIST pins every process to those CPUs;
+#  - where the launch loop's time goes: from each recording's kernel start times, the median interval
+#    between launches and the share of the loop spent in stalls (intervals over 4x the median);
 #  - the CPU throughput of the record -> database path on synthetic CUPTI buffers (and, for
 #    attribution, of the store's RunWriter alone).
 # Prints markdown to stdout (save it under bench/results/).
@@ -17,7 +21,10 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 loops=(launch graph graph5)
-variants=(bare all nodriver kernel)
+variants=(bare all nodriver kernel floorall floorkernel)
+floor_lib="$build/bench/libnimble_cupti_floor.so"
+pin=()
+[ -n "${BENCH_CPUS:-}" ] && pin=(taskset -c "$BENCH_CPUS")
 loop_args() {
   case $1 in
     launch) echo "--mode launch --kernels 100000 --warmup 2000" ;;
@@ -38,9 +45,17 @@ run_one() {  # run_one LOOP VARIANT: appends the loop's figure to $work/LOOP.VAR
   [ "$name" = launch ] && key=us_per_kernel
   # shellcheck disable=SC2046 # loop_args is a list of flags
   if [ "$variant" = bare ]; then
-    out=$("$loop" $(loop_args "$name"))
+    out=$("${pin[@]}" "$loop" $(loop_args "$name"))
+  elif [ "$variant" = floorall ] || [ "$variant" = floorkernel ]; then
+    out=$(CUDA_INJECTION64_PATH="$floor_lib" NIMBLE_FLOOR_KINDS="${variant#floor}" \
+      "${pin[@]}" "$loop" $(loop_args "$name") 2>&1)
+    echo "$out" | sed -n 's/.*cupti_floor: buffers=[0-9]* dropped=\([0-9]*\).*/\1/p' >>"$work/dropped"
   else
-    out=$("$prof" record --kinds "$(kinds_of "$variant")" -o "$work/run.db" -- "$loop" $(loop_args "$name") 2>&1)
+    out=$("${pin[@]}" "$prof" record --kinds "$(kinds_of "$variant")" -o "$work/run.db" -- \
+      "$loop" $(loop_args "$name") 2>&1)
+    if [ "$name" = launch ] && [ ! -f "$work/launch.$variant.db" ]; then
+      mv "$work/run.db" "$work/launch.$variant.db"  # the first of each, for the stall analysis
+    fi
     rm -f "$work/run.db"
     echo "$out" | sed -n 's/.*dropped records: \([0-9]*\).*/\1/p' >>"$work/dropped"
   fi
@@ -58,26 +73,58 @@ done
 python3 - "$work" "$reps" <<'PY'
 import os, statistics, sys
 work, reps = sys.argv[1], sys.argv[2]
-def med(name):
+def values(name):
     with open(os.path.join(work, name)) as f:
-        return statistics.median(float(x) for x in f if x.strip())
+        return [float(x) for x in f if x.strip()]
+def med(name):
+    return statistics.median(values(name))
+def spread(name):
+    v = values(name)
+    return f"{min(v):.2f}-{max(v):.2f}"
 print(f"### GPU: launch-bound loops, bare vs. under `nimble-prof record` (median of {reps} rotating runs)\n")
-print("| loop | figure | bare | all kinds | all but driver API | kernels only |")
-print("| --- | --- | --- | --- | --- | --- |")
+print("`nimble-prof record` with all kinds, all kinds but the driver API, kernels only; then CUPTI alone")
+print("with all kinds and with kernels only (`bench/cupti_floor.cpp`). Below each median: the range over the runs.\n")
+print("| loop | figure | bare | all kinds | all but driver API | kernels only | CUPTI alone, all kinds | CUPTI alone, kernels only |")
+print("| --- | --- | --- | --- | --- | --- | --- | --- |")
 rows = (("launch", "100 000 empty kernels, one launch each", "µs per launch"),
         ("graph", "2 000 replays of a graph of 100 empty kernels", "µs per replay"),
         ("graph5", "500 replays of a graph of 100 kernels of 5 µs", "µs per replay"))
 for name, label, unit in rows:
     bare = med(f"{name}.bare")
     cells = []
-    for v in ("all", "nodriver", "kernel"):
+    for v in ("all", "nodriver", "kernel", "floorall", "floorkernel"):
         x = med(f"{name}.{v}")
         added = f"{x - bare:+.3f} µs" if name == "launch" else f"{100 * (x - bare) / bare:+.1f} %"
-        cells.append(f"{x:.3f} ({added})")
-    print(f"| {label} | {unit} | {bare:.3f} | " + " | ".join(cells) + " |")
+        cells.append(f"{x:.3f} ({added})<br>{spread(f'{name}.{v}')}")
+    print(f"| {label} | {unit} | {bare:.3f}<br>{spread(f'{name}.bare')} | " + " | ".join(cells) + " |")
 with open(os.path.join(work, "dropped")) as f:
     dropped = [int(x) for x in f if x.strip()]
 print(f"\nDropped records over all {len(dropped)} recorded runs: {sum(dropped)}\n")
+PY
+
+python3 - "$work" <<'PY'
+import os, sqlite3, statistics, sys
+work = sys.argv[1]
+print("### Where the launch loop's time goes under `nimble-prof record` (first run of each)\n")
+print("From the recorded kernels' start times (the GPU idles between these empty kernels, so they start")
+print("when they are launched): the median interval between launches, the mean, and the share of the")
+print("loop spent in stalls, i.e. the time beyond the median in intervals over 4x the median.\n")
+print("| kinds | kernels | median interval µs | mean interval µs | stall share | stalls |")
+print("| --- | --- | --- | --- | --- | --- |")
+for variant, label in (("all", "all kinds"), ("nodriver", "all but driver API"), ("kernel", "kernels only")):
+    path = os.path.join(work, f"launch.{variant}.db")
+    if not os.path.exists(path):
+        continue
+    starts = [r[0] for r in sqlite3.connect(path).execute(
+        "SELECT start FROM CUPTI_ACTIVITY_KIND_KERNEL ORDER BY start")]
+    starts = starts[-100000:]  # the timed loop; the warm-up launches come first
+    gaps = [b - a for a, b in zip(starts, starts[1:])]
+    median = statistics.median(gaps)
+    stalls = [g for g in gaps if g > 4 * median]
+    share = sum(g - median for g in stalls) / sum(gaps)
+    print(f"| {label} | {len(starts)} | {median / 1e3:.3f} | {statistics.mean(gaps) / 1e3:.3f} | "
+          f"{100 * share:.1f} % | {len(stalls)} |")
+print()
 PY
 
 echo "### CPU: record -> database path on synthetic CUPTI buffers (1 M launches per iteration, 3 iterations)"
@@ -96,7 +143,7 @@ for b in json.load(sys.stdin)["benchmarks"]:
 '
 store_bench="$build/bench/nimble_store_bench"
 if [ -x "$store_bench" ]; then
-  "$store_bench" --benchmark_format=json --benchmark_filter='WriteKernelsNewFile/batch:65536' 2>/dev/null | python3 -c '
+  "$store_bench" --benchmark_format=json --benchmark_filter='WriteKernelsNewFile/batch:65536/records:1048576/configs:1000' 2>/dev/null | python3 -c '
 import json, sys
 for b in json.load(sys.stdin)["benchmarks"]:
     print("| for attribution: RunWriter alone, kernel rows into a new file ({}) | {:,.0f} | - |".format(b["name"], b.get("items_per_second", 0)))

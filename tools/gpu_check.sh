@@ -4,7 +4,8 @@
 # compute-sanitizer on a sample, measure the collector's overhead, and record the bundled sample run.
 # Everything is logged under $OUT in at most 8 files (gpu, build, ctest_gpu, ctest_unit, checks logs,
 # collector_overhead.md, concurrent_streams.db, summary.md); the summary table is printed last.
-#   bash tools/gpu_check.sh [--with-torch] [--with-accelerate] [--no-bench] [--no-sanitizer]
+#   bash tools/gpu_check.sh [--with-torch] [--with-accelerate] [--no-bench] [--no-sanitizer] [--bench-only]
+# --bench-only builds and runs only the collector overhead benchmark (BENCH_REPS, BENCH_CPUS: see it).
 # --with-accelerate (implies --with-torch) adds the ahead-of-time section at the end: see there.
 # --accelerate-only (implies --with-accelerate) builds and runs only that section (fits one device call).
 set -uo pipefail
@@ -26,7 +27,7 @@ if [ "${1:-}" = --model-profile ]; then
 fi
 # ---- end of model profiling -------------------------------------------------------------------------
 build=${BUILD_DIR:-$root/build-gpu}
-with_torch=0 bench=1 sanitizer=1 accelerate=0 accel_only=0
+with_torch=0 bench=1 sanitizer=1 accelerate=0 accel_only=0 bench_only=0
 for arg in "$@"; do
   case $arg in
     --with-torch) with_torch=1 ;;
@@ -34,6 +35,7 @@ for arg in "$@"; do
     --accelerate-only) with_torch=1 accelerate=1 accel_only=1 ;;
     --no-bench) bench=0 ;;
     --no-sanitizer) sanitizer=0 ;;
+    --bench-only) bench_only=1 ;;
     *) echo "unknown option $arg" >&2; exit 2 ;;
   esac
 done
@@ -68,7 +70,14 @@ step "configure" build.log 180 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUI
   -DNIMBLE_WITH_CUDA=ON -DNIMBLE_WITH_QT=OFF "$torch_flag"
 build_targets=()
 [ $accel_only -eq 1 ] && build_targets=(nimble-accelerate nimble-run nimble-prof nimble_aot_gpu_tests nimble_aot_tests)
-if step "build" build.log 420 ninja -C "$build" -j16 "${build_targets[@]}" && [ $accel_only -eq 0 ]; then
+[ $bench_only -eq 1 ] && build_targets=(nimble-prof nimble_inject launch_loop nimble_collector_bench nimble_cupti_floor nimble_store_bench)
+if ! step "build" build.log 420 ninja -C "$build" -j16 "${build_targets[@]}"; then
+  :
+elif [ $bench_only -eq 1 ]; then
+  lscpu -e=CPU,CORE,SOCKET,NODE >>"$OUT/gpu.log" 2>&1
+  step "collector overhead" checks.log 560 \
+    bash -c "bench/collector_overhead.sh '$build' ${BENCH_REPS:-5} > '$OUT/collector_overhead.md'"
+elif [ $accel_only -eq 0 ]; then
   step "ctest gpu" ctest_gpu.log 300 ctest --test-dir "$build" -L gpu --output-on-failure --timeout 120
   step "ctest unit+golden" ctest_unit.log 240 ctest --test-dir "$build" -LE "gpu|gui" --output-on-failure -j8
   samples=$build/samples/cuda
