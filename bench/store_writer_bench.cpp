@@ -1,6 +1,9 @@
 // How fast RunWriter stores kernel records: realistic records (about 100 distinct kernel names,
 // increasing timestamps and correlation ids over a few streams) through the public API, delivered
-// in buffers of 8192 records as a CUPTI collector would, Commit() included. Files go to
+// in buffers of 8192 records as a CUPTI collector would, Commit() included. The argument `configs` is
+// the number of distinct launch configurations: 1000, as a model that launches 1000 different kernels
+// per iteration and repeats them (the bundled Inception-v3 run has 76); or one per record, the worst
+// case for the writer's configuration table. Files go to
 // $NIMBLE_BENCH_DIR, else the system temp directory (it must be a real disk for honest figures).
 #include <benchmark/benchmark.h>
 
@@ -22,7 +25,7 @@ namespace fs = std::filesystem;
 constexpr int kDistinctNames = 100;
 constexpr size_t kDeliveryRecords = 8192;  // records per AppendKernels call
 
-std::vector<KernelRecord> RealisticKernels(StringTable& strings, int64_t count) {
+std::vector<KernelRecord> RealisticKernels(StringTable& strings, int64_t count, int64_t configs) {
   std::vector<KernelRecord> out;
   out.reserve(static_cast<size_t>(count));
   int64_t t_ns = 1'700'000'000'000'000'000;
@@ -39,11 +42,12 @@ std::vector<KernelRecord> RealisticKernels(StringTable& strings, int64_t count) 
     k.name = strings.Intern("void at::native::kernel_" + std::to_string(name) +
                             "<float, 4, 128>(at::TensorIteratorBase&, float const*, float*, int)");
     k.short_name = strings.Intern("kernel_" + std::to_string(name));
-    k.grid = {static_cast<int32_t>(1 + (i * 31) % 4096), 1 + name % 3, 1};
-    k.block = {128 << (name % 3), 1, 1};
-    k.registers_per_thread = 16 + name % 64;
-    k.static_shared_bytes = (name % 4) * 4096;
-    k.dynamic_shared_bytes = (name % 5) * 1024;
+    const int64_t c = i % configs;  // launch c of an iteration of `configs` launches
+    k.grid = {static_cast<int32_t>(1 + (c * 31) % 4096), static_cast<int32_t>(1 + c / 4096), 1};
+    k.block = {128 << (c % 3), 1, 1};
+    k.registers_per_thread = static_cast<int32_t>(16 + c % 64);
+    k.static_shared_bytes = static_cast<int32_t>((c % 4) * 4096);
+    k.dynamic_shared_bytes = static_cast<int32_t>((c % 5) * 1024);
     out.push_back(k);
   }
   return out;
@@ -85,7 +89,7 @@ void BM_WriteKernelsNewFile(benchmark::State& state) {
   const int64_t batch_records = state.range(0);
   const int64_t records = state.range(1);
   StringTable strings;
-  const auto kernels = RealisticKernels(strings, records);
+  const auto kernels = RealisticKernels(strings, records, state.range(2));
   const fs::path dir = ScratchDir();
   int iteration = 0;
   for (auto _ : state) {
@@ -105,7 +109,7 @@ void BM_AppendKernelsToExistingFile(benchmark::State& state) {
   const int64_t batch_records = state.range(0);
   const int64_t records = state.range(1);
   StringTable strings;
-  const auto kernels = RealisticKernels(strings, records);
+  const auto kernels = RealisticKernels(strings, records, state.range(2));
   const fs::path dir = ScratchDir();
   const std::string base = (dir / "base.db").string();
   if (!WriteRun(base, kernels, strings, batch_records)) state.SkipWithError("writing the first run failed");
@@ -121,15 +125,16 @@ void BM_AppendKernelsToExistingFile(benchmark::State& state) {
 }
 
 BENCHMARK(BM_WriteKernelsNewFile)
-    ->ArgNames({"batch", "records"})
-    ->Args({4096, 1 << 20})
-    ->Args({65536, 1 << 20})
+    ->ArgNames({"batch", "records", "configs"})
+    ->Args({4096, 1 << 20, 1000})
+    ->Args({65536, 1 << 20, 1000})
+    ->Args({65536, 1 << 20, 1 << 20})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 BENCHMARK(BM_AppendKernelsToExistingFile)
-    ->ArgNames({"batch", "records"})
-    ->Args({4096, 1 << 20})
-    ->Args({65536, 1 << 20})
+    ->ArgNames({"batch", "records", "configs"})
+    ->Args({4096, 1 << 20, 1000})
+    ->Args({65536, 1 << 20, 1000})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 

@@ -27,7 +27,8 @@ int RunInfoCommand(const std::string& path) {
   }
   std::cout << "\n" << std::left << std::setw(40) << "table" << std::right << std::setw(12) << "rows" << "\n";
   for (const store::TableCount& c : *counts) {
-    std::cout << std::left << std::setw(40) << c.table << std::right << std::setw(12) << c.rows << "\n";
+    std::cout << std::left << std::setw(40) << (c.view ? c.table + " (view)" : c.table) << std::right << std::setw(12)
+              << c.rows << "\n";
   }
   return kExitOk;
 }

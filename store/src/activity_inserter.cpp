@@ -68,17 +68,23 @@ Status InsertRows(TableInsert& insert, const std::vector<Record>& records, Bind 
   return OkStatus();
 }
 
-// Binds the columns shared by GPU activity: runId, start, end, deviceId, contextId, streamId,
-// correlationId at parameters p .. p + 6.
+// Binds start, end, deviceId, contextId, streamId, correlationId at parameters p .. p + 5.
+template <typename Record>
+void BindTimesAndIds(Statement& s, int p, const Record& r) {
+  s.BindInt(p, r.start_ns);
+  s.BindInt(p + 1, r.end_ns);
+  s.BindId(p + 2, r.device);
+  s.BindId(p + 3, r.context);
+  s.BindId(p + 4, r.stream);
+  s.BindId(p + 5, r.correlation);
+}
+
+// Binds the columns shared by GPU activity tables other than the kernels': runId, then
+// BindTimesAndIds' at parameters p .. p + 6.
 template <typename Record>
 void BindGpuActivity(Statement& s, int p, RunId run, const Record& r) {
   s.BindInt(p, run.value());
-  s.BindInt(p + 1, r.start_ns);
-  s.BindInt(p + 2, r.end_ns);
-  s.BindId(p + 3, r.device);
-  s.BindId(p + 4, r.context);
-  s.BindId(p + 5, r.stream);
-  s.BindId(p + 6, r.correlation);
+  BindTimesAndIds(s, p + 1, r);
 }
 
 template <typename E>
@@ -88,15 +94,14 @@ int64_t EnumValue(E e) { return static_cast<int64_t>(e); }
 
 StatusOr<ActivityInserter> ActivityInserter::Prepare(Database& db) {
   ActivityInserter ins;
-  NIMBLE_ASSIGN_OR_RETURN(ins.kernel_, PrepareInsert(db, "CUPTI_ACTIVITY_KIND_KERNEL", kKernelColumns));
+  NIMBLE_ASSIGN_OR_RETURN(ins.kernel_, PrepareInsert(db, "kernels", kKernelColumns));
   NIMBLE_ASSIGN_OR_RETURN(ins.kernel_batch_, RegisterKernelBatch(db));
   std::string columns;
   for (const char* column : kKernelColumns) columns += std::string(columns.empty() ? "" : ", ") + column;
   NIMBLE_ASSIGN_OR_RETURN(ins.kernels_from_batch_,
-                          db.Prepare("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (" + columns + ") SELECT " + columns +
+                          db.Prepare("INSERT INTO kernels (" + columns + ") SELECT " + columns +
                                      " FROM nimble_kernel_batch"));
-  NIMBLE_ASSIGN_OR_RETURN(ins.max_kernel_id_,
-                          db.Prepare("SELECT coalesce(max(id), -1) FROM CUPTI_ACTIVITY_KIND_KERNEL"));
+  NIMBLE_ASSIGN_OR_RETURN(ins.max_kernel_id_, db.Prepare("SELECT coalesce(max(id), -1) FROM kernels"));
   NIMBLE_ASSIGN_OR_RETURN(ins.time_block_, db.Prepare(
       "INSERT INTO kernel_time_blocks (runId, firstKernelIndex, lastKernelIndex, minStart, maxEnd) "
       "VALUES (?, ?, ?, ?, ?) ON CONFLICT (runId, firstKernelIndex) DO UPDATE SET "
@@ -123,14 +128,16 @@ StatusOr<ActivityInserter> ActivityInserter::Prepare(Database& db) {
 }
 
 Status ActivityInserter::Insert(const ActivityBuffer& buffer, RunId run, int64_t first_kernel_index,
-                                const StringCache& strings) {
-  NIMBLE_RETURN_IF_ERROR(InsertGpuActivity(buffer, run, first_kernel_index, strings));
+                                const StringCache& strings, LaunchConfigCache& configs) {
+  NIMBLE_RETURN_IF_ERROR(InsertGpuActivity(buffer, run, first_kernel_index, strings, configs));
   return InsertHostActivity(buffer, run, strings);
 }
 
 Status ActivityInserter::InsertKernels(const std::vector<KernelRecord>& kernels, RunId run,
-                                       int64_t first_kernel_index, const StringCache& strings) {
+                                       int64_t first_kernel_index, const StringCache& strings,
+                                       LaunchConfigCache& configs) {
   if (kernels.empty()) return OkStatus();
+  NIMBLE_RETURN_IF_ERROR(configs.Resolve(kernels, launch_config_ids_));
   // Ids assigned by SQLite (a fifth less CPU per row for a new file, bench/results/store_writer.md)
   // are right only while the table holds no larger id than this batch's first: the usual case, the
   // newest run being written. Otherwise (kernels added to an older run) every row gets its id.
@@ -138,7 +145,8 @@ Status ActivityInserter::InsertKernels(const std::vector<KernelRecord>& kernels,
   const int64_t max_id = has_row ? max_kernel_id_.ColumnInt(0) : -1;
   max_kernel_id_.Reset();
   const bool explicit_ids = max_id >= KernelId(run.value(), first_kernel_index);
-  *kernel_batch_ = {kernels.data(), kernels.size(), run.value(), first_kernel_index, &strings, explicit_ids};
+  *kernel_batch_ = {kernels.data(), kernels.size(), run.value(), first_kernel_index, &strings,
+                    launch_config_ids_.data(), explicit_ids};
   Status status = kernels_from_batch_.Run();
   *kernel_batch_ = {};
   if (status.ok()) return UpdateTimeBlocks(kernels, run, first_kernel_index);
@@ -147,14 +155,12 @@ Status ActivityInserter::InsertKernels(const std::vector<KernelRecord>& kernels,
     const KernelRecord& k = kernels[i];
     const int64_t index = first_kernel_index + static_cast<int64_t>(i);
     s.BindInt(p, KernelId(run.value(), index));
-    BindGpuActivity(s, p + 1, run, k);
-    s.BindInt(p + 8, index);
-    strings.Bind(s, p + 9, k.name);
-    strings.Bind(s, p + 10, k.short_name);
-    const int64_t values[] = {k.grid.x, k.grid.y, k.grid.z, k.block.x, k.block.y, k.block.z,
-                              k.registers_per_thread, k.static_shared_bytes, k.dynamic_shared_bytes,
-                              k.graph_node_id, k.graph_id};
-    for (int c = 0; c < 11; ++c) s.BindInt(p + 11 + c, values[c]);
+    BindTimesAndIds(s, p + 1, k);
+    strings.Bind(s, p + 7, k.name);
+    strings.Bind(s, p + 8, k.short_name);
+    s.BindInt(p + 9, launch_config_ids_[i]);
+    s.BindInt(p + 10, k.graph_node_id);
+    s.BindInt(p + 11, k.graph_id);
   });
   return by_row.ok() ? status : by_row;
 }
@@ -188,8 +194,8 @@ Status ActivityInserter::UpdateTimeBlocks(const std::vector<KernelRecord>& kerne
 }
 
 Status ActivityInserter::InsertGpuActivity(const ActivityBuffer& b, RunId run, int64_t first_kernel_index,
-                                           const StringCache& strings) {
-  NIMBLE_RETURN_IF_ERROR(InsertKernels(b.kernels, run, first_kernel_index, strings));
+                                           const StringCache& strings, LaunchConfigCache& configs) {
+  NIMBLE_RETURN_IF_ERROR(InsertKernels(b.kernels, run, first_kernel_index, strings, configs));
   NIMBLE_RETURN_IF_ERROR(InsertRows(memcpy_, b.memcpys, [&](Statement& s, int p, size_t i) {
     const MemcpyRecord& m = b.memcpys[i];
     BindGpuActivity(s, p, run, m);

@@ -14,6 +14,7 @@
 #include "nimble/core/activity_records.h"
 #include "sqlite_db.h"
 #include "kernel_batch_table.h"
+#include "launch_config_cache.h"
 #include "string_cache.h"
 
 namespace nimble::store {
@@ -39,22 +40,26 @@ class ActivityInserter {
 
   // Inserts every record of `buffer` into run `run`, inside the caller's transaction. Kernels get
   // kernel indexes first_kernel_index, first_kernel_index + 1, ... in buffer order. String ids must
-  // have been noted in, and resolved by, `strings`. An error names the table and the record.
-  Status Insert(const ActivityBuffer& buffer, RunId run, int64_t first_kernel_index, const StringCache& strings);
+  // have been noted in, and resolved by, `strings`; `configs` resolves (and inserts) the kernels'
+  // launch configurations. An error names the table and the record.
+  Status Insert(const ActivityBuffer& buffer, RunId run, int64_t first_kernel_index, const StringCache& strings,
+                LaunchConfigCache& configs);
 
  private:
   ActivityInserter() = default;
   Status InsertKernels(const std::vector<KernelRecord>& kernels, RunId run, int64_t first_kernel_index,
-                       const StringCache& strings);
+                       const StringCache& strings, LaunchConfigCache& configs);
   Status UpdateTimeBlocks(const std::vector<KernelRecord>& kernels, RunId run, int64_t first_kernel_index);
-  Status InsertGpuActivity(const ActivityBuffer& b, RunId run, int64_t first_kernel_index, const StringCache& strings);
+  Status InsertGpuActivity(const ActivityBuffer& b, RunId run, int64_t first_kernel_index, const StringCache& strings,
+                           LaunchConfigCache& configs);
   Status InsertHostActivity(const ActivityBuffer& b, RunId run, const StringCache& strings);
 
   KernelBatch* kernel_batch_ = nullptr;  // owned by the connection's module registration
-  Statement kernels_from_batch_;         // INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL ... SELECT
+  Statement kernels_from_batch_;         // INSERT INTO kernels ... SELECT
   TableInsert kernel_;                   // row by row, to name the record at fault after an error
   Statement time_block_;                 // upsert of one kernel_time_blocks row
   Statement max_kernel_id_;              // the kernel table's largest id, -1 when empty
+  std::vector<int64_t> launch_config_ids_;  // of the batch being inserted
   TableInsert memcpy_;
   TableInsert memset_;
   TableInsert sync_;

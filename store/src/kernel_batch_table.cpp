@@ -10,7 +10,7 @@ namespace {
 
 // nimble_kernel_batch: an eponymous, read-only virtual table over the KernelBatch given to the
 // module, one row per record with the kernel table's columns. SQLite reads each value straight from
-// the record, which costs far less than binding 21 parameters per row (bench/results/store_writer.md).
+// the record, which costs far less than binding 12 parameters per row (bench/results/store_writer.md).
 struct KernelBatchTable {
   sqlite3_vtab base;  // first, so that SQLite's pointer converts back
   const KernelBatch* batch;
@@ -103,27 +103,17 @@ int KernelBatchColumn(sqlite3_vtab_cursor* cursor, sqlite3_context* ctx, int col
       }
       value = KernelId(b.run, b.first_kernel_index + static_cast<int64_t>(c->row));
       break;
-    case 1: value = b.run; break;
-    case 2: value = k.start_ns; break;
-    case 3: value = k.end_ns; break;
-    case 4: ResultId(ctx, k.device); return SQLITE_OK;
-    case 5: ResultId(ctx, k.context); return SQLITE_OK;
-    case 6: ResultId(ctx, k.stream); return SQLITE_OK;
-    case 7: ResultId(ctx, k.correlation); return SQLITE_OK;
-    case 8: value = b.first_kernel_index + static_cast<int64_t>(c->row); break;
-    case 9: ResultString(ctx, k.name, *b.strings); return SQLITE_OK;
-    case 10: ResultString(ctx, k.short_name, *b.strings); return SQLITE_OK;
-    case 11: value = k.grid.x; break;
-    case 12: value = k.grid.y; break;
-    case 13: value = k.grid.z; break;
-    case 14: value = k.block.x; break;
-    case 15: value = k.block.y; break;
-    case 16: value = k.block.z; break;
-    case 17: value = k.registers_per_thread; break;
-    case 18: value = k.static_shared_bytes; break;
-    case 19: value = k.dynamic_shared_bytes; break;
-    case 20: value = k.graph_node_id; break;
-    case 21: value = k.graph_id; break;
+    case 1: value = k.start_ns; break;
+    case 2: value = k.end_ns; break;
+    case 3: ResultId(ctx, k.device); return SQLITE_OK;
+    case 4: ResultId(ctx, k.context); return SQLITE_OK;
+    case 5: ResultId(ctx, k.stream); return SQLITE_OK;
+    case 6: ResultId(ctx, k.correlation); return SQLITE_OK;
+    case 7: ResultString(ctx, k.name, *b.strings); return SQLITE_OK;
+    case 8: ResultString(ctx, k.short_name, *b.strings); return SQLITE_OK;
+    case 9: value = b.launch_config_ids[c->row]; break;
+    case 10: value = k.graph_node_id; break;
+    case 11: value = k.graph_id; break;
     default: return SQLITE_ERROR;
   }
   sqlite3_result_int64(ctx, value);

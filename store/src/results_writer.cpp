@@ -117,7 +117,7 @@ Status CheckRunExists(Database& db, RunId id) {
 
 StatusOr<int64_t> NextKernelIndex(Database& db, RunId id) {
   NIMBLE_ASSIGN_OR_RETURN(Statement q, db.Prepare(
-      "SELECT coalesce(max(id) - (?1 << 32) + 1, 0) FROM CUPTI_ACTIVITY_KIND_KERNEL "
+      "SELECT coalesce(max(id) - (?1 << 32) + 1, 0) FROM kernels "
       "WHERE id >= (?1 << 32) AND id < ((?1 + 1) << 32)"));
   q.BindInt(1, id.value());
   NIMBLE_RETURN_IF_ERROR(q.Step().status());

@@ -163,8 +163,9 @@ StatusOr<std::vector<StatEntry>> RunReader::LoadStats(RunId run) const {
 StatusOr<std::vector<TableCount>> RunReader::TableCounts() const {
   std::vector<TableCount> out;
   NIMBLE_RETURN_IF_ERROR(impl_->ForEachRow(
-      "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name", RunId(),
-      [&](const Statement& row) { out.push_back({row.ColumnText(0), 0}); }));
+      "SELECT name, type = 'view' FROM sqlite_schema WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite_%' "
+      "ORDER BY name", RunId(),
+      [&](const Statement& row) { out.push_back({row.ColumnText(0), 0, row.ColumnInt(1) != 0}); }));
   for (TableCount& c : out) {
     // Table names come from the schema itself, quoted in case one needs it.
     NIMBLE_ASSIGN_OR_RETURN(c.rows, impl_->db().QueryInt("SELECT count(*) FROM \"" + c.table + "\""));

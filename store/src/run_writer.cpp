@@ -7,6 +7,7 @@
 
 #include "activity_inserter.h"
 #include "db_file.h"
+#include "launch_config_cache.h"
 #include "nimble/store/schema.h"
 #include "open_database.h"
 #include "results_writer.h"
@@ -63,6 +64,7 @@ class RunWriter::Impl {
   std::unique_ptr<Database> db_;     // declared first, so destroyed after the statements below
   std::optional<ActivityInserter> inserter_;
   StringCache strings_;
+  LaunchConfigCache launch_configs_;
   ActivityBuffer buffer_;
   RunId run_;
   int64_t next_kernel_index_ = 0;
@@ -84,11 +86,13 @@ Status RunWriter::Impl::Attach(std::unique_ptr<Database> db) {
   db_ = std::move(db);
   NIMBLE_ASSIGN_OR_RETURN(ActivityInserter inserter, ActivityInserter::Prepare(*db_));
   inserter_.emplace(std::move(inserter));
+  NIMBLE_RETURN_IF_ERROR(launch_configs_.Attach(*db_));
   return strings_.Attach(*db_);
 }
 
 void RunWriter::Impl::Detach() {
   inserter_.reset();
+  launch_configs_.Detach();
   strings_.Detach();
 }
 
@@ -169,7 +173,7 @@ Status RunWriter::Impl::WriteBuffer() {
   }
   NIMBLE_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(*db_));
   NIMBLE_RETURN_IF_ERROR(strings_.ResolvePending());
-  NIMBLE_RETURN_IF_ERROR(inserter_->Insert(buffer_, run_, next_kernel_index_, strings_));
+  NIMBLE_RETURN_IF_ERROR(inserter_->Insert(buffer_, run_, next_kernel_index_, strings_, launch_configs_));
   return txn.Commit();
 }
 
@@ -182,10 +186,12 @@ Status RunWriter::Impl::Flush() {
   buffer_.clear();
   if (!status.ok()) {
     strings_.Rollback();
+    launch_configs_.Rollback();
     return {status.code(), status.message() + "; the batch of " + std::to_string(records) +
                                " records was rolled back, earlier batches are kept"};
   }
   strings_.Commit();
+  launch_configs_.Commit();
   records_written_ += records;
   next_kernel_index_ += kernels;
   return OkStatus();

@@ -48,6 +48,7 @@ class Statement {
   StatusOr<bool> Step();
   void Reset() { sqlite3_reset(stmt_); }
 
+  int ColumnCount() const { return sqlite3_column_count(stmt_); }
   int64_t ColumnInt(int col) const { return sqlite3_column_int64(stmt_, col); }
   double ColumnDouble(int col) const { return sqlite3_column_double(stmt_, col); }
   bool ColumnIsNull(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }

@@ -44,11 +44,11 @@ const char* TableQuery(TimelineTable table) {
 // invalid id) so that each column is one call, which makes reading 10 million rows measurably faster.
 const char* KernelQuery(bool with_correlation) {
   return with_correlation
-             ? "SELECT kernelIndex, start, end, coalesce(deviceId, -1), coalesce(streamId, -1), "
-               "coalesce(shortName, -1), coalesce(correlationId, -1) FROM CUPTI_ACTIVITY_KIND_KERNEL "
+             ? "SELECT id & 4294967295, start, end, coalesce(deviceId, -1), coalesce(streamId, -1), "
+               "coalesce(shortName, -1), coalesce(correlationId, -1) FROM kernels "
                "WHERE id >= (?1 << 32) + ?2 AND id < (?1 << 32) + ?3 ORDER BY id"
-             : "SELECT kernelIndex, start, end, coalesce(deviceId, -1), coalesce(streamId, -1), "
-               "coalesce(shortName, -1) FROM CUPTI_ACTIVITY_KIND_KERNEL "
+             : "SELECT id & 4294967295, start, end, coalesce(deviceId, -1), coalesce(streamId, -1), "
+               "coalesce(shortName, -1) FROM kernels "
                "WHERE id >= (?1 << 32) + ?2 AND id < (?1 << 32) + ?3 ORDER BY id";
 }
 

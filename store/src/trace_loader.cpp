@@ -1,6 +1,7 @@
 #include "trace_loader.h"
 
 #include <string>
+#include <unordered_map>
 
 // The activity tables are read whole, in write order. Their queries say `+runId`, which keeps SQLite
 // from filtering through the (runId, start) index and then sorting every row back into rowid order:
@@ -89,22 +90,44 @@ Status TraceLoader::LoadDevices() {
 }
 
 Status TraceLoader::LoadKernels() {
+  // The launch configurations are few (one per distinct grid, block, registers and shared memory):
+  // read once, they spare each kernel row a join.
+  struct LaunchConfig {
+    Dim3 grid, block;
+    int32_t registers = 0, static_shared = 0, dynamic_shared = 0;
+  };
+  std::unordered_map<int64_t, LaunchConfig> configs;
+  NIMBLE_ASSIGN_OR_RETURN(Statement q, db_.Prepare(
+      "SELECT id, gridX, gridY, gridZ, blockX, blockY, blockZ, registersPerThread, staticSharedMemory, "
+      "dynamicSharedMemory FROM kernel_launch_configs"));
+  while (true) {
+    NIMBLE_ASSIGN_OR_RETURN(bool has_row, q.Step());
+    if (!has_row) break;
+    configs[q.ColumnInt(0)] = {{Int32At(q, 1), Int32At(q, 2), Int32At(q, 3)},
+                               {Int32At(q, 4), Int32At(q, 5), Int32At(q, 6)},
+                               Int32At(q, 7), Int32At(q, 8), Int32At(q, 9)};
+  }
   return ForEachRow(
-      "SELECT start, end, deviceId, contextId, streamId, correlationId, demangledName, shortName, gridX, gridY, "
-      "gridZ, blockX, blockY, blockZ, registersPerThread, staticSharedMemory, dynamicSharedMemory, graphNodeId, "
-      "graphId FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE id >= (?1 << 32) AND id < ((?1 + 1) << 32) ORDER BY id",
+      "SELECT start, end, deviceId, contextId, streamId, correlationId, demangledName, shortName, launchConfigId, "
+      "graphNodeId, graphId, id FROM kernels WHERE id >= (?1 << 32) AND id < ((?1 + 1) << 32) ORDER BY id",
       [&](const Statement& row) -> Status {
         KernelRecord& k = trace_.kernels.emplace_back();
         ReadGpuActivity(row, 0, k);
         NIMBLE_ASSIGN_OR_RETURN(k.name, StringAt(row, 6));
         NIMBLE_ASSIGN_OR_RETURN(k.short_name, StringAt(row, 7));
-        k.grid = {Int32At(row, 8), Int32At(row, 9), Int32At(row, 10)};
-        k.block = {Int32At(row, 11), Int32At(row, 12), Int32At(row, 13)};
-        k.registers_per_thread = Int32At(row, 14);
-        k.static_shared_bytes = Int32At(row, 15);
-        k.dynamic_shared_bytes = Int32At(row, 16);
-        k.graph_node_id = row.ColumnInt(17);
-        k.graph_id = row.ColumnInt(18);
+        const auto config = configs.find(row.ColumnInt(8));
+        if (config == configs.end()) {
+          return DataLoss(db_.path() + ": kernel " + std::to_string(row.ColumnInt(11) & 0xFFFFFFFF) +
+                          " names launch configuration " + std::to_string(row.ColumnInt(8)) +
+                          ", which kernel_launch_configs lacks");
+        }
+        k.grid = config->second.grid;
+        k.block = config->second.block;
+        k.registers_per_thread = config->second.registers;
+        k.static_shared_bytes = config->second.static_shared;
+        k.dynamic_shared_bytes = config->second.dynamic_shared;
+        k.graph_node_id = row.ColumnInt(9);
+        k.graph_id = row.ColumnInt(10);
         return OkStatus();
       });
 }

@@ -173,7 +173,8 @@ TEST_F(ReportCommandTest, InfoListsRunsAndTables) {
   WriteRun(GapTrace());
   auto r = RunCommand(kProf + " info '" + db_ + "'");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find("CUPTI_ACTIVITY_KIND_KERNEL"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("CUPTI_ACTIVITY_KIND_KERNEL (view)"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("kernel_launch_configs"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("synthetic"), std::string::npos);
 }
 

@@ -2,6 +2,7 @@
 // enums, and a version-1 file holding a run upgrades and reads back.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <random>
 #include <span>
 
@@ -68,6 +69,36 @@ const char* const kVersion2Tables[] = {
     "ENUM_NIMBLE_EDGE_KIND", "ops", "op_edges", "op_kernels", "stream_assignment", "stream_assignment_ops",
     "stream_assignment_syncs", "metrics", "speedups"};
 const char* const kVersion3Tables[] = {"kernel_time_blocks"};
+// Version 4 moves the kernel rows to `kernels` and leaves CUPTI_ACTIVITY_KIND_KERNEL as a view.
+const char* const kVersion4Tables[] = {"kernel_launch_configs", "kernels"};
+
+// Every row of `sql`, as text, one line per row.
+std::string Rows(Database& db, const std::string& sql) {
+  std::string out;
+  auto q = db.Prepare(sql);
+  if (!q.ok()) return "error: " + q.status().ToString();
+  while (true) {
+    auto has_row = q->Step();
+    if (!has_row.ok() || !*has_row) break;
+    for (int c = 0; c < q->ColumnCount(); ++c) out += (q->ColumnIsNull(c) ? "NULL" : q->ColumnText(c)) + "|";
+    out += "\n";
+  }
+  return out;
+}
+
+// The column names of a table or view, in order.
+std::vector<std::string> Columns(Database& db, const std::string& table) {
+  std::vector<std::string> names;
+  auto q = db.Prepare("SELECT name FROM pragma_table_info(?) ORDER BY cid");
+  if (!q.ok()) return names;
+  q->BindText(1, table);
+  while (true) {
+    auto has_row = q->Step();
+    if (!has_row.ok() || !*has_row) break;
+    names.push_back(q->ColumnText(0));
+  }
+  return names;
+}
 
 TEST_F(StoreSchemaTest, EachVersionHasExactlyItsTables) {
   for (int version = 1; version <= kSchemaVersion; ++version) {
@@ -77,12 +108,18 @@ TEST_F(StoreSchemaTest, EachVersionHasExactlyItsTables) {
     ASSERT_NE(db, nullptr);
     EXPECT_EQ(Query(*db, "PRAGMA user_version"), version);
     EXPECT_EQ(Query(*db, "PRAGMA application_id"), 0x4E4D424C);
-    for (const char* table : kVersion1Tables) EXPECT_TRUE(db->TableExists(table)) << table;
+    for (const char* table : kVersion1Tables) {
+      const bool view = version >= 4 && std::string(table) == "CUPTI_ACTIVITY_KIND_KERNEL";
+      EXPECT_EQ(db->TableExists(table), !view) << table;
+    }
     for (const char* table : kVersion2Tables) EXPECT_EQ(db->TableExists(table), version >= 2) << table;
     for (const char* table : kVersion3Tables) EXPECT_EQ(db->TableExists(table), version >= 3) << table;
+    for (const char* table : kVersion4Tables) EXPECT_EQ(db->TableExists(table), version >= 4) << table;
     const int64_t tables = Query(*db, "SELECT count(*) FROM sqlite_schema WHERE type = 'table'");
     EXPECT_EQ(tables, std::ssize(kVersion1Tables) + (version >= 2 ? std::ssize(kVersion2Tables) : 0) +
-                          (version >= 3 ? std::ssize(kVersion3Tables) : 0));
+                          (version >= 3 ? std::ssize(kVersion3Tables) : 0) +
+                          (version >= 4 ? std::ssize(kVersion4Tables) - 1 : 0));
+    EXPECT_EQ(Query(*db, "SELECT count(*) FROM sqlite_schema WHERE type = 'view'"), version >= 4 ? 1 : 0);
     // Version 3 finds kernels by time through kernel_time_blocks instead of this index.
     EXPECT_EQ(Query(*db, "SELECT count(*) FROM sqlite_schema WHERE name = 'kernel_runId_start'"), version < 3 ? 1 : 0);
   }
@@ -343,6 +380,122 @@ TEST_F(StoreSchemaTest, CommittedFileHasTheQueryIndexesAndUsesThem) {
                                      "k.id < (2 << 32) ORDER BY k.id");
   EXPECT_NE(join.find("SEARCH r USING INDEX runtime_runId_correlationId"), std::string::npos) << join;
   EXPECT_EQ(join.find("SCAN r"), std::string::npos) << join;
+}
+
+// Version 4's view shows exactly version 3's kernel table: same columns in the same order, and the
+// same values for an upgraded file.
+TEST_F(StoreSchemaTest, KernelViewHasVersion3ColumnsAndValues) {
+  const std::string v3 = PathOf("v3.db");
+  ASSERT_TRUE(CreateDatabaseAtVersion(v3, 3).ok());
+  {
+    auto db = OpenRaw(v3);
+    ASSERT_NE(db, nullptr);
+    ASSERT_TRUE(db->Exec(R"sql(
+      INSERT INTO runs VALUES (1, 'm.pt', '1x3', 'GPU', 'eager', 'c', 3, 1, 1700000000);
+      INSERT INTO StringIds VALUES (10, 'gemm');
+      INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES
+        ((1 << 32) + 0, 1, 0, 100, 200, 0, 1, 7, 55, 10, 10, 4, 1, 1, 128, 1, 1, 32, 0, 0, 0, 0),
+        ((1 << 32) + 1, 1, 1, 150, 160, 0, 1, 8, 56, 10, NULL, 2, 2, 1, 64, 1, 1, 16, 1024, 48, 3, 9),
+        ((1 << 32) + 2, 1, 2, 170, 180, 0, 1, 7, 57, 10, 10, 4, 1, 1, 128, 1, 1, 32, 0, 0, 0, 0);
+      INSERT INTO kernel_time_blocks VALUES (1, 0, 2, 100, 200);
+    )sql").ok());
+  }
+  const std::string copy = PathOf("v4.db");
+  std::filesystem::copy_file(v3, copy);
+  std::vector<std::string> v3_columns;
+  std::string v3_rows;
+  {
+    auto db = OpenRaw(v3);
+    ASSERT_NE(db, nullptr);
+    v3_columns = Columns(*db, "CUPTI_ACTIVITY_KIND_KERNEL");
+    v3_rows = Rows(*db, "SELECT * FROM CUPTI_ACTIVITY_KIND_KERNEL ORDER BY id");
+  }
+  ASSERT_TRUE(UpgradeDatabase(copy).ok());
+  auto db = OpenRaw(copy);
+  ASSERT_NE(db, nullptr);
+  EXPECT_EQ(Columns(*db, "CUPTI_ACTIVITY_KIND_KERNEL"), v3_columns);
+  EXPECT_EQ(Rows(*db, "SELECT * FROM CUPTI_ACTIVITY_KIND_KERNEL ORDER BY id"), v3_rows);
+  EXPECT_EQ(Query(*db, "SELECT count(*) FROM kernel_launch_configs"), 2);  // two distinct configurations
+  EXPECT_EQ(Query(*db, "SELECT count(*) FROM sqlite_schema WHERE name = 'nimble_migration4_configs'"), 0);
+  EXPECT_EQ(Columns(*db, "kernels").size(), 12u);
+}
+
+// The writer stores each distinct launch configuration once, across batches and runs; a configuration
+// first seen in a batch that rolls back is written again by the next batch that uses it.
+TEST_F(StoreSchemaTest, WriterStoresEachLaunchConfigurationOnce) {
+  const std::string path = PathOf("run.db");
+  StringTable strings;
+  auto with_config = [&](int64_t i, int32_t blocks, int32_t shared) {
+    KernelRecord k = testing::MakeKernel(strings, i);
+    k.grid = {blocks, 1, 1};
+    k.dynamic_shared_bytes = shared;
+    return k;
+  };
+  std::vector<KernelRecord> first;
+  for (int64_t i = 0; i < 900; ++i) first.push_back(with_config(i, static_cast<int32_t>(1 + i % 3), 0));
+  auto writer = RunWriter::Create(path, testing::SampleRun("eager"), {.batch_records = 200});
+  ASSERT_TRUE(writer.ok()) << writer.status().ToString();
+  ASSERT_TRUE((*writer)->AppendKernels(first, strings).ok());
+  // A batch whose new configuration (grid 77) is written, then rolled back with the batch.
+  std::vector<KernelRecord> bad = {with_config(900, 77, 4096), with_config(901, 1, 0)};
+  bad[1].end_ns = bad[1].start_ns - 1;
+  ASSERT_TRUE((*writer)->Flush().ok());
+  ASSERT_TRUE((*writer)->AppendKernels(bad, strings).ok());  // buffered
+  EXPECT_FALSE((*writer)->Flush().ok());                       // its CHECK fails: the batch rolls back
+  std::vector<KernelRecord> again = {with_config(900, 77, 4096), with_config(901, 2, 0)};
+  ASSERT_TRUE((*writer)->AppendKernels(again, strings).ok());
+  ASSERT_TRUE((*writer)->Commit().ok());
+  writer->reset();
+  {
+    auto db = OpenRaw(path);
+    ASSERT_NE(db, nullptr);
+    EXPECT_EQ(Query(*db, "SELECT count(*) FROM kernel_launch_configs"), 4);
+    EXPECT_EQ(Query(*db, "SELECT count(*) FROM kernels"), 902);
+    EXPECT_EQ(Query(*db, "SELECT count(*) FROM kernels k LEFT JOIN kernel_launch_configs c "
+                         "ON c.id = k.launchConfigId WHERE c.id IS NULL"), 0);
+  }
+  // A second run reuses the file's configurations.
+  auto second = RunWriter::Create(path, testing::SampleRun("eager"));
+  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  ASSERT_TRUE((*second)->AppendKernels(std::span(first).first(10), strings).ok());
+  ASSERT_TRUE((*second)->Commit().ok());
+  second->reset();
+  auto reader = RunReader::Open(path);
+  ASSERT_TRUE(reader.ok());
+  auto trace = (*reader)->LoadTrace(RunId(1));
+  ASSERT_TRUE(trace.ok()) << trace.status().ToString();
+  ASSERT_EQ(trace->kernels.size(), 902u);
+  EXPECT_EQ(trace->kernels[5].grid, (Dim3{3, 1, 1}));
+  EXPECT_EQ(trace->kernels[900].grid, (Dim3{77, 1, 1}));
+  EXPECT_EQ(trace->kernels[900].dynamic_shared_bytes, 4096);
+  EXPECT_EQ(trace->kernels[900].registers_per_thread, first[0].registers_per_thread);
+  auto db = OpenRaw(path);
+  ASSERT_NE(db, nullptr);
+  EXPECT_EQ(Query(*db, "SELECT count(*) FROM kernel_launch_configs"), 4);
+}
+
+// A kernel that names a configuration the file lacks is an error naming the file, not zeros.
+TEST_F(StoreSchemaTest, KernelWithAMissingLaunchConfigurationIsDataLoss) {
+  const std::string path = PathOf("run.db");
+  StringTable strings;
+  std::vector<KernelRecord> kernels = {testing::MakeKernel(strings, 0)};
+  auto writer = RunWriter::Create(path, testing::SampleRun("eager"));
+  ASSERT_TRUE(writer.ok());
+  ASSERT_TRUE((*writer)->AppendKernels(kernels, strings).ok());
+  ASSERT_TRUE((*writer)->Commit().ok());
+  writer->reset();
+  {
+    auto db = OpenRaw(path);
+    ASSERT_NE(db, nullptr);
+    ASSERT_TRUE(db->Exec("UPDATE kernels SET launchConfigId = 99").ok());
+  }
+  auto reader = RunReader::Open(path);
+  ASSERT_TRUE(reader.ok());
+  auto trace = (*reader)->LoadTrace(RunId(1));
+  ASSERT_FALSE(trace.ok());
+  EXPECT_EQ(trace.status().code(), StatusCode::kDataLoss);
+  EXPECT_NE(trace.status().message().find(path), std::string::npos) << trace.status().message();
+  EXPECT_NE(trace.status().message().find("launch configuration 99"), std::string::npos) << trace.status().message();
 }
 
 TEST_F(StoreSchemaTest, CreateDatabaseAtVersionRefusesUnknownVersionsAndExistingFiles) {

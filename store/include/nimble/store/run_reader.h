@@ -20,6 +20,7 @@ namespace nimble::store {
 struct TableCount {
   std::string table;
   int64_t rows = 0;
+  bool view = false;  // a view over other tables (CUPTI_ACTIVITY_KIND_KERNEL since schema version 4)
 };
 
 class RunReader {
@@ -40,7 +41,7 @@ class RunReader {
   StatusOr<std::vector<Metric>> LoadMetrics(RunId run) const;
   StatusOr<std::vector<Speedup>> LoadSpeedups(RunId run) const;
   StatusOr<std::vector<StatEntry>> LoadStats(RunId run) const;
-  // Row counts of every table, for `nimble-prof info`.
+  // Row counts of every table and view, for `nimble-prof info`.
   StatusOr<std::vector<TableCount>> TableCounts() const;
 
   class Impl;

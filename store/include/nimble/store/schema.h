@@ -9,9 +9,10 @@
 
 namespace nimble::store {
 
-inline constexpr int kSchemaVersion = 3;
+inline constexpr int kSchemaVersion = 4;
 
-// The kernel table's key (version 3): id = (runId << kKernelIdRunShift) + kernelIndex, so that a run's
+// The kernel table's key (version 3; from version 4 the table `kernels`, shown with every column as the
+// view CUPTI_ACTIVITY_KIND_KERNEL): id = (runId << kKernelIdRunShift) + kernelIndex, so that a run's
 // kernels are one range of the rowid, in kernelIndex order, and a run holds at most 2^32 kernels.
 inline constexpr int kKernelIdRunShift = 32;
 inline constexpr int64_t kMaxKernelsPerRun = int64_t{1} << kKernelIdRunShift;
