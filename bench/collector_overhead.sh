@@ -97,6 +97,21 @@ for name, label, unit in rows:
         added = f"{x - bare:+.3f} µs" if name == "launch" else f"{100 * (x - bare) / bare:+.1f} %"
         cells.append(f"{x:.3f} ({added})<br>{spread(f'{name}.{v}')}")
     print(f"| {label} | {unit} | {bare:.3f}<br>{spread(f'{name}.bare')} | " + " | ".join(cells) + " |")
+print("\nWhat `nimble-prof record` adds above CUPTI alone, paired by repetition (in each, the two ran")
+print("within seconds of each other): the median of the differences, and their range.\n")
+print("| loop | kernels only | all kinds |")
+print("| --- | --- | --- |")
+for name, label, unit in rows:
+    cells = []
+    for ours, floor in (("kernel", "floorkernel"), ("all", "floorall")):
+        a, b = values(f"{name}.{ours}"), values(f"{name}.{floor}")
+        if name == "launch":
+            d = [x - y for x, y in zip(a, b)]
+            cells.append(f"{statistics.median(d):+.3f} µs ({min(d):+.2f} to {max(d):+.2f})")
+        else:
+            d = [100 * (x - y) / y for x, y in zip(a, b)]
+            cells.append(f"{statistics.median(d):+.1f} % ({min(d):+.1f} to {max(d):+.1f})")
+    print(f"| {label} | " + " | ".join(cells) + " |")
 with open(os.path.join(work, "dropped")) as f:
     dropped = [int(x) for x in f if x.strip()]
 print(f"\nDropped records over all {len(dropped)} recorded runs: {sum(dropped)}\n")
