@@ -92,14 +92,18 @@ void BM_WriteKernelsNewFile(benchmark::State& state) {
   const auto kernels = RealisticKernels(strings, records, state.range(2));
   const fs::path dir = ScratchDir();
   int iteration = 0;
+  double file_bytes = 0;
   for (auto _ : state) {
     const std::string path = (dir / ("run" + std::to_string(iteration++) + ".db")).string();
     if (!WriteRun(path, kernels, strings, batch_records)) state.SkipWithError("writing failed");
     state.PauseTiming();
+    std::error_code ec;
+    file_bytes = static_cast<double>(fs::file_size(path, ec));
     fs::remove(path);
     state.ResumeTiming();
   }
   state.SetItemsProcessed(state.iterations() * records);
+  state.counters["file_bytes_per_kernel"] = file_bytes / static_cast<double>(records);
   fs::remove_all(dir);
 }
 
