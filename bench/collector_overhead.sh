@@ -3,7 +3,7 @@
 #  - launch-bound loops (samples/cuda/launch_loop): 100 000 empty kernels launched one by one, 2 000
 #    replays of a graph of 100 empty kernels, and 500 replays of a graph of 100 kernels of 5 us; each
 #    run bare, under `nimble-prof record` with all kinds, all but driver API, and kernels only, and
-#    under CUPTI alone (bench/cupti_floor.cpp: the same kinds, buffers discarded unread) with all kinds
+#    under CUPTI alone (collector/bench/cupti_floor.cpp: the same kinds, buffers discarded unread) with all kinds
 #    and kernels only, in rotating order, REPS times; medians (and the range) of the wall time per
 #    launch / per replay the program prints. BENCH_CPUS=LIST pins every process to those CPUs;
 #  - where the launch loop's time goes: from each recording's kernel start times, the median interval
@@ -83,7 +83,7 @@ def spread(name):
     return f"{min(v):.2f}-{max(v):.2f}"
 print(f"### GPU: launch-bound loops, bare vs. under `nimble-prof record` (median of {reps} rotating runs)\n")
 print("`nimble-prof record` with all kinds, all kinds but the driver API, kernels only; then CUPTI alone")
-print("with all kinds and with kernels only (`bench/cupti_floor.cpp`). Below each median: the range over the runs.\n")
+print("with all kinds and with kernels only (`collector/bench/cupti_floor.cpp`). Below each median: the range over the runs.\n")
 print("| loop | figure | bare | all kinds | all but driver API | kernels only | CUPTI alone, all kinds | CUPTI alone, kernels only |")
 print("| --- | --- | --- | --- | --- | --- | --- | --- |")
 rows = (("launch", "100 000 empty kernels, one launch each", "µs per launch"),
