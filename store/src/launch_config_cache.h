@@ -2,10 +2,9 @@
 // kernel_launch_configs table, so that a kernel row stores one id instead of nine columns. Attaching
 // reads the table once; a configuration the cache lacks is then new and is appended, inside the
 // transaction of the batch that first uses it; if that transaction rolls back, the mapping forgets
-// it again. The table has no UNIQUE
-// index to keep up to date: a configuration is stored once per writer, and a duplicate row (two
-// processes appending to one file at once) would be harmless, as every row holds the values it names.
-// Single-threaded, like the writer that owns it.
+// it again. The table has no UNIQUE index to keep up to date: a configuration is stored once per
+// writer, and a duplicate row (two processes appending to one file at once) would be harmless, as
+// every row holds the values it names. Single-threaded, like the writer that owns it.
 #pragma once
 
 #include <array>
