@@ -6,6 +6,8 @@
 # collector_overhead.md, concurrent_streams.db, summary.md); the summary table is printed last.
 #   bash tools/gpu_check.sh [--with-torch] [--with-accelerate] [--no-bench] [--no-sanitizer] [--bench-only]
 # --bench-only builds and runs only the collector overhead benchmark (BENCH_REPS, BENCH_CPUS: see it).
+# --cupti-settings builds the same and runs bench/cupti_settings.sh (CUPTI's own settings, BENCH_REPS)
+# into $OUT/cupti_settings.md instead.
 # --with-accelerate (implies --with-torch) adds the ahead-of-time section at the end: see there.
 # --accelerate-only (implies --with-accelerate) builds and runs only that section (fits one device call).
 set -uo pipefail
@@ -27,7 +29,7 @@ if [ "${1:-}" = --model-profile ]; then
 fi
 # ---- end of model profiling -------------------------------------------------------------------------
 build=${BUILD_DIR:-$root/build-gpu}
-with_torch=0 bench=1 sanitizer=1 accelerate=0 accel_only=0 bench_only=0
+with_torch=0 bench=1 sanitizer=1 accelerate=0 accel_only=0 bench_only=0 cupti_settings=0
 for arg in "$@"; do
   case $arg in
     --with-torch) with_torch=1 ;;
@@ -36,6 +38,7 @@ for arg in "$@"; do
     --no-bench) bench=0 ;;
     --no-sanitizer) sanitizer=0 ;;
     --bench-only) bench_only=1 ;;
+    --cupti-settings) bench_only=1 cupti_settings=1 ;;
     *) echo "unknown option $arg" >&2; exit 2 ;;
   esac
 done
@@ -73,6 +76,9 @@ build_targets=()
 [ $bench_only -eq 1 ] && build_targets=(nimble-prof nimble_inject launch_loop nimble_collector_bench nimble_cupti_floor nimble_store_bench)
 if ! step "build" build.log 420 ninja -C "$build" -j16 "${build_targets[@]}"; then
   :
+elif [ $cupti_settings -eq 1 ]; then
+  step "cupti settings" checks.log 560 \
+    bash -c "bench/cupti_settings.sh '$build' ${BENCH_REPS:-5} > '$OUT/cupti_settings.md'"
 elif [ $bench_only -eq 1 ]; then
   lscpu -e=CPU,CORE,SOCKET,NODE >>"$OUT/gpu.log" 2>&1
   step "collector overhead" checks.log 560 \

@@ -1,6 +1,7 @@
 // Launch-bound loops for measuring what profiling adds: many tiny empty kernels launched one by one
 // (--mode launch), or the same kernels captured into one CUDA graph and replayed (--mode graph).
-// Prints the wall time per kernel (and per replay), measured from the first launch to the final sync.
+// Prints the wall time per kernel (and per replay), measured from the first launch to the final sync,
+// and how much of it the final sync took (sync_us).
 // --kernel-ns N makes every kernel spin for N ns instead of returning at once (a more realistic graph).
 //   launch_loop [--mode launch|graph] [--kernels 100000] [--graph-kernels 100] [--warmup 1000] [--kernel-ns 0]
 #include <algorithm>
@@ -31,11 +32,13 @@ void LaunchLoop(cudaStream_t s, long long kernels, long long warmup) {
   SAMPLE_CHECK(cudaStreamSynchronize(s));
   const auto start = std::chrono::steady_clock::now();
   for (long long i = 0; i < kernels; ++i) LaunchOne(s);
+  const double launched_us = SecondsSince(start) * 1e6;
   SAMPLE_CHECK_LAUNCH();
   SAMPLE_CHECK(cudaStreamSynchronize(s));
   const double us = SecondsSince(start) * 1e6;
-  std::printf("launch_loop: mode=launch kernels=%lld wall_us=%.1f us_per_kernel=%.4f\n", kernels, us,
-              us / static_cast<double>(kernels));
+  // sync_us: from the last launch's return to the end of the final synchronize.
+  std::printf("launch_loop: mode=launch kernels=%lld wall_us=%.1f us_per_kernel=%.4f sync_us=%.1f\n", kernels, us,
+              us / static_cast<double>(kernels), us - launched_us);
 }
 
 void GraphLoop(cudaStream_t s, long long kernels, long long per_graph, long long warmup) {
@@ -51,12 +54,13 @@ void GraphLoop(cudaStream_t s, long long kernels, long long per_graph, long long
   SAMPLE_CHECK(cudaStreamSynchronize(s));
   const auto start = std::chrono::steady_clock::now();
   for (long long r = 0; r < replays; ++r) SAMPLE_CHECK(cudaGraphLaunch(exec, s));
+  const double launched_us = SecondsSince(start) * 1e6;
   SAMPLE_CHECK(cudaStreamSynchronize(s));
   const double us = SecondsSince(start) * 1e6;
   std::printf("launch_loop: mode=graph kernels=%lld replays=%lld kernels_per_graph=%lld wall_us=%.1f "
-              "us_per_replay=%.3f us_per_kernel=%.4f\n",
+              "us_per_replay=%.3f us_per_kernel=%.4f sync_us=%.1f\n",
               replays * per_graph, replays, per_graph, us, us / static_cast<double>(replays),
-              us / static_cast<double>(replays * per_graph));
+              us / static_cast<double>(replays * per_graph), us - launched_us);
   SAMPLE_CHECK(cudaGraphExecDestroy(exec));
   SAMPLE_CHECK(cudaGraphDestroy(graph));
 }
