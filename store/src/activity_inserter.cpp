@@ -115,6 +115,8 @@ StatusOr<ActivityInserter> ActivityInserter::Prepare(Database& db) {
       "graphNodeId"}));
   NIMBLE_ASSIGN_OR_RETURN(ins.sync_, PrepareInsert(db, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", {
       "runId", "start", "end", "deviceId", "contextId", "streamId", "correlationId", "syncType", "eventId"}));
+  NIMBLE_ASSIGN_OR_RETURN(ins.graph_launch_, PrepareInsert(db, "CUPTI_ACTIVITY_KIND_GRAPH_TRACE", {
+      "runId", "start", "end", "deviceId", "contextId", "streamId", "correlationId", "graphId"}));
   NIMBLE_ASSIGN_OR_RETURN(ins.api_call_, PrepareInsert(db, "CUPTI_ACTIVITY_KIND_RUNTIME", {
       "runId", "start", "end", "apiKind", "processId", "threadId", "correlationId", "nameId", "callbackId",
       "returnValue"}));
@@ -213,10 +215,14 @@ Status ActivityInserter::InsertGpuActivity(const ActivityBuffer& b, RunId run, i
     s.BindInt(p + 9, EnumValue(m.mem_kind));
     s.BindInt(p + 10, m.graph_node_id);
   }));
-  return InsertRows(sync_, b.syncs, [&](Statement& s, int p, size_t i) {
+  NIMBLE_RETURN_IF_ERROR(InsertRows(sync_, b.syncs, [&](Statement& s, int p, size_t i) {
     BindGpuActivity(s, p, run, b.syncs[i]);
     s.BindInt(p + 7, EnumValue(b.syncs[i].kind));
     s.BindInt(p + 8, b.syncs[i].event_id);
+  }));
+  return InsertRows(graph_launch_, b.graph_launches, [&](Statement& s, int p, size_t i) {
+    BindGpuActivity(s, p, run, b.graph_launches[i]);
+    s.BindInt(p + 7, b.graph_launches[i].graph_id);
   });
 }
 

@@ -63,6 +63,7 @@ class ActivityInserter {
   TableInsert memcpy_;
   TableInsert memset_;
   TableInsert sync_;
+  TableInsert graph_launch_;
   TableInsert api_call_;
   TableInsert range_;
   TableInsert external_correlation_;

@@ -229,6 +229,17 @@ CREATE VIEW CUPTI_ACTIVITY_KIND_KERNEL AS
   FROM kernels k LEFT JOIN kernel_launch_configs c ON c.id = k.launchConfigId;
 )sql";
 
+// Version 5: CUDA graph launches recorded at graph level (`nimble-prof record --graph-trace graph`),
+// one row per launch of a whole graph, whose nodes have no rows of their own. Named after CUPTI's
+// activity kind, like the other activity tables.
+constexpr const char* kMigration5Sql = R"sql(
+CREATE TABLE CUPTI_ACTIVITY_KIND_GRAPH_TRACE (
+  runId INTEGER NOT NULL REFERENCES runs(runId), start INTEGER NOT NULL, end INTEGER NOT NULL,
+  deviceId INTEGER, contextId INTEGER, streamId INTEGER, correlationId INTEGER, graphId INTEGER NOT NULL,
+  CONSTRAINT graph_trace_end_after_start CHECK (end >= start));
+CREATE INDEX graph_trace_runId_start ON CUPTI_ACTIVITY_KIND_GRAPH_TRACE (runId, start);
+)sql";
+
 struct EnumRow {
   int32_t id;
   const char* name;
@@ -312,6 +323,7 @@ Status ApplyMigration(Database& db, int version) {
     case 2: NIMBLE_RETURN_IF_ERROR(Migration2(db)); break;
     case 3: NIMBLE_RETURN_IF_ERROR(db.Exec(Migration3Sql())); break;
     case 4: NIMBLE_RETURN_IF_ERROR(db.Exec(kMigration4Sql)); break;
+    case 5: NIMBLE_RETURN_IF_ERROR(db.Exec(kMigration5Sql)); break;
     default: return Internal(db.path() + ": no migration to schema version " + std::to_string(version));
   }
   return db.Exec("PRAGMA user_version = " + std::to_string(version));

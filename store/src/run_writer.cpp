@@ -275,6 +275,10 @@ Status RunWriter::AppendOverheads(std::span<const OverheadRecord> records, const
   return impl_->Append(records, &strings, impl_->buffer().overheads, "overhead");
 }
 
+Status RunWriter::AppendGraphLaunches(std::span<const GraphLaunchRecord> records) {
+  return impl_->Append(records, nullptr, impl_->buffer().graph_launches, "graph launch");
+}
+
 Status RunWriter::AddDevice(const DeviceInfo& device, const StringTable& strings) {
   NIMBLE_RETURN_IF_ERROR(impl_->EnsureOpen());
   NIMBLE_RETURN_IF_ERROR(StringCache::Check(device.name, strings, "device").WithContext(impl_->path()));
@@ -290,7 +294,8 @@ Status RunWriter::AppendTrace(const Trace& trace) {
   NIMBLE_RETURN_IF_ERROR(AppendApiCalls(trace.api_calls, trace.strings));
   NIMBLE_RETURN_IF_ERROR(AppendRanges(trace.ranges, trace.strings));
   NIMBLE_RETURN_IF_ERROR(AppendExternalCorrelations(trace.external_correlations));
-  return AppendOverheads(trace.overheads, trace.strings);
+  NIMBLE_RETURN_IF_ERROR(AppendOverheads(trace.overheads, trace.strings));
+  return AppendGraphLaunches(trace.graph_launches);
 }
 
 Status RunWriter::WriteGraph(const OpGraph& graph, std::span<const KernelAttribution> attribution) {

@@ -36,6 +36,9 @@ const char* TableQuery(TimelineTable table) {
     case TimelineTable::kRanges:
       return "SELECT start, end, coalesce(threadId, -1), -1, -1, coalesce(textId, -1), 0, 0 "
              "FROM NVTX_EVENTS WHERE +runId = ?1 ORDER BY rowid";
+    case TimelineTable::kGraphLaunches:
+      return "SELECT start, end, coalesce(deviceId, -1), coalesce(streamId, -1), coalesce(correlationId, -1), -1, "
+             "graphId, 0 FROM CUPTI_ACTIVITY_KIND_GRAPH_TRACE WHERE +runId = ?1 ORDER BY rowid";
   }
   return "";
 }
@@ -60,6 +63,7 @@ const char* TableName(TimelineTable table) {
     case TimelineTable::kSyncs: return "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION";
     case TimelineTable::kApiCalls: return "CUPTI_ACTIVITY_KIND_RUNTIME";
     case TimelineTable::kRanges: return "NVTX_EVENTS";
+    case TimelineTable::kGraphLaunches: return "CUPTI_ACTIVITY_KIND_GRAPH_TRACE";
   }
   return "";
 }

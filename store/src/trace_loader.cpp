@@ -39,6 +39,7 @@ StatusOr<Trace> TraceLoader::Load() {
   NIMBLE_RETURN_IF_ERROR(LoadRanges());
   NIMBLE_RETURN_IF_ERROR(LoadExternalCorrelations());
   NIMBLE_RETURN_IF_ERROR(LoadOverheads());
+  NIMBLE_RETURN_IF_ERROR(LoadGraphLaunches());
   return std::move(trace_);
 }
 
@@ -231,6 +232,18 @@ Status TraceLoader::LoadOverheads() {
         o.end_ns = row.ColumnInt(1);
         o.thread = row.ColumnId<ThreadId>(2);
         NIMBLE_ASSIGN_OR_RETURN(o.kind, StringAt(row, 3));
+        return OkStatus();
+      });
+}
+
+Status TraceLoader::LoadGraphLaunches() {
+  return ForEachRow(
+      "SELECT start, end, deviceId, contextId, streamId, correlationId, graphId "
+      "FROM CUPTI_ACTIVITY_KIND_GRAPH_TRACE WHERE +runId = ? ORDER BY rowid",
+      [&](const Statement& row) {
+        GraphLaunchRecord& g = trace_.graph_launches.emplace_back();
+        ReadGpuActivity(row, 0, g);
+        g.graph_id = row.ColumnInt(6);
         return OkStatus();
       });
 }

@@ -33,6 +33,7 @@ class TraceLoader {
   Status LoadRanges();
   Status LoadExternalCorrelations();
   Status LoadOverheads();
+  Status LoadGraphLaunches();
 
   Database& db_;
   RunId run_;

@@ -70,6 +70,23 @@ TEST(TimelineReaderTest, StreamsWhatRunReaderLoads) {
     EXPECT_EQ(ranges[i].thread, trace->ranges[i].thread);
     EXPECT_EQ(strings.Get(ranges[i].name), trace->strings.Get(trace->ranges[i].text));
   }
+  std::vector<TimelineRow> graphs;
+  ASSERT_TRUE((*reader)->ReadTable(RunId(1), TimelineTable::kGraphLaunches, [&](std::span<const TimelineRow> batch) {
+    graphs.insert(graphs.end(), batch.begin(), batch.end());
+    return OkStatus();
+  }).ok());
+  ASSERT_FALSE(trace->graph_launches.empty());
+  ASSERT_EQ(graphs.size(), trace->graph_launches.size());
+  EXPECT_EQ(*(*reader)->CountRows(RunId(1), TimelineTable::kGraphLaunches), std::ssize(trace->graph_launches));
+  for (size_t i = 0; i < graphs.size(); ++i) {
+    const GraphLaunchRecord& g = trace->graph_launches[i];
+    EXPECT_EQ(graphs[i].start_ns, g.start_ns);
+    EXPECT_EQ(graphs[i].end_ns, g.end_ns);
+    EXPECT_EQ(graphs[i].device, g.device);
+    EXPECT_EQ(graphs[i].stream, g.stream);
+    EXPECT_EQ(graphs[i].correlation, g.correlation);
+    EXPECT_EQ(graphs[i].bytes, g.graph_id);
+  }
   auto kernel = (*reader)->LoadKernel(RunId(1), KernelIndex(42));
   ASSERT_TRUE(kernel.ok());
   EXPECT_EQ(kernel->correlation, trace->kernels[42].correlation);

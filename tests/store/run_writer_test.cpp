@@ -141,12 +141,14 @@ TEST_F(StoreRunWriterTest, EveryActivityTableRefusesEndBeforeStart) {
   const auto api = Backwards<ApiCallRecord>();
   const auto range = Backwards<NvtxRange>();
   const auto overhead = Backwards<OverheadRecord>();
+  const auto graph_launch = Backwards<GraphLaunchRecord>();
   EXPECT_EQ(w.AppendMemcpys(std::span(&memcpy, 1)).code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(w.AppendMemsets(std::span(&memset, 1)).code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(w.AppendSyncs(std::span(&sync, 1)).code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(w.AppendApiCalls(std::span(&api, 1), strings).code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(w.AppendRanges(std::span(&range, 1), strings).code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(w.AppendOverheads(std::span(&overhead, 1), strings).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(w.AppendGraphLaunches(std::span(&graph_launch, 1)).code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(w.records_written(), 0);
 }
 

@@ -71,6 +71,8 @@ const char* const kVersion2Tables[] = {
 const char* const kVersion3Tables[] = {"kernel_time_blocks"};
 // Version 4 moves the kernel rows to `kernels` and leaves CUPTI_ACTIVITY_KIND_KERNEL as a view.
 const char* const kVersion4Tables[] = {"kernel_launch_configs", "kernels"};
+// Version 5 adds CUDA graph launches recorded at graph level.
+const char* const kVersion5Tables[] = {"CUPTI_ACTIVITY_KIND_GRAPH_TRACE"};
 
 // Every row of `sql`, as text, one line per row.
 std::string Rows(Database& db, const std::string& sql) {
@@ -115,10 +117,12 @@ TEST_F(StoreSchemaTest, EachVersionHasExactlyItsTables) {
     for (const char* table : kVersion2Tables) EXPECT_EQ(db->TableExists(table), version >= 2) << table;
     for (const char* table : kVersion3Tables) EXPECT_EQ(db->TableExists(table), version >= 3) << table;
     for (const char* table : kVersion4Tables) EXPECT_EQ(db->TableExists(table), version >= 4) << table;
+    for (const char* table : kVersion5Tables) EXPECT_EQ(db->TableExists(table), version >= 5) << table;
     const int64_t tables = Query(*db, "SELECT count(*) FROM sqlite_schema WHERE type = 'table'");
     EXPECT_EQ(tables, std::ssize(kVersion1Tables) + (version >= 2 ? std::ssize(kVersion2Tables) : 0) +
                           (version >= 3 ? std::ssize(kVersion3Tables) : 0) +
-                          (version >= 4 ? std::ssize(kVersion4Tables) - 1 : 0));
+                          (version >= 4 ? std::ssize(kVersion4Tables) - 1 : 0) +
+                          (version >= 5 ? std::ssize(kVersion5Tables) : 0));
     EXPECT_EQ(Query(*db, "SELECT count(*) FROM sqlite_schema WHERE type = 'view'"), version >= 4 ? 1 : 0);
     // Version 3 finds kernels by time through kernel_time_blocks instead of this index.
     EXPECT_EQ(Query(*db, "SELECT count(*) FROM sqlite_schema WHERE name = 'kernel_runId_start'"), version < 3 ? 1 : 0);

@@ -88,6 +88,10 @@ void AddRandomCopies(std::mt19937_64& rng, int scale, Trace& t) {
     y.kind = static_cast<SyncKind>(Uniform(rng, 0, 4));
     y.event_id = Uniform(rng, 0, 1 << 30);
     t.syncs.push_back(y);
+    GraphLaunchRecord g;
+    RandomGpuIds(rng, g);
+    g.graph_id = Uniform(rng, 1, int64_t{1} << 32);
+    t.graph_launches.push_back(g);
   }
 }
 
@@ -254,6 +258,7 @@ void ExpectSameTrace(const Trace& expected, const Trace& actual) {
   ExpectSameRecords("external correlation", expected.external_correlations, actual.external_correlations,
                     [](ExternalCorrelation&) {});
   ExpectSameRecords("overhead", expected.overheads, actual.overheads, [&](OverheadRecord& o) { o.kind = tr(o.kind); });
+  ExpectSameRecords("graph launch", expected.graph_launches, actual.graph_launches, [](GraphLaunchRecord&) {});
 }
 
 std::string RunWithoutPermissionOverride(const std::function<std::string()>& body) {

@@ -70,6 +70,20 @@ struct MemsetRecord {
   friend bool operator==(const MemsetRecord&, const MemsetRecord&) = default;
 };
 
+// One launch of a whole CUDA graph, recorded at graph level (`nimble-prof record --graph-trace graph`):
+// from its first node's start to its last node's end, with the nodes themselves not recorded.
+struct GraphLaunchRecord {
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+  DeviceId device;
+  ContextId context;
+  StreamId stream;            // the stream the graph was launched into
+  CorrelationId correlation;  // the launching API call's
+  int64_t graph_id = 0;
+  int64_t dur_ns() const { return end_ns - start_ns; }
+  friend bool operator==(const GraphLaunchRecord&, const GraphLaunchRecord&) = default;
+};
+
 // A host thread blocked on the GPU (CUPTI synchronization records).
 enum class SyncKind : int32_t { kUnknown = 0, kEventSynchronize = 1, kStreamWaitEvent = 2, kStreamSynchronize = 3, kContextSynchronize = 4 };
 

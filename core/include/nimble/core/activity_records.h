@@ -19,11 +19,12 @@ struct ActivityRecords {
   std::vector<NvtxRange> ranges;
   std::vector<ExternalCorrelation> external_correlations;
   std::vector<OverheadRecord> overheads;
+  std::vector<GraphLaunchRecord> graph_launches;
 
   // Records of every kind together.
   size_t size() const {
     return kernels.size() + memcpys.size() + memsets.size() + syncs.size() + api_calls.size() + ranges.size() +
-           external_correlations.size() + overheads.size();
+           external_correlations.size() + overheads.size() + graph_launches.size();
   }
   bool empty() const { return size() == 0; }
   // Empties every vector and keeps its capacity, so a batch can be refilled without allocating.
@@ -36,6 +37,7 @@ struct ActivityRecords {
     ranges.clear();
     external_correlations.clear();
     overheads.clear();
+    graph_launches.clear();
   }
 };
 

@@ -46,6 +46,7 @@ class RunWriter {
   Status AppendRanges(std::span<const NvtxRange> records, const StringTable& strings);
   Status AppendExternalCorrelations(std::span<const ExternalCorrelation> records);
   Status AppendOverheads(std::span<const OverheadRecord> records, const StringTable& strings);
+  Status AppendGraphLaunches(std::span<const GraphLaunchRecord> records);
   Status AddDevice(const DeviceInfo& device, const StringTable& strings);
   // All of the above for a whole trace.
   Status AppendTrace(const Trace& trace);

@@ -9,7 +9,7 @@
 
 namespace nimble::store {
 
-inline constexpr int kSchemaVersion = 4;
+inline constexpr int kSchemaVersion = 5;
 
 // The kernel table's key (version 3; from version 4 the table `kernels`, shown with every column as the
 // view CUPTI_ACTIVITY_KIND_KERNEL): id = (runId << kKernelIdRunShift) + kernelIndex, so that a run's

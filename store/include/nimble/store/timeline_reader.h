@@ -18,7 +18,8 @@
 namespace nimble::store {
 
 // Which activity table a row comes from; `detail` and `bytes` mean different things per table.
-enum class TimelineTable : int32_t { kKernels, kMemcpys, kMemsets, kSyncs, kApiCalls, kRanges };
+// kGraphLaunches: CUDA graphs recorded at graph level, one row per launch of a whole graph.
+enum class TimelineTable : int32_t { kKernels, kMemcpys, kMemsets, kSyncs, kApiCalls, kRanges, kGraphLaunches };
 
 struct TimelineRow {
   int64_t index = 0;      // kernelIndex for kernels; position in the run's table (write order) otherwise
@@ -29,7 +30,7 @@ struct TimelineRow {
   ThreadId thread;        // API calls and ranges
   CorrelationId correlation;
   StringId name;          // kernel short name, API function, NVTX text; invalid for copies, sets, syncs
-  int64_t bytes = 0;      // copies and sets
+  int64_t bytes = 0;      // copies and sets; the graph id for graph launches
   int32_t detail = 0;     // CopyKind, MemoryKind (sets), SyncKind or ApiKind, as an integer
 };
 
