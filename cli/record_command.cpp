@@ -39,6 +39,7 @@ struct RecordOptions {
   std::string iteration_range;
   int64_t delay_ms = 0;
   std::string capture_range;
+  std::string graph_trace = "node";
   std::vector<std::string> command;
 };
 
@@ -183,11 +184,13 @@ StatusOr<RunId> SummarizeNewRun(const std::string& path, const std::set<RunId>& 
   NIMBLE_ASSIGN_OR_RETURN(const std::vector<StatEntry> stats, reader->LoadStats(run->id));
   std::set<StreamId> streams;
   for (const KernelRecord& k : trace.kernels) streams.insert(k.stream);
+  for (const GraphLaunchRecord& g : trace.graph_launches) streams.insert(g.stream);
   const int64_t dropped = StatValue(stats, "collector.dropped_records") + StatValue(stats, "collector.records_lost_in_sink");
   out << "nimble-prof: recorded run " << run->id.value() << " into " << path << (run->device.empty() ? "" : " on ")
       << run->device << "\n  " << trace.kernels.size() << " kernels on " << streams.size() << " streams, "
       << trace.memcpys.size() << " memcpys, " << trace.memsets.size() << " memsets, " << trace.syncs.size()
       << " syncs, " << trace.api_calls.size() << " API calls, " << trace.ranges.size() << " NVTX ranges";
+  if (!trace.graph_launches.empty()) out << ", " << trace.graph_launches.size() << " graph launches (graph level)";
   if (run->iterations > 0) out << ", " << run->iterations << " iterations";
   out << "\n  dropped records: " << dropped << "\n";
   for (const StatEntry& s : stats) {
@@ -238,6 +241,7 @@ std::vector<EnvSetting> InjectionEnvironment(const RecordOptions& o, const Libra
       {env::kStartDelayMs, o.delay_ms > 0 ? std::to_string(o.delay_ms) : ""},
       {env::kCaptureRange, o.capture_range},
       {env::kSimulateCuptiFailure, ""},  // only a test sets it, in the launcher's own environment
+      {env::kGraphTrace, o.graph_trace},
   };
   if (!libs.cupti.empty()) vars.push_back({env::kNvtxInjection, libs.cupti});
   if (const char* simulate = std::getenv(env::kSimulateCuptiFailure)) vars[6].value = simulate;
@@ -300,6 +304,11 @@ void RegisterRecordCommand(CLI::App& app, Action& action) {
   cmd->add_option("--delay-ms", o->delay_ms, "start capturing this many milliseconds after CUDA starts")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--capture-range", o->capture_range, "capture only while an NVTX range of this name is open");
+  cmd->add_option("--graph-trace", o->graph_trace,
+                  "CUDA graph launches: node (a record per kernel and copy) or graph (one record per launch, "
+                  "without its nodes, at a fraction of the overhead)")
+      ->check(CLI::IsMember({"node", "graph"}))
+      ->capture_default_str();
   cmd->add_option("command", o->command, "-- program and its arguments")->required();
   cmd->callback([&action, o] { action = [o] { return RunRecord(*o); }; });
 }

@@ -1,5 +1,7 @@
 #include "nimble/collector/activity_conversions.h"
 
+#include <climits>
+
 namespace nimble::collector {
 
 CopyKind ToCopyKind(uint32_t k) {
@@ -112,6 +114,20 @@ MemsetRecord ToMemsetRecord(const MemsetRecordV& in) {
   out.value = static_cast<int32_t>(in.value);
   out.mem_kind = ToMemoryKind(in.memoryKind);
   out.graph_node_id = static_cast<int64_t>(in.graphNodeId);
+  return out;
+}
+
+GraphLaunchRecord ToGraphLaunchRecord(const GraphTraceRecordV& in) {
+  GraphLaunchRecord out;
+  out.start_ns = static_cast<int64_t>(in.start);
+  out.end_ns = static_cast<int64_t>(in.end);
+  // The device and context of the graph's first node; CUPTI writes INT_MAX there when the graph
+  // starts with a host node, which names no device.
+  if (in.deviceId != static_cast<uint32_t>(INT_MAX)) out.device = DeviceId(in.deviceId);
+  if (in.contextId != static_cast<uint32_t>(INT_MAX)) out.context = ContextId(in.contextId);
+  out.stream = StreamId(in.streamId);
+  out.correlation = CorrelationId(in.correlationId);
+  out.graph_id = in.graphId;
   return out;
 }
 

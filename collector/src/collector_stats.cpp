@@ -25,6 +25,7 @@ std::vector<StatEntry> CollectorStats::ToEntries() const {
       Info("collector.records.nvtx_range", nvtx_ranges, "NVTX ranges stored (paired markers)"),
       Info("collector.records.external_correlation", external_correlations, "external correlation records stored"),
       Info("collector.records.overhead", overheads, "CUPTI overhead records stored"),
+      Info("collector.records.graph_launch", graph_launches, "CUDA graph launches stored at graph level"),
       Loss("collector.dropped_records", cupti_dropped_records, "error",
            "records CUPTI dropped for lack of buffer space (cuptiActivityGetNumDroppedRecords)"),
       Loss("collector.buffers_refused", buffers_refused, "error",

@@ -38,7 +38,8 @@ struct KindMapping {
   ActivityKind kind;
   CUpti_ActivityKind cupti;
 };
-// GRAPH_TRACE is deliberately absent: it replaces the per-kernel records of graph launches.
+// GRAPH_TRACE is not a kind of its own: SessionOptions::graph_trace turns it on, and it then replaces
+// the per-node records of graph launches.
 constexpr KindMapping kKindMap[] = {
     {ActivityKind::kKernel, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL},
     {ActivityKind::kMemcpy, CUPTI_ACTIVITY_KIND_MEMCPY},
@@ -121,6 +122,18 @@ Status CuptiSession::SetGatedKinds(bool enable) {
     const Status s = CuptiError(r, call.c_str());
     NoteError(s);
     if (first.ok()) first = s;
+  }
+  if (options_.graph_trace == GraphTrace::kGraph) {
+    // Failing this one would silently bring back per-node records: it fails the session's start.
+    const CUptiResult r = enable ? cuptiActivityEnable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE)
+                                 : cuptiActivityDisable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE);
+    if (r != CUPTI_SUCCESS) {
+      const Status s = CuptiError(r, enable ? "cuptiActivityEnable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE)"
+                                            : "cuptiActivityDisable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE)");
+      NoteError(s);
+      kinds_enabled_ = enable;
+      return s;
+    }
   }
   kinds_enabled_ = enable;
   return selected > 0 && failed == selected ? first : OkStatus();

@@ -36,6 +36,11 @@ StatusOr<InjectionOptions> ParseInjectionOptions(const EnvLookup& env) {
   }
   options.session.iteration_range = std::string(Get(env, env::kIterationRange));
   options.session.capture_range = std::string(Get(env, env::kCaptureRange));
+  if (const std::string_view graph = Get(env, env::kGraphTrace); !graph.empty()) {
+    if (!ParseGraphTrace(graph, options.session.graph_trace)) {
+      return InvalidArgument(std::string(env::kGraphTrace) + "='" + std::string(graph) + "': expected node or graph");
+    }
+  }
   if (const std::string_view delay = Get(env, env::kStartDelayMs); !delay.empty()) {
     NIMBLE_ASSIGN_OR_RETURN(const int64_t ms, ParseNonNegative(env::kStartDelayMs, delay));
     options.session.start_delay = std::chrono::milliseconds(ms);

@@ -50,6 +50,13 @@ void RecordConverter::Convert(const ActivityRecord& record, ActivityChunk& out) 
           ToExternalCorrelation(reinterpret_cast<const ExternalCorrelationRecordV&>(record)));
       ++stats_.external_correlations;
       return;
+    case CUPTI_ACTIVITY_KIND_GRAPH_TRACE: {
+      const auto& in = reinterpret_cast<const GraphTraceRecordV&>(record);
+      if (!HasValidTimes(in.start, in.end)) break;
+      out.graph_launches.push_back(ToGraphLaunchRecord(in));
+      ++stats_.graph_launches;
+      return;
+    }
     case CUPTI_ACTIVITY_KIND_OVERHEAD: {
       const auto& in = reinterpret_cast<const OverheadRecordV&>(record);
       if (!HasValidTimes(in.start, in.end)) break;

@@ -21,6 +21,7 @@ Status StoreSink::Consume(const ActivityChunk& chunk, const StringTable& strings
   NIMBLE_RETURN_IF_ERROR(writer_->AppendRanges(chunk.ranges, strings));
   NIMBLE_RETURN_IF_ERROR(writer_->AppendExternalCorrelations(chunk.external_correlations));
   NIMBLE_RETURN_IF_ERROR(writer_->AppendOverheads(chunk.overheads, strings));
+  NIMBLE_RETURN_IF_ERROR(writer_->AppendGraphLaunches(chunk.graph_launches));
   return OkStatus();
 }
 

@@ -19,6 +19,7 @@ Status TraceSink::Consume(const ActivityChunk& chunk, const StringTable& /*strin
   Append(trace_.ranges, chunk.ranges);
   Append(trace_.external_correlations, chunk.external_correlations);
   Append(trace_.overheads, chunk.overheads);
+  Append(trace_.graph_launches, chunk.graph_launches);
   return OkStatus();
 }
 

@@ -120,6 +120,66 @@ TEST(GpuSamplesTest, GraphReplaysKeepEveryKernel) {
   EXPECT_EQ(r.RangesNamed("replay"), 20u);
 }
 
+// The median over replays of each replay's span: first start to last end of its records.
+template <typename Record, typename Key>
+int64_t MedianSpanNs(const std::vector<Record>& records, Key key) {
+  std::map<int64_t, std::pair<int64_t, int64_t>> spans;
+  for (const Record& r : records) {
+    auto [it, added] = spans.try_emplace(key(r), r.start_ns, r.end_ns);
+    it->second = {std::min(it->second.first, r.start_ns), std::max(it->second.second, r.end_ns)};
+  }
+  std::vector<int64_t> lengths;
+  for (const auto& [k, span] : spans) lengths.push_back(span.second - span.first);
+  if (lengths.empty()) return 0;
+  std::nth_element(lengths.begin(), lengths.begin() + lengths.size() / 2, lengths.end());
+  return lengths[lengths.size() / 2];
+}
+
+TEST(GpuSamplesTest, GraphLevelTraceRecordsOneSpanPerReplay) {
+  NIMBLE_SKIP_WITHOUT_GPU();
+  const std::vector<std::string> args = {"--streams", "3", "--replays", "20", "--kernel-us", "50"};
+  const auto r = RecordSample("graph_replay", args, {"--graph-trace", "graph"});
+  ExpectCleanRun(r);
+  EXPECT_TRUE(r.trace.kernels.empty()) << "the graph's nodes are not recorded at graph level";
+  ASSERT_EQ(r.trace.graph_launches.size(), 20u);
+  EXPECT_EQ(r.Stat("collector.records.graph_launch"), 20);
+  std::set<int64_t> graphs, streams, correlations;
+  for (const GraphLaunchRecord& g : r.trace.graph_launches) {
+    graphs.insert(g.graph_id);
+    streams.insert(g.stream.value());
+    correlations.insert(g.correlation.value());
+    EXPECT_GE(g.dur_ns(), 50'000) << "three parallel 50 us kernels";
+    EXPECT_EQ(g.device, r.trace.devices[0].id);
+  }
+  EXPECT_EQ(graphs.size(), 1u);        // one executable graph, replayed
+  EXPECT_EQ(streams.size(), 1u);       // launched into one stream
+  EXPECT_EQ(correlations.size(), 20u);
+  for (int64_t c : correlations) {     // each names the API call that launched it
+    const bool launched = std::any_of(r.trace.api_calls.begin(), r.trace.api_calls.end(), [&](const ApiCallRecord& a) {
+      return a.correlation.value() == c && r.trace.strings.Get(a.name).find("GraphLaunch") != std::string::npos;
+    });
+    EXPECT_TRUE(launched) << "graph launch " << c << " without its launching call";
+  }
+  EXPECT_EQ(r.RangesNamed("replay"), 20u);
+
+  // The report counts the graph launches as GPU work.
+  const auto report = RunCommand({NIMBLE_PROF_PATH, "report", "--no-store", r.db});
+  EXPECT_EQ(report.exit_code, 0) << report.output;
+  const size_t row = report.output.find("graph launches (graph level)");
+  ASSERT_NE(row, std::string::npos) << report.output;
+  EXPECT_NE(report.output.substr(row, report.output.find('\n', row) - row).find("20"), std::string::npos)
+      << report.output;
+
+  // The same replays recorded per node (into a new directory: r.db is gone) span about the same time.
+  const auto nodes = RecordSample("graph_replay", args);
+  ExpectCleanRun(nodes);
+  ASSERT_EQ(nodes.trace.kernels.size(), 60u);
+  EXPECT_TRUE(nodes.trace.graph_launches.empty());
+  const int64_t graph_span = MedianSpanNs(r.trace.graph_launches, [](const auto& g) { return g.correlation.value(); });
+  const int64_t node_span = MedianSpanNs(nodes.trace.kernels, [](const auto& k) { return k.correlation.value(); });
+  EXPECT_NEAR(static_cast<double>(graph_span), static_cast<double>(node_span), 0.2 * static_cast<double>(node_span));
+}
+
 TEST(GpuSamplesTest, LaunchLoopLosesNothing) {
   NIMBLE_SKIP_WITHOUT_GPU();
   const auto r = RecordSample("launch_loop", {"--mode", "launch", "--kernels", "200000", "--warmup", "1000"});

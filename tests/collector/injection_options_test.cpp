@@ -26,6 +26,7 @@ TEST(InjectionOptionsTest, DefaultsToEveryKindAndImmediateCapture) {
   EXPECT_EQ(o->session.kinds, ActivityKindSet::All());
   EXPECT_EQ(o->session.start_delay.count(), 0);
   EXPECT_TRUE(o->session.capture_range.empty());
+  EXPECT_EQ(o->session.graph_trace, GraphTrace::kNode);
   EXPECT_EQ(o->target_pid, 0);
   EXPECT_FALSE(o->simulate_cupti_failure);
 }
@@ -36,6 +37,7 @@ TEST(InjectionOptionsTest, ReadsEveryOption) {
                   {env::kIterationRange, "iteration"},
                   {env::kStartDelayMs, "250"},
                   {env::kCaptureRange, "measure"},
+                  {env::kGraphTrace, "graph"},
                   {env::kTargetPid, "4242"},
                   {env::kSimulateCuptiFailure, "1"}});
   ASSERT_TRUE(o.ok()) << o.status().ToString();
@@ -45,6 +47,7 @@ TEST(InjectionOptionsTest, ReadsEveryOption) {
   EXPECT_EQ(o->session.iteration_range, "iteration");
   EXPECT_EQ(o->session.start_delay.count(), 250);
   EXPECT_EQ(o->session.capture_range, "measure");
+  EXPECT_EQ(o->session.graph_trace, GraphTrace::kGraph);
   EXPECT_EQ(o->target_pid, 4242);
   EXPECT_TRUE(o->simulate_cupti_failure);
 }
@@ -59,6 +62,10 @@ TEST(InjectionOptionsTest, RejectsMalformedValuesNamingTheVariable) {
   EXPECT_NE(delay.status().message().find(env::kStartDelayMs), std::string::npos);
   EXPECT_FALSE(Parse({{env::kOutput, "run.db"}, {env::kStartDelayMs, "10ms"}}).ok());
   EXPECT_FALSE(Parse({{env::kOutput, "run.db"}, {env::kTargetPid, "x"}}).ok());
+  auto graph = Parse({{env::kOutput, "run.db"}, {env::kGraphTrace, "nodes"}});
+  ASSERT_FALSE(graph.ok());
+  EXPECT_NE(graph.status().message().find(env::kGraphTrace), std::string::npos);
+  EXPECT_NE(graph.status().message().find("nodes"), std::string::npos);
 }
 
 TEST(ActivityKindsTest, ParsesAndPrintsNames) {

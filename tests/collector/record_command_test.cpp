@@ -66,6 +66,13 @@ TEST_F(RecordCommandTest, UnknownActivityKindIsAUsageError) {
   EXPECT_NE(r.output.find("unknown activity kind 'graph'"), std::string::npos) << r.output;
 }
 
+TEST_F(RecordCommandTest, UnknownGraphTraceModeIsAUsageError) {
+  const auto r = RunCommand({prof_, "record", "--graph-trace", "nodes", "-o", Db(), "--", "/bin/true"});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--graph-trace"), std::string::npos) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(Db()));
+}
+
 TEST_F(RecordCommandTest, NoProgramIsAUsageError) {
   const auto r = RunCommand({prof_, "record", "-o", Db()});
   EXPECT_EQ(r.exit_code, 2) << r.output;

@@ -4,12 +4,15 @@
 
 #include <gtest/gtest.h>
 
+#include <climits>
+
 #include "nimble/collector/synthetic_records.h"
 
 namespace nimble::collector {
 namespace {
 
 using synthetic::Api;
+using synthetic::GraphTrace;
 using synthetic::Kernel;
 using synthetic::Marker;
 
@@ -52,6 +55,36 @@ TEST(RecordConverterTest, KeepsEveryKernelReplayedFromAGraph) {
     EXPECT_EQ(out.kernels[i].graph_node_id, static_cast<int64_t>(0x1001 + i));
     EXPECT_EQ(out.kernels[i].graph_id, 7);
   }
+}
+
+TEST(RecordConverterTest, ConvertsGraphLevelRecordsOfWholeGraphLaunches) {
+  // --graph-trace graph: one record per launch of a graph, none for its nodes.
+  synthetic::RecordBuffer buffer;
+  buffer.Add(GraphTrace(1000, 9000, 13, 42, 5));
+  buffer.Add(GraphTrace(9500, 9400, 13, 43, 5));  // ends before it starts: counted, not kept
+  GraphTraceRecordV host_first = GraphTrace(10000, 12000, 13, 44, 6);
+  host_first.deviceId = INT_MAX;  // the graph starts with a host node
+  host_first.contextId = INT_MAX;
+  buffer.Add(host_first);
+  RecordConverter converter;
+  ActivityChunk out;
+  EXPECT_EQ(converter.ConvertBuffer(buffer.data(), buffer.size(), out), 3);
+  ASSERT_EQ(out.graph_launches.size(), 2u);
+  const GraphLaunchRecord& g = out.graph_launches[0];
+  EXPECT_EQ(g.start_ns, 1000);
+  EXPECT_EQ(g.end_ns, 9000);
+  EXPECT_EQ(g.device, DeviceId(0));
+  EXPECT_EQ(g.context, ContextId(1));
+  EXPECT_EQ(g.stream, StreamId(13));
+  EXPECT_EQ(g.correlation, CorrelationId(42));
+  EXPECT_EQ(g.graph_id, 5);
+  EXPECT_FALSE(out.graph_launches[1].device.valid());
+  EXPECT_FALSE(out.graph_launches[1].context.valid());
+  EXPECT_EQ(out.graph_launches[1].graph_id, 6);
+  EXPECT_TRUE(out.kernels.empty());
+  EXPECT_EQ(converter.stats().graph_launches, 2);
+  EXPECT_EQ(converter.stats().incomplete_records, 1);
+  EXPECT_EQ(converter.stats().unknown_kind_records, 0);
 }
 
 TEST(RecordConverterTest, ConvertsMemcpyMemsetAndSync) {

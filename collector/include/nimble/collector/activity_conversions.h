@@ -30,6 +30,7 @@ SyncRecord ToSyncRecord(const SyncRecordV& in);
 ApiCallRecord ToApiCallRecord(const ApiRecordV& in, ApiKind kind, StringId name);
 ExternalCorrelation ToExternalCorrelation(const ExternalCorrelationRecordV& in);
 OverheadRecord ToOverheadRecord(const OverheadRecordV& in, StringTable& strings);
+GraphLaunchRecord ToGraphLaunchRecord(const GraphTraceRecordV& in);
 
 // The host thread a marker or overhead record belongs to, or an invalid id when it names no thread.
 ThreadId ThreadOf(CUpti_ActivityObjectKind kind, const CUpti_ActivityObjectKindId& id);

@@ -22,6 +22,7 @@ struct CollectorStats {
   int64_t nvtx_ranges = 0;
   int64_t external_correlations = 0;
   int64_t overheads = 0;
+  int64_t graph_launches = 0;  // graph-level records (--graph-trace graph)
   // Records seen but not kept.
   int64_t unknown_kind_records = 0;   // a kind the converters do not handle
   int64_t incomplete_records = 0;     // zero or reversed timestamps (GPU work never finished)

@@ -16,6 +16,7 @@ using SyncRecordV = CUpti_ActivitySynchronization2;            // SYNCHRONIZATIO
 using MarkerRecordV = CUpti_ActivityMarker2;                   // MARKER (NVTX)
 using ExternalCorrelationRecordV = CUpti_ActivityExternalCorrelation;  // EXTERNAL_CORRELATION
 using OverheadRecordV = CUpti_ActivityOverhead3;               // OVERHEAD
+using GraphTraceRecordV = CUpti_ActivityGraphTrace2;           // GRAPH_TRACE (graph-level tracing)
 
 // Buffers handed to CUPTI must be aligned like its records.
 inline constexpr size_t kRecordAlignment = 8;

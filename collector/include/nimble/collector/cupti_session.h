@@ -30,6 +30,7 @@ struct SessionOptions {
   std::string iteration_range;            // NVTX range name counted as iterations
   std::chrono::milliseconds start_delay{0};
   std::string capture_range;              // capture only while an NVTX range of this name is open
+  GraphTrace graph_trace = GraphTrace::kNode;  // records per graph node, or one per graph launch
 };
 
 class CuptiSession {

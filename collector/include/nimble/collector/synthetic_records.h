@@ -59,6 +59,23 @@ inline KernelRecordV Kernel(uint64_t start_ns, uint64_t end_ns, uint32_t stream,
   return k;
 }
 
+// One launch of a whole graph, recorded at graph level (GRAPH_TRACE), on device 0, context 1.
+inline GraphTraceRecordV GraphTrace(uint64_t start_ns, uint64_t end_ns, uint32_t stream, uint32_t correlation,
+                                    uint32_t graph_id) {
+  GraphTraceRecordV g{};
+  g.kind = CUPTI_ACTIVITY_KIND_GRAPH_TRACE;
+  g.start = start_ns;
+  g.end = end_ns;
+  g.deviceId = 0;
+  g.contextId = 1;
+  g.streamId = stream;
+  g.correlationId = correlation;
+  g.graphId = graph_id;
+  g.endDeviceId = 0;
+  g.endContextId = 1;
+  return g;
+}
+
 inline ApiRecordV Api(CUpti_ActivityKind kind, CUpti_CallbackId cbid, uint64_t start_ns, uint64_t end_ns,
                       uint32_t correlation, uint32_t thread = 1234) {
   ApiRecordV a{};
