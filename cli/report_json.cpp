@@ -20,9 +20,11 @@ json TimelineJson(const analysis::TimelineMetrics& m) {
   for (const auto& s : m.streams) {
     streams.push_back({{"stream", s.stream.value()}, {"busy_ns", s.busy_ns}, {"kernels", s.kernel_count}});
   }
-  return {{"start_ns", m.window.start_ns},   {"end_ns", m.window.end_ns},   {"active_ns", m.active_ns},
-          {"idle_ns", m.idle_ns},             {"overlap_ns", m.overlap_ns}, {"active_ratio", m.active_ratio},
-          {"kernels", m.kernel_count},        {"idle_by_cause", causes},    {"streams", streams}};
+  json j = {{"start_ns", m.window.start_ns},   {"end_ns", m.window.end_ns},   {"active_ns", m.active_ns},
+            {"idle_ns", m.idle_ns},             {"overlap_ns", m.overlap_ns}, {"active_ratio", m.active_ratio},
+            {"kernels", m.kernel_count},        {"idle_by_cause", causes},    {"streams", streams}};
+  if (m.graph_launch_count > 0) j["graph_launches"] = m.graph_launch_count;  // --graph-trace graph only
+  return j;
 }
 
 json GapJson(const analysis::IdleGap& g) {

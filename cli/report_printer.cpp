@@ -51,7 +51,15 @@ void PrintTimeline(std::ostream& out, const analysis::DeviceReport& dev) {
   both("active ratio", [](const TimelineMetrics& m) { return FormatPercent(m.active_ratio); });
   both("overlap (>= 2 kernels)", [](const TimelineMetrics& m) { return FormatDuration(m.overlap_ns); });
   both("kernels", [](const TimelineMetrics& m) { return std::to_string(m.kernel_count); });
+  if (run.graph_launch_count > 0) {
+    both("graph launches (graph level)", [](const TimelineMetrics& m) { return std::to_string(m.graph_launch_count); });
+  }
   both("streams used", [](const TimelineMetrics& m) { return std::to_string(m.streams.size()); });
+
+  if (run.graph_launch_count > 0) {
+    out << "  CUDA graphs were recorded at graph level (--graph-trace graph): each launch counts as busy from its\n"
+           "  first node's start to its last node's end; its kernels and any gaps between them are not seen.\n";
+  }
 
   out << "\nIdle time by cause (whole run)\n";
   out << "  " << std::left << std::setw(30) << "cause" << std::right << std::setw(14) << "time" << std::setw(10)

@@ -14,6 +14,7 @@ void AddTimeline(const TimelineMetrics& t, int32_t window, std::vector<Metric>& 
   add("gpu_overlap_ns", static_cast<double>(t.overlap_ns), "ns");
   add("active_ratio", t.active_ratio, "ratio");
   add("kernel_count", static_cast<double>(t.kernel_count), "count");
+  if (t.graph_launch_count > 0) add("graph_launch_count", static_cast<double>(t.graph_launch_count), "count");
   for (size_t c = 0; c < kNumGapCauses; ++c) {
     const std::string cause(GapCauseName(static_cast<GapCause>(c)));
     add("idle_" + cause + "_ns", static_cast<double>(t.idle_by_cause.dur_ns[c]), "ns");

@@ -11,16 +11,21 @@ TimelineAnalyzer::TimelineAnalyzer(const Trace& trace, DeviceId device)
     : device_(device), classifier_(trace, device) {
   for (const KernelRecord& k : trace.kernels) {
     if (k.device == device) {
-      activities_.push_back({k.start_ns, k.end_ns, k.stream, k.correlation, true, k.graph_node_id != 0});
+      activities_.push_back({k.start_ns, k.end_ns, k.stream, k.correlation, true, k.graph_node_id != 0, false});
     }
   }
   for (const MemsetRecord& m : trace.memsets) {
-    if (m.device == device) activities_.push_back({m.start_ns, m.end_ns, m.stream, m.correlation, false, m.graph_node_id != 0});
+    if (m.device == device) activities_.push_back({m.start_ns, m.end_ns, m.stream, m.correlation, false, m.graph_node_id != 0, false});
   }
   for (const MemcpyRecord& c : trace.memcpys) {
     if (c.device == device && !InvolvesHost(c)) {
-      activities_.push_back({c.start_ns, c.end_ns, c.stream, c.correlation, false, c.graph_node_id != 0});
+      activities_.push_back({c.start_ns, c.end_ns, c.stream, c.correlation, false, c.graph_node_id != 0, false});
     }
+  }
+  // A graph recorded at graph level is one span, busy from its first node's start to its last node's
+  // end: gaps between its nodes are not visible.
+  for (const GraphLaunchRecord& g : trace.graph_launches) {
+    if (g.device == device) activities_.push_back({g.start_ns, g.end_ns, g.stream, g.correlation, false, true, true});
   }
   std::stable_sort(activities_.begin(), activities_.end(),
                    [](const Activity& a, const Activity& b) { return a.start_ns < b.start_ns; });
@@ -62,6 +67,7 @@ TimelineMetrics TimelineAnalyzer::Compute(TimeWindow window) const {
   for (const Activity& a : selected) {
     all.push_back({a.start_ns, a.end_ns});
     by_stream[a.stream].push_back({a.start_ns, a.end_ns});
+    if (a.is_graph_launch) ++out.graph_launch_count;
     if (!a.is_kernel) continue;
     kernels.push_back({a.start_ns, a.end_ns});
     ++kernels_by_stream[a.stream];
@@ -108,6 +114,9 @@ std::vector<DeviceId> ActiveDevices(const Trace& trace) {
   for (const KernelRecord& k : trace.kernels) out.push_back(k.device);
   for (const MemsetRecord& m : trace.memsets) out.push_back(m.device);
   for (const MemcpyRecord& c : trace.memcpys) out.push_back(c.device);
+  for (const GraphLaunchRecord& g : trace.graph_launches) {
+    if (g.device.valid()) out.push_back(g.device);
+  }
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;

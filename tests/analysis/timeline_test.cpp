@@ -76,6 +76,37 @@ TEST(TimelineTest, DeviceSideMemoryWorkIsActiveHostCopiesAreNot) {
   EXPECT_EQ(m.gaps[0].cause, GapCause::kMemoryCopy);
 }
 
+TEST(TimelineTest, GraphLaunchesAtGraphLevelAreActiveButNotKernels) {
+  Trace t;
+  t.kernels = {Kernel(0, 100, 1)};
+  GraphLaunchRecord graph;  // a whole graph: busy from its first node's start to its last node's end
+  graph.start_ns = 150;
+  graph.end_ns = 400;
+  graph.device = DeviceId(0);
+  graph.stream = StreamId(2);
+  graph.correlation = CorrelationId(77);
+  graph.graph_id = 5;
+  GraphLaunchRecord elsewhere = graph;
+  elsewhere.device = DeviceId(1);
+  GraphLaunchRecord host_first = graph;  // starts with a host node: CUPTI names no device
+  host_first.device = DeviceId();
+  t.graph_launches = {graph, elsewhere, host_first};
+  const TimelineMetrics m = TimelineAnalyzer(t, DeviceId(0)).Compute({0, 500});
+  EXPECT_EQ(m.active_ns, 350);
+  EXPECT_EQ(m.kernel_count, 1);
+  EXPECT_EQ(m.graph_launch_count, 1);
+  EXPECT_EQ(m.overlap_ns, 0);
+  ASSERT_EQ(m.streams.size(), 2u);
+  EXPECT_EQ(m.streams[1].stream, StreamId(2));
+  EXPECT_EQ(m.streams[1].busy_ns, 250);
+  EXPECT_EQ(m.streams[1].kernel_count, 0);
+  ASSERT_EQ(m.gaps.size(), 2u);
+  EXPECT_EQ(m.gaps[0].start_ns, 100);
+  EXPECT_EQ(m.gaps[0].next_correlation, CorrelationId(77));
+  EXPECT_TRUE(m.gaps[0].next_from_graph);
+  EXPECT_EQ(ActiveDevices(t), (std::vector<DeviceId>{DeviceId(0), DeviceId(1)}));
+}
+
 TEST(TimelineTest, OtherDevicesAreIgnored) {
   Trace t;
   t.kernels = {Kernel(0, 100, 1, -1, 0), Kernel(0, 500, 1, -1, 1)};

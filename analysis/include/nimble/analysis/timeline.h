@@ -1,5 +1,6 @@
 // Timeline metrics of one device in a time window: active time, idle gaps with causes, per-stream busy
-// time, overlap and active ratio. Activity is kernels, memsets and device-side copies, clipped to the window.
+// time, overlap and active ratio. Activity is kernels, memsets, device-side copies and graph launches
+// recorded at graph level (each one span), clipped to the window.
 // A TimelineAnalyzer indexes one device once; Compute() is const and may be called from several threads.
 #pragma once
 
@@ -36,6 +37,7 @@ struct TimelineMetrics {
   int64_t overlap_ns = 0;     // time with at least two kernels running
   double active_ratio = 0;    // active_ns / window length
   int64_t kernel_count = 0;
+  int64_t graph_launch_count = 0;   // graphs recorded at graph level (their nodes are not in kernel_count)
   std::vector<StreamBusy> streams;  // ascending stream id
   std::vector<IdleGap> gaps;        // in time order, including one before the first and after the last activity
   GapTotals idle_by_cause;
@@ -58,6 +60,7 @@ class TimelineAnalyzer {
     CorrelationId correlation;
     bool is_kernel;
     bool from_graph;
+    bool is_graph_launch;  // a whole graph recorded at graph level
   };
   std::vector<Activity> Select(TimeWindow window) const;  // clipped to the window, by start
   void AddGaps(const std::vector<Activity>& selected, TimeWindow window, TimelineMetrics& out) const;
@@ -69,7 +72,7 @@ class TimelineAnalyzer {
   int64_t last_end_ns_ = 0;
 };
 
-// Device ids that have any kernel, memset or copy, ascending.
+// Device ids that have any kernel, memset, copy or graph launch, ascending.
 std::vector<DeviceId> ActiveDevices(const Trace& trace);
 
 // Windows of the NVTX ranges whose text is exactly `text` (e.g. one per iteration), by start time.
