@@ -63,6 +63,16 @@ void AddHostActivity(std::mt19937_64& rng, Trace& trace) {
     y.end_ns = y.start_ns + Uniform(rng, 0, 3000);
     y.device = DeviceId(static_cast<int32_t>(Uniform(rng, -1, 1)));
     trace.syncs.push_back(y);
+    if (i % 4 == 0) {  // a whole CUDA graph recorded at graph level
+      GraphLaunchRecord g;
+      g.start_ns = Uniform(rng, first, last);
+      g.end_ns = g.start_ns + Uniform(rng, 0, 20000);
+      g.device = m.device;
+      g.stream = StreamId(Uniform(rng, 1, 3));
+      g.correlation = CorrelationId(300'000 + i);
+      g.graph_id = Uniform(rng, 1, 9);
+      trace.graph_launches.push_back(g);
+    }
   }
 }
 

@@ -106,13 +106,18 @@ TEST_F(RunLoaderTest, MatchesTheAnalysisOnRandomRuns) {
     ASSERT_TRUE(report.ok()) << report.status().ToString();
     ExpectSameAsReport(*loaded, *report);
 
-    size_t kernels = 0;
+    size_t kernels = 0, graphs = 0;
     for (const Lane& lane : loaded->timeline.lanes) {
       for (const RowItems& row : lane.rows) {
-        for (size_t i = 0; i < row.size(); ++i) kernels += row.ref(i).kind() == ItemKind::kKernel;
+        for (size_t i = 0; i < row.size(); ++i) {
+          kernels += row.ref(i).kind() == ItemKind::kKernel;
+          graphs += row.ref(i).kind() == ItemKind::kGraphLaunch;
+        }
       }
     }
     EXPECT_EQ(kernels, run.trace.kernels.size());
+    EXPECT_EQ(graphs, run.trace.graph_launches.size());
+    EXPECT_EQ(loaded->timeline.graph_launches.size(), run.trace.graph_launches.size());
   }
 }
 

@@ -66,6 +66,13 @@ Status ReadHostTables(const store::TimelineReader& reader, RunId run, std::optio
             .Add(start_ns, end_ns, label.value(), ItemRef(ItemKind::kMemset, index));
         timeline.memsets.push_back({r.bytes, r.correlation.value(), r.detail});
       }));
+  NIMBLE_RETURN_IF_ERROR(ForEach(reader, run, TimelineTable::kGraphLaunches, base_ns, cancel, "graph launches",
+      [&](const TimelineRow& r, uint32_t index, int64_t start_ns, int64_t end_ns) {
+        const StringId label = timeline.strings.Intern("CUDA graph " + std::to_string(r.bytes));  // bytes: graph id
+        lanes.Staging({LaneKind::kStream, r.device.value(), r.stream.value()})
+            .Add(start_ns, end_ns, label.value(), ItemRef(ItemKind::kGraphLaunch, index));
+        timeline.graph_launches.push_back({r.bytes, r.correlation.value()});
+      }));
   NIMBLE_RETURN_IF_ERROR(ForEach(reader, run, TimelineTable::kSyncs, base_ns, cancel, "syncs",
       [&](const TimelineRow& r, uint32_t, int64_t start_ns, int64_t end_ns) {
         SyncRecord& sync = trace.syncs.emplace_back();

@@ -13,7 +13,9 @@ struct Cursor {
 };
 
 bool IsActivity(const RunTimeline& timeline, ItemRef ref) {
-  if (ref.kind() != ItemKind::kMemcpy) return ref.kind() == ItemKind::kKernel || ref.kind() == ItemKind::kMemset;
+  if (ref.kind() != ItemKind::kMemcpy) {
+    return ref.kind() == ItemKind::kKernel || ref.kind() == ItemKind::kMemset || ref.kind() == ItemKind::kGraphLaunch;
+  }
   MemcpyRecord copy;
   copy.copy_kind = static_cast<CopyKind>(timeline.memcpys[ref.index()].kind);
   return !analysis::InvolvesHost(copy);
@@ -26,6 +28,7 @@ CorrelationId CorrelationOf(const RunTimeline& timeline, ItemRef ref) {
                                                                : CorrelationId();
     case ItemKind::kMemcpy: return CorrelationId(timeline.memcpys[ref.index()].correlation);
     case ItemKind::kMemset: return CorrelationId(timeline.memsets[ref.index()].correlation);
+    case ItemKind::kGraphLaunch: return CorrelationId(timeline.graph_launches[ref.index()].correlation);
     default: return CorrelationId();
   }
 }

@@ -62,6 +62,14 @@ void DescribeGpuItem(const LoadedRun& run, const Lane& lane, ItemRef ref, ItemDe
     AddOpFields(run, OpOfItem(t, ref), out.fields);
     return;
   }
+  if (ref.kind() == ItemKind::kGraphLaunch) {
+    const GraphLaunchInfo& g = t.graph_launches[ref.index()];
+    out.kind = "CUDA graph launch";
+    out.fields.emplace_back("Graph id", std::to_string(g.graph_id));
+    out.fields.emplace_back("Correlation id", std::to_string(g.correlation));
+    out.fields.emplace_back("Nodes", "not recorded (graph-level trace)");
+    return;
+  }
   const bool copy = ref.kind() == ItemKind::kMemcpy;
   out.kind = copy ? "Memory copy" : "Memory set";
   const CopyInfo& info = copy ? t.memcpys[ref.index()] : t.memsets[ref.index()];

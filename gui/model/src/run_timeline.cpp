@@ -7,7 +7,8 @@ bool LaneHolds(LaneKind lane, ItemKind item) {
   switch (item) {
     case ItemKind::kKernel:
     case ItemKind::kMemset:
-    case ItemKind::kMemcpy: return lane == LaneKind::kStream;
+    case ItemKind::kMemcpy:
+    case ItemKind::kGraphLaunch: return lane == LaneKind::kStream;
     case ItemKind::kApiCall: return lane == LaneKind::kHostApi;
     case ItemKind::kRange: return lane == LaneKind::kHostRanges;
     case ItemKind::kGap: return lane == LaneKind::kDeviceIdle;
@@ -75,6 +76,7 @@ RunTimeline::Location RunTimeline::FindKernelByCorrelation(int64_t correlation) 
 
 size_t RunTimeline::bytes() const {
   size_t n = memcpys.capacity() * sizeof(CopyInfo) + memsets.capacity() * sizeof(CopyInfo) +
+             graph_launches.capacity() * sizeof(GraphLaunchInfo) +
              api_correlation.capacity() * 8 + kernel_correlation.capacity() * 8 + kernel_op.capacity() * 4;
   for (const Lane& lane : lanes) {
     for (const RowItems& row : lane.rows) n += row.bytes();

@@ -25,6 +25,7 @@ Rgb ItemRgb(const PaintInput& in, const LoadedRun& run, size_t r, ItemRef ref, i
     }
     case ItemKind::kMemcpy: return kMemcpyRgb;
     case ItemKind::kMemset: return kMemsetRgb;
+    case ItemKind::kGraphLaunch: return kGraphLaunchRgb;
     case ItemKind::kApiCall: {
       const std::string& name = run.timeline.strings.Get(StringId(label));
       return name.find("Launch") != std::string::npos ? kLaunchCallRgb : kApiCallRgb;

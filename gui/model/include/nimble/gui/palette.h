@@ -55,6 +55,7 @@ inline constexpr Rgb kApiCallRgb{0x7a, 0x86, 0x9a};
 inline constexpr Rgb kLaunchCallRgb{0x8f, 0xa8, 0x6e};
 inline constexpr Rgb kMemcpyRgb{0x3f, 0x9f, 0xbf};
 inline constexpr Rgb kMemsetRgb{0x6f, 0x8f, 0x9f};
+inline constexpr Rgb kGraphLaunchRgb{0x8f, 0x7f, 0xbf};  // a whole CUDA graph (graph-level trace)
 
 // `c` mixed with `toward` by `amount` in [0, 1].
 Rgb Mix(Rgb c, Rgb toward, double amount);

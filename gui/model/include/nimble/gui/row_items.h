@@ -13,7 +13,8 @@
 namespace nimble::gui {
 
 // What an item stands for; the order is the tie-break of equal starts (as the analysis sorts activity).
-enum class ItemKind : uint32_t { kKernel = 0, kMemset = 1, kMemcpy = 2, kApiCall = 3, kRange = 4, kGap = 5 };
+// kGraphLaunch: a whole CUDA graph recorded at graph level (`nimble-prof record --graph-trace graph`).
+enum class ItemKind : uint32_t { kKernel = 0, kMemset = 1, kMemcpy = 2, kApiCall = 3, kRange = 4, kGap = 5, kGraphLaunch = 6 };
 
 // A record reference packed in 32 bits: 3 bits of kind, 29 bits of position in its table of the run.
 class ItemRef {

@@ -39,6 +39,11 @@ struct CopyInfo {
   int32_t kind = 0;  // CopyKind of a copy, MemoryKind of a set
 };
 
+struct GraphLaunchInfo {
+  int64_t graph_id = 0;
+  int64_t correlation = -1;
+};
+
 struct RunTimeline {
   int64_t base_ns = 0;                     // absolute time of relative 0
   int64_t start_ns = 0;                    // first activity, relative
@@ -51,6 +56,7 @@ struct RunTimeline {
   int64_t kernel_count = 0;
   std::vector<CopyInfo> memcpys;           // by memcpy index (ItemRef kMemcpy)
   std::vector<CopyInfo> memsets;           // by memset index
+  std::vector<GraphLaunchInfo> graph_launches;  // by graph launch index (ItemRef kGraphLaunch)
   std::vector<int64_t> api_correlation;    // by API call index
   std::vector<int64_t> kernel_correlation; // by kernel index; empty when the run has no API calls
   std::vector<int32_t> kernel_op;          // by kernel index: OpId value or -1; empty without an op graph
