@@ -2,7 +2,8 @@
 # What the collector costs, measured side by side in one run on the GPU machine:
 #  - launch-bound loops (samples/cuda/launch_loop): 100 000 empty kernels launched one by one, 2 000
 #    replays of a graph of 100 empty kernels, and 500 replays of a graph of 100 kernels of 5 us; each
-#    run bare, under `nimble-prof record` with all kinds, all but driver API, and kernels only, and
+#    run bare, under `nimble-prof record` with all kinds, all but driver API, and kernels only, with all
+#    kinds and graphs recorded at graph level (--graph-trace graph), and
 #    under CUPTI alone (collector/bench/cupti_floor.cpp: the same kinds, buffers discarded unread) with all kinds
 #    and kernels only, in rotating order, REPS times; medians (and the range) of the wall time per
 #    launch / per replay the program prints. BENCH_CPUS=LIST pins every process to those CPUs;
@@ -21,7 +22,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 loops=(launch graph graph5)
-variants=(bare all nodriver kernel floorall floorkernel)
+variants=(bare all nodriver kernel floorall floorkernel graphlevel)
 floor_lib="$build/bench/libnimble_cupti_floor.so"
 pin=()
 [ -n "${BENCH_CPUS:-}" ] && pin=(taskset -c "$BENCH_CPUS")
@@ -37,6 +38,7 @@ kinds_of() {
     all) echo all ;;
     nodriver) echo kernel,memcpy,memset,runtime,sync,nvtx,external_correlation,overhead ;;
     kernel) echo kernel ;;
+    graphlevel) echo all ;;
   esac
 }
 
@@ -51,7 +53,9 @@ run_one() {  # run_one LOOP VARIANT: appends the loop's figure to $work/LOOP.VAR
       "${pin[@]}" "$loop" $(loop_args "$name") 2>&1)
     echo "$out" | sed -n 's/.*cupti_floor: buffers=[0-9]* dropped=\([0-9]*\).*/\1/p' >>"$work/dropped"
   else
-    out=$("${pin[@]}" "$prof" record --kinds "$(kinds_of "$variant")" -o "$work/run.db" -- \
+    local graph_trace=node
+    [ "$variant" = graphlevel ] && graph_trace=graph
+    out=$("${pin[@]}" "$prof" record --kinds "$(kinds_of "$variant")" --graph-trace "$graph_trace" -o "$work/run.db" -- \
       "$loop" $(loop_args "$name") 2>&1)
     if [ "$name" = launch ] && [ ! -f "$work/launch.$variant.db" ]; then
       mv "$work/run.db" "$work/launch.$variant.db"  # the first of each, for the stall analysis
@@ -83,16 +87,17 @@ def spread(name):
     return f"{min(v):.2f}-{max(v):.2f}"
 print(f"### GPU: launch-bound loops, bare vs. under `nimble-prof record` (median of {reps} rotating runs)\n")
 print("`nimble-prof record` with all kinds, all kinds but the driver API, kernels only; then CUPTI alone")
-print("with all kinds and with kernels only (`collector/bench/cupti_floor.cpp`). Below each median: the range over the runs.\n")
-print("| loop | figure | bare | all kinds | all but driver API | kernels only | CUPTI alone, all kinds | CUPTI alone, kernels only |")
-print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+print("with all kinds and with kernels only (`collector/bench/cupti_floor.cpp`); last, `nimble-prof record` with all kinds")
+print("and CUDA graphs recorded at graph level (`--graph-trace graph`). Below each median: the range over the runs.\n")
+print("| loop | figure | bare | all kinds | all but driver API | kernels only | CUPTI alone, all kinds | CUPTI alone, kernels only | all kinds, graph level |")
+print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
 rows = (("launch", "100 000 empty kernels, one launch each", "µs per launch"),
         ("graph", "2 000 replays of a graph of 100 empty kernels", "µs per replay"),
         ("graph5", "500 replays of a graph of 100 kernels of 5 µs", "µs per replay"))
 for name, label, unit in rows:
     bare = med(f"{name}.bare")
     cells = []
-    for v in ("all", "nodriver", "kernel", "floorall", "floorkernel"):
+    for v in ("all", "nodriver", "kernel", "floorall", "floorkernel", "graphlevel"):
         x = med(f"{name}.{v}")
         added = f"{x - bare:+.3f} µs" if name == "launch" else f"{100 * (x - bare) / bare:+.1f} %"
         cells.append(f"{x:.3f} ({added})<br>{spread(f'{name}.{v}')}")

@@ -102,7 +102,8 @@ elif [ $accel_only -eq 0 ]; then
     set -e; tmp=\$(mktemp -d)
     '$build/cli/nimble-prof' record -o \$tmp/host_gaps.db -- '$samples/host_gaps'
     '$build/cli/nimble-prof' record -o \$tmp/graph_replay.db -- '$samples/graph_replay'
-    for db in '$OUT/concurrent_streams.db' \$tmp/host_gaps.db \$tmp/graph_replay.db; do
+    '$build/cli/nimble-prof' record --graph-trace graph -o \$tmp/graph_level.db -- '$samples/graph_replay'
+    for db in '$OUT/concurrent_streams.db' \$tmp/host_gaps.db \$tmp/graph_replay.db \$tmp/graph_level.db; do
       '$build/cli/nimble-prof' report --no-store \$db
     done
     rm -rf \$tmp"
