@@ -1,6 +1,6 @@
 #include "activity_inserter.h"
 
-#include "kernel_batch_table.h"
+#include "batch_tables.h"
 #include "nimble/store/schema.h"
 
 #include <algorithm>
@@ -117,9 +117,13 @@ StatusOr<ActivityInserter> ActivityInserter::Prepare(Database& db) {
       "runId", "start", "end", "deviceId", "contextId", "streamId", "correlationId", "syncType", "eventId"}));
   NIMBLE_ASSIGN_OR_RETURN(ins.graph_launch_, PrepareInsert(db, "CUPTI_ACTIVITY_KIND_GRAPH_TRACE", {
       "runId", "start", "end", "deviceId", "contextId", "streamId", "correlationId", "graphId"}));
-  NIMBLE_ASSIGN_OR_RETURN(ins.api_call_, PrepareInsert(db, "CUPTI_ACTIVITY_KIND_RUNTIME", {
-      "runId", "start", "end", "apiKind", "processId", "threadId", "correlationId", "nameId", "callbackId",
-      "returnValue"}));
+  NIMBLE_ASSIGN_OR_RETURN(ins.api_call_, PrepareInsert(db, "CUPTI_ACTIVITY_KIND_RUNTIME", kApiCallColumns));
+  NIMBLE_ASSIGN_OR_RETURN(ins.api_batch_, RegisterApiCallBatch(db));
+  std::string api_columns;
+  for (const char* column : kApiCallColumns) api_columns += std::string(api_columns.empty() ? "" : ", ") + column;
+  NIMBLE_ASSIGN_OR_RETURN(ins.api_calls_from_batch_,
+                          db.Prepare("INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME (" + api_columns + ") SELECT " +
+                                     api_columns + " FROM nimble_api_batch"));
   NIMBLE_ASSIGN_OR_RETURN(ins.range_, PrepareInsert(db, "NVTX_EVENTS", {
       "runId", "start", "end", "threadId", "textId", "domainNameId"}));
   NIMBLE_ASSIGN_OR_RETURN(ins.external_correlation_, PrepareInsert(db, "CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION", {
@@ -226,9 +230,16 @@ Status ActivityInserter::InsertGpuActivity(const ActivityBuffer& b, RunId run, i
   });
 }
 
-Status ActivityInserter::InsertHostActivity(const ActivityBuffer& b, RunId run, const StringCache& strings) {
-  NIMBLE_RETURN_IF_ERROR(InsertRows(api_call_, b.api_calls, [&](Statement& s, int p, size_t i) {
-    const ApiCallRecord& a = b.api_calls[i];
+Status ActivityInserter::InsertApiCalls(const std::vector<ApiCallRecord>& calls, RunId run,
+                                        const StringCache& strings) {
+  if (calls.empty()) return OkStatus();
+  *api_batch_ = {calls.data(), calls.size(), run.value(), &strings};
+  Status status = api_calls_from_batch_.Run();
+  *api_batch_ = {};
+  if (status.ok()) return status;
+  // The failed statement left no row behind: insert row by row, which names the record at fault.
+  Status by_row = InsertRows(api_call_, calls, [&](Statement& s, int p, size_t i) {
+    const ApiCallRecord& a = calls[i];
     s.BindInt(p, run.value());
     s.BindInt(p + 1, a.start_ns);
     s.BindInt(p + 2, a.end_ns);
@@ -239,7 +250,12 @@ Status ActivityInserter::InsertHostActivity(const ActivityBuffer& b, RunId run, 
     strings.Bind(s, p + 7, a.name);
     s.BindInt(p + 8, a.callback_id);
     s.BindInt(p + 9, a.return_value);
-  }));
+  });
+  return by_row.ok() ? status : by_row;
+}
+
+Status ActivityInserter::InsertHostActivity(const ActivityBuffer& b, RunId run, const StringCache& strings) {
+  NIMBLE_RETURN_IF_ERROR(InsertApiCalls(b.api_calls, run, strings));
   NIMBLE_RETURN_IF_ERROR(InsertRows(range_, b.ranges, [&](Statement& s, int p, size_t i) {
     const NvtxRange& r = b.ranges[i];
     s.BindInt(p, run.value());

@@ -1,8 +1,8 @@
 // The activity records a RunWriter buffers between flushes, and the prepared INSERT statements that
-// write a buffer into the activity tables. Kernels, the bulk of a trace, go in with one
+// write a buffer into the activity tables. Kernels and API calls, the bulk of a trace, go in with one
 // INSERT ... SELECT per batch from a virtual table that shows SQLite the buffered records (no
-// per-value binding); the other tables use statements bound by column index, each inserting
-// kRowsPerStatement rows at once. Single-threaded; the statements belong to one connection and must
+// per-value binding, batch_tables.h); the other tables use statements bound by column index, each
+// inserting kRowsPerStatement rows at once. Single-threaded; the statements belong to one connection and must
 // die before it closes.
 #pragma once
 
@@ -13,7 +13,7 @@
 #include "nimble/core/activity.h"
 #include "nimble/core/activity_records.h"
 #include "sqlite_db.h"
-#include "kernel_batch_table.h"
+#include "batch_tables.h"
 #include "launch_config_cache.h"
 #include "string_cache.h"
 
@@ -52,6 +52,7 @@ class ActivityInserter {
   Status UpdateTimeBlocks(const std::vector<KernelRecord>& kernels, RunId run, int64_t first_kernel_index);
   Status InsertGpuActivity(const ActivityBuffer& b, RunId run, int64_t first_kernel_index, const StringCache& strings,
                            LaunchConfigCache& configs);
+  Status InsertApiCalls(const std::vector<ApiCallRecord>& calls, RunId run, const StringCache& strings);
   Status InsertHostActivity(const ActivityBuffer& b, RunId run, const StringCache& strings);
 
   KernelBatch* kernel_batch_ = nullptr;  // owned by the connection's module registration
@@ -64,7 +65,9 @@ class ActivityInserter {
   TableInsert memset_;
   TableInsert sync_;
   TableInsert graph_launch_;
-  TableInsert api_call_;
+  ApiCallBatch* api_batch_ = nullptr;    // owned by the connection's module registration
+  Statement api_calls_from_batch_;       // INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME ... SELECT
+  TableInsert api_call_;                 // row by row, to name the record at fault after an error
   TableInsert range_;
   TableInsert external_correlation_;
   TableInsert overhead_;

@@ -129,6 +129,36 @@ TEST_F(StoreRunWriterTest, FailedBatchRollsBackAndLeavesEarlierBatchesIntact) {
   testing::ExpectSameTrace(expected, *trace);
 }
 
+TEST_F(StoreRunWriterTest, FailedApiCallBatchNamesTheRecordAndKeepsNothingOfIt) {
+  const std::string path = PathOf("run.db");
+  StringTable strings;
+  const StringId launch = strings.Intern("cudaLaunchKernel_v7000");
+  std::vector<ApiCallRecord> calls;
+  for (int i = 0; i < 100; ++i) {
+    calls.push_back({1000 * i, 1000 * i + 500, ApiKind::kRuntime, ThreadId(7), 42, CorrelationId(i), launch, 211, 0});
+  }
+  auto writer = RunWriter::Create(path, testing::SampleRun("eager"), {.batch_records = 100});
+  ASSERT_TRUE(writer.ok());
+  ASSERT_TRUE((*writer)->AppendApiCalls(calls, strings).ok());  // one batch, inserted as a whole
+  calls[50].end_ns = calls[50].start_ns - 1;
+  Status failed = (*writer)->AppendApiCalls(calls, strings);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_NE(failed.message().find("CUPTI_ACTIVITY_KIND_RUNTIME record 50"), std::string::npos) << failed.message();
+  EXPECT_NE(failed.message().find("api_end_after_start"), std::string::npos) << failed.message();
+  EXPECT_EQ((*writer)->records_written(), 100);
+  ASSERT_TRUE((*writer)->Commit().ok());
+  writer->reset();
+  auto reader = RunReader::Open(path);
+  ASSERT_TRUE(reader.ok());
+  auto trace = (*reader)->LoadTrace(RunId(1));
+  ASSERT_TRUE(trace.ok());
+  calls[50].end_ns = calls[50].start_ns + 500;
+  Trace expected;
+  expected.strings = strings;
+  expected.api_calls = calls;
+  testing::ExpectSameTrace(expected, *trace);
+}
+
 TEST_F(StoreRunWriterTest, EveryActivityTableRefusesEndBeforeStart) {
   const std::string path = PathOf("run.db");
   StringTable strings;
