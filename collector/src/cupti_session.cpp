@@ -124,7 +124,8 @@ Status CuptiSession::SetGatedKinds(bool enable) {
     if (first.ok()) first = s;
   }
   if (options_.graph_trace == GraphTrace::kGraph) {
-    // Failing this one would silently bring back per-node records: it fails the session's start.
+    // Failing this one would silently bring back per-node records: at the start it fails the session;
+    // when a capture range switches it later, the failure is counted like the others'.
     const CUptiResult r = enable ? cuptiActivityEnable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE)
                                  : cuptiActivityDisable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE);
     if (r != CUPTI_SUCCESS) {
