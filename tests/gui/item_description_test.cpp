@@ -9,6 +9,7 @@
 #include "nimble/gui/item_search.h"
 #include "nimble/gui/iteration_detector.h"
 #include "nimble/gui/run_loader.h"
+#include "nimble/store/run_writer.h"
 
 namespace nimble::gui {
 namespace {
@@ -61,6 +62,53 @@ TEST_F(ModelRunTest, DescribesGapsAndApiCalls) {
   const ItemDescription a = DescribeItem(run_, {0, api, 0, 0});
   EXPECT_EQ(a.title, "cudaLaunchKernel_v7000");
   EXPECT_EQ(Field(a, "Launched"), "implicit_gemm_conv_stem on stream 7");
+}
+
+TEST(GraphLaunchTest, DescribesAGraphRecordedAtGraphLevel) {
+  const std::string dir = testing::MakeScratchDir("graph_level");
+  Trace trace;  // one graph launch of 40 us on stream 13, then a kernel after an idle gap
+  GraphLaunchRecord g;
+  g.start_ns = 1'000'000;
+  g.end_ns = 1'040'000;
+  g.device = DeviceId(0);
+  g.stream = StreamId(13);
+  g.correlation = CorrelationId(153);
+  g.graph_id = 5;
+  trace.graph_launches = {g};
+  KernelRecord k;
+  k.start_ns = 1'050'000;
+  k.end_ns = 1'060'000;
+  k.device = DeviceId(0);
+  k.stream = StreamId(13);
+  k.name = k.short_name = trace.strings.Intern("after_the_graph");
+  trace.kernels = {k};
+  RunInfo info;
+  info.model = "graph";
+  info.mode = "program";
+  auto writer = store::RunWriter::Create(dir + "/graph.db", info);
+  ASSERT_TRUE(writer.ok()) << writer.status().ToString();
+  ASSERT_TRUE((*writer)->AppendTrace(trace).ok());
+  ASSERT_TRUE((*writer)->Commit().ok());
+  writer->reset();
+
+  auto loaded = LoadRun(dir + "/graph.db", RunId(1));
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  const int32_t lane = loaded->timeline.FindLane(LaneKind::kStream, DeviceId(0), StreamId(13), ThreadId());
+  ASSERT_GE(lane, 0);
+  const RowItems& row = loaded->timeline.lanes[static_cast<size_t>(lane)].rows[0];
+  ASSERT_EQ(row.size(), 2u);
+  ASSERT_EQ(row.ref(0).kind(), ItemKind::kGraphLaunch);
+  const ItemDescription d = DescribeItem(*loaded, {0, lane, 0, 0});
+  EXPECT_EQ(d.kind, "CUDA graph launch");
+  EXPECT_EQ(d.title, "CUDA graph 5");
+  EXPECT_EQ(Field(d, "Duration"), "40.0 µs");
+  EXPECT_EQ(Field(d, "Graph id"), "5");
+  EXPECT_EQ(Field(d, "Correlation id"), "153");
+  EXPECT_EQ(Field(d, "Stream"), "13");
+  // The viewer's idle lane agrees with the analysis: busy through the graph, one 10 us gap after it.
+  ASSERT_EQ(loaded->devices.size(), 1u);
+  EXPECT_EQ(loaded->devices[0].active_ns, 50'000);
+  std::filesystem::remove_all(dir);
 }
 
 TEST_F(ModelRunTest, SearchFindsNamesCaseInsensitively) {
