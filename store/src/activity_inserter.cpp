@@ -35,6 +35,14 @@ StatusOr<TableInsert> PrepareInsert(Database& db, const char* table, std::initia
   return insert;
 }
 
+// INSERT INTO table (columns) SELECT columns FROM batch_table: a whole batch in one statement.
+StatusOr<Statement> PrepareInsertFromBatch(Database& db, const char* table, const char* batch_table,
+                                           std::initializer_list<const char*> columns) {
+  std::string list;
+  for (const char* column : columns) list += std::string(list.empty() ? "" : ", ") + column;
+  return db.Prepare(std::string("INSERT INTO ") + table + " (" + list + ") SELECT " + list + " FROM " + batch_table);
+}
+
 // Says which record of the batch failed (the SQLite message says which constraint).
 template <typename Record>
 Status RecordError(const Status& status, const TableInsert& insert, size_t index, const Record& record) {
@@ -96,11 +104,8 @@ StatusOr<ActivityInserter> ActivityInserter::Prepare(Database& db) {
   ActivityInserter ins;
   NIMBLE_ASSIGN_OR_RETURN(ins.kernel_, PrepareInsert(db, "kernels", kKernelColumns));
   NIMBLE_ASSIGN_OR_RETURN(ins.kernel_batch_, RegisterKernelBatch(db));
-  std::string columns;
-  for (const char* column : kKernelColumns) columns += std::string(columns.empty() ? "" : ", ") + column;
   NIMBLE_ASSIGN_OR_RETURN(ins.kernels_from_batch_,
-                          db.Prepare("INSERT INTO kernels (" + columns + ") SELECT " + columns +
-                                     " FROM nimble_kernel_batch"));
+                          PrepareInsertFromBatch(db, "kernels", "nimble_kernel_batch", kKernelColumns));
   NIMBLE_ASSIGN_OR_RETURN(ins.max_kernel_id_, db.Prepare("SELECT coalesce(max(id), -1) FROM kernels"));
   NIMBLE_ASSIGN_OR_RETURN(ins.time_block_, db.Prepare(
       "INSERT INTO kernel_time_blocks (runId, firstKernelIndex, lastKernelIndex, minStart, maxEnd) "
@@ -119,11 +124,8 @@ StatusOr<ActivityInserter> ActivityInserter::Prepare(Database& db) {
       "runId", "start", "end", "deviceId", "contextId", "streamId", "correlationId", "graphId"}));
   NIMBLE_ASSIGN_OR_RETURN(ins.api_call_, PrepareInsert(db, "CUPTI_ACTIVITY_KIND_RUNTIME", kApiCallColumns));
   NIMBLE_ASSIGN_OR_RETURN(ins.api_batch_, RegisterApiCallBatch(db));
-  std::string api_columns;
-  for (const char* column : kApiCallColumns) api_columns += std::string(api_columns.empty() ? "" : ", ") + column;
-  NIMBLE_ASSIGN_OR_RETURN(ins.api_calls_from_batch_,
-                          db.Prepare("INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME (" + api_columns + ") SELECT " +
-                                     api_columns + " FROM nimble_api_batch"));
+  NIMBLE_ASSIGN_OR_RETURN(ins.api_calls_from_batch_, PrepareInsertFromBatch(db, "CUPTI_ACTIVITY_KIND_RUNTIME",
+                                                                            "nimble_api_batch", kApiCallColumns));
   NIMBLE_ASSIGN_OR_RETURN(ins.range_, PrepareInsert(db, "NVTX_EVENTS", {
       "runId", "start", "end", "threadId", "textId", "domainNameId"}));
   NIMBLE_ASSIGN_OR_RETURN(ins.external_correlation_, PrepareInsert(db, "CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION", {

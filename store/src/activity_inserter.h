@@ -2,8 +2,8 @@
 // write a buffer into the activity tables. Kernels and API calls, the bulk of a trace, go in with one
 // INSERT ... SELECT per batch from a virtual table that shows SQLite the buffered records (no
 // per-value binding, batch_tables.h); the other tables use statements bound by column index, each
-// inserting kRowsPerStatement rows at once. Single-threaded; the statements belong to one connection and must
-// die before it closes.
+// inserting kRowsPerStatement rows at once. Single-threaded; the statements belong to one connection
+// and must die before it closes.
 #pragma once
 
 #include <cstddef>
