@@ -263,6 +263,11 @@ int RunRecord(const RecordOptions& o) {
     return ReportError(InvalidArgument("--kinds: unknown activity kind '" + bad + "'; known: " +
                                        collector::ActivityKindSet::All().ToString()));
   }
+  if (o.graph_trace == "graph" && (o.delay_ms > 0 || !o.capture_range.empty())) {
+    return ReportError(InvalidArgument(
+        "--graph-trace graph records the whole run and cannot be combined with --delay-ms or --capture-range "
+        "(switching CUPTI's graph-level tracing on mid-run from an NVTX range crashed the program under CUDA 13.0)"));
+  }
   const fs::path output = fs::absolute(o.output);
   if (Status s = CheckOutputWritable(output); !s.ok()) return ReportError(s);
   auto program = FindProgram(o.command.front());
@@ -306,7 +311,8 @@ void RegisterRecordCommand(CLI::App& app, Action& action) {
   cmd->add_option("--capture-range", o->capture_range, "capture only while an NVTX range of this name is open");
   cmd->add_option("--graph-trace", o->graph_trace,
                   "CUDA graph launches: node (a record per kernel and copy) or graph (one record per launch, "
-                  "without its nodes, at a fraction of the overhead)")
+                  "without its nodes, at a fraction of the overhead; for the whole run, not with --delay-ms or "
+                  "--capture-range)")
       ->check(CLI::IsMember({"node", "graph"}))
       ->capture_default_str();
   cmd->add_option("command", o->command, "-- program and its arguments")->required();

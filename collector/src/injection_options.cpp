@@ -48,6 +48,13 @@ StatusOr<InjectionOptions> ParseInjectionOptions(const EnvLookup& env) {
   if (const std::string_view pid = Get(env, env::kTargetPid); !pid.empty()) {
     NIMBLE_ASSIGN_OR_RETURN(options.target_pid, ParseNonNegative(env::kTargetPid, pid));
   }
+  // Graph-level tracing is switched on once, at the start: switching it on from an NVTX range
+  // callback crashed the profiled program (CUDA 13.0, H100), and a start delay switches it the same way.
+  if (options.session.graph_trace == GraphTrace::kGraph &&
+      (options.session.start_delay.count() > 0 || !options.session.capture_range.empty())) {
+    return InvalidArgument(std::string(env::kGraphTrace) + "=graph cannot be combined with " + env::kStartDelayMs +
+                           " or " + env::kCaptureRange);
+  }
   const std::string_view simulate = Get(env, env::kSimulateCuptiFailure);
   options.simulate_cupti_failure = !simulate.empty() && simulate != "0";
   return options;

@@ -37,7 +37,6 @@ TEST(InjectionOptionsTest, ReadsEveryOption) {
                   {env::kIterationRange, "iteration"},
                   {env::kStartDelayMs, "250"},
                   {env::kCaptureRange, "measure"},
-                  {env::kGraphTrace, "graph"},
                   {env::kTargetPid, "4242"},
                   {env::kSimulateCuptiFailure, "1"}});
   ASSERT_TRUE(o.ok()) << o.status().ToString();
@@ -47,9 +46,20 @@ TEST(InjectionOptionsTest, ReadsEveryOption) {
   EXPECT_EQ(o->session.iteration_range, "iteration");
   EXPECT_EQ(o->session.start_delay.count(), 250);
   EXPECT_EQ(o->session.capture_range, "measure");
-  EXPECT_EQ(o->session.graph_trace, GraphTrace::kGraph);
   EXPECT_EQ(o->target_pid, 4242);
   EXPECT_TRUE(o->simulate_cupti_failure);
+}
+
+TEST(InjectionOptionsTest, GraphLevelTraceCoversTheWholeRun) {
+  auto o = Parse({{env::kOutput, "run.db"}, {env::kGraphTrace, "graph"}});
+  ASSERT_TRUE(o.ok()) << o.status().ToString();
+  EXPECT_EQ(o->session.graph_trace, GraphTrace::kGraph);
+  EXPECT_EQ(Parse({{env::kOutput, "run.db"}, {env::kGraphTrace, "node"}})->session.graph_trace, GraphTrace::kNode);
+  for (const auto& [name, value] : {std::pair{env::kCaptureRange, "measure"}, std::pair{env::kStartDelayMs, "250"}}) {
+    auto gated = Parse({{env::kOutput, "run.db"}, {env::kGraphTrace, "graph"}, {name, value}});
+    ASSERT_FALSE(gated.ok()) << name;
+    EXPECT_NE(gated.status().message().find(name), std::string::npos) << gated.status().message();
+  }
 }
 
 TEST(InjectionOptionsTest, RejectsMalformedValuesNamingTheVariable) {

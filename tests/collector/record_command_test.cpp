@@ -73,6 +73,18 @@ TEST_F(RecordCommandTest, UnknownGraphTraceModeIsAUsageError) {
   EXPECT_FALSE(std::filesystem::exists(Db()));
 }
 
+TEST_F(RecordCommandTest, GraphLevelTraceWithACaptureWindowIsAUsageError) {
+  for (const std::vector<std::string>& gate : {std::vector<std::string>{"--capture-range", "replay"},
+                                                std::vector<std::string>{"--delay-ms", "100"}}) {
+    std::vector<std::string> args = {prof_, "record", "--graph-trace", "graph", gate[0], gate[1], "-o", Db(), "--",
+                                     "/bin/true"};
+    const auto r = RunCommand(args);
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find("cannot be combined with --delay-ms or --capture-range"), std::string::npos) << r.output;
+    EXPECT_FALSE(std::filesystem::exists(Db()));
+  }
+}
+
 TEST_F(RecordCommandTest, NoProgramIsAUsageError) {
   const auto r = RunCommand({prof_, "record", "-o", Db()});
   EXPECT_EQ(r.exit_code, 2) << r.output;
