@@ -124,8 +124,9 @@ Status CuptiSession::SetGatedKinds(bool enable) {
     if (first.ok()) first = s;
   }
   if (options_.graph_trace == GraphTrace::kGraph) {
-    // Failing this one would silently bring back per-node records: at the start it fails the session;
-    // when a capture range switches it later, the failure is counted like the others'.
+    // Failing this one would silently bring back per-node records: at the start it fails the session.
+    // It is switched only at the start and the stop: switched on from an NVTX range callback it
+    // crashed the program, so the options refuse a capture window with it (injection_options.cpp).
     const CUptiResult r = enable ? cuptiActivityEnable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE)
                                  : cuptiActivityDisable(CUPTI_ACTIVITY_KIND_GRAPH_TRACE);
     if (r != CUPTI_SUCCESS) {

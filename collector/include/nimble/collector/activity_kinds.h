@@ -101,7 +101,9 @@ inline bool ParseActivityKinds(std::string_view text, ActivityKindSet& out, std:
 // - kGraph: one record per launch of a whole graph (CUPTI_ACTIVITY_KIND_GRAPH_TRACE), from its first
 //   node's start to its last node's end, and none for its nodes. CUPTI's per-node timestamps cost a
 //   replay about 0.23 us per node on an H100; at graph level that cost is gone
-//   (bench/results/cupti_settings.md). Launches outside graphs are recorded as usual either way.
+//   (bench/results/cupti_settings.md). Launches outside graphs are recorded as usual either way. It
+//   covers the whole run: switched on mid-run from an NVTX range it crashed the program, so
+//   `record` refuses it with --capture-range or --delay-ms.
 enum class GraphTrace : uint8_t { kNode, kGraph };
 
 // "node" or "graph"; false for anything else.
