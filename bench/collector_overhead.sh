@@ -5,8 +5,9 @@
 #    run bare, under `nimble-prof record` with all kinds, all but driver API, and kernels only, with all
 #    kinds and graphs recorded at graph level (--graph-trace graph), and
 #    under CUPTI alone (collector/bench/cupti_floor.cpp: the same kinds, buffers discarded unread) with all kinds
-#    and kernels only, in rotating order, REPS times; medians (and the range) of the wall time per
-#    launch / per replay the program prints. BENCH_CPUS=LIST pins every process to those CPUs;
+#    and kernels only, in rotating order, REPS times; on a GPU of compute capability 10 or more
+#    (Blackwell) also kernels only with `--kernel-timestamps hardware`; medians (and the range) of the
+#    wall time per launch / per replay the program prints. BENCH_CPUS=LIST pins every process to those CPUs;
 #  - where the launch loop's time goes: from each recording's kernel start times, the median interval
 #    between launches and the share of the loop spent in stalls (intervals over 4x the median);
 #  - the CPU throughput of the record -> database path on synthetic CUPTI buffers (and, for
@@ -24,6 +25,11 @@ trap 'rm -rf "$work"' EXIT
 loops=(launch graph graph5)
 variants=(bare all nodriver kernel floorall floorkernel graphlevel)
 floor_lib="$build/bench/libnimble_cupti_floor.so"
+# Hardware kernel timestamps exist on Blackwell only (CUPTI 13.0); elsewhere the variant would only
+# repeat "kernels only" with a warning, so it runs where the GPU has them.
+compute_cap=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1)
+compute_cap=${compute_cap:-unknown}
+if [ "${compute_cap%%.*}" -ge 10 ] 2>/dev/null; then variants+=(hwkernel); fi
 pin=()
 [ -n "${BENCH_CPUS:-}" ] && pin=(taskset -c "$BENCH_CPUS")
 loop_args() {
@@ -37,7 +43,7 @@ kinds_of() {
   case $1 in
     all) echo all ;;
     nodriver) echo kernel,memcpy,memset,runtime,sync,nvtx,external_correlation,overhead ;;
-    kernel) echo kernel ;;
+    kernel | hwkernel) echo kernel ;;
     graphlevel) echo all ;;
   esac
 }
@@ -53,10 +59,15 @@ run_one() {  # run_one LOOP VARIANT: appends the loop's figure to $work/LOOP.VAR
       "${pin[@]}" "$loop" $(loop_args "$name") 2>&1)
     echo "$out" | sed -n 's/.*cupti_floor: buffers=[0-9]* dropped=\([0-9]*\).*/\1/p' >>"$work/dropped"
   else
-    local graph_trace=node
+    local graph_trace=node stamps=software
     [ "$variant" = graphlevel ] && graph_trace=graph
-    out=$("${pin[@]}" "$prof" record --kinds "$(kinds_of "$variant")" --graph-trace "$graph_trace" -o "$work/run.db" -- \
-      "$loop" $(loop_args "$name") 2>&1)
+    [ "$variant" = hwkernel ] && stamps=hardware
+    out=$("${pin[@]}" "$prof" record --kinds "$(kinds_of "$variant")" --graph-trace "$graph_trace" \
+      --kernel-timestamps "$stamps" -o "$work/run.db" -- "$loop" $(loop_args "$name") 2>&1)
+    if [ "$variant" = hwkernel ] && ! grep -q "kernel timestamps from hardware" <<<"$out"; then
+      echo "hardware kernel timestamps were refused: $out" >&2
+      exit 1
+    fi
     if [ "$name" = launch ] && [ ! -f "$work/launch.$variant.db" ]; then
       mv "$work/run.db" "$work/launch.$variant.db"  # the first of each, for the stall analysis
     fi
@@ -74,9 +85,10 @@ for ((r = 0; r < reps; r++)); do
   done
 done
 
-python3 - "$work" "$reps" <<'PY'
+python3 - "$work" "$reps" "$compute_cap" <<'PY'
 import os, statistics, sys
-work, reps = sys.argv[1], sys.argv[2]
+work, reps, compute_cap = sys.argv[1], sys.argv[2], sys.argv[3]
+hw = os.path.exists(os.path.join(work, "launch.hwkernel"))
 def values(name):
     with open(os.path.join(work, name)) as f:
         return [float(x) for x in f if x.strip()]
@@ -89,15 +101,22 @@ print(f"### GPU: launch-bound loops, bare vs. under `nimble-prof record` (median
 print("`nimble-prof record` with all kinds, all kinds but the driver API, kernels only; then CUPTI alone")
 print("with all kinds and with kernels only (`collector/bench/cupti_floor.cpp`); last, `nimble-prof record` with all kinds")
 print("and CUDA graphs recorded at graph level (`--graph-trace graph`). Below each median: the range over the runs.\n")
-print("| loop | figure | bare | all kinds | all but driver API | kernels only | CUPTI alone, all kinds | CUPTI alone, kernels only | all kinds, graph level |")
-print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+if hw:
+    print("Last column: kernels only with hardware kernel timestamps (`--kernel-timestamps hardware`).\n")
+else:
+    print(f"Hardware kernel timestamps (`--kernel-timestamps hardware`): not measured, this GPU's compute capability is "
+          f"{compute_cap} and CUPTI offers them from 10.0 (Blackwell) only.\n")
+variants = ["all", "nodriver", "kernel", "floorall", "floorkernel", "graphlevel"] + (["hwkernel"] if hw else [])
+print("| loop | figure | bare | all kinds | all but driver API | kernels only | CUPTI alone, all kinds | CUPTI alone, kernels only | all kinds, graph level |"
+      + (" kernels only, hardware timestamps |" if hw else ""))
+print("| --- " * (len(variants) + 3) + "|")
 rows = (("launch", "100 000 empty kernels, one launch each", "µs per launch"),
         ("graph", "2 000 replays of a graph of 100 empty kernels", "µs per replay"),
         ("graph5", "500 replays of a graph of 100 kernels of 5 µs", "µs per replay"))
 for name, label, unit in rows:
     bare = med(f"{name}.bare")
     cells = []
-    for v in ("all", "nodriver", "kernel", "floorall", "floorkernel", "graphlevel"):
+    for v in variants:
         x = med(f"{name}.{v}")
         added = f"{x - bare:+.3f} µs" if name == "launch" else f"{100 * (x - bare) / bare:+.1f} %"
         cells.append(f"{x:.3f} ({added})<br>{spread(f'{name}.{v}')}")

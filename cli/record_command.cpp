@@ -40,6 +40,7 @@ struct RecordOptions {
   int64_t delay_ms = 0;
   std::string capture_range;
   std::string graph_trace = "node";
+  std::string kernel_timestamps = "software";
   std::vector<std::string> command;
 };
 
@@ -192,6 +193,7 @@ StatusOr<RunId> SummarizeNewRun(const std::string& path, const std::set<RunId>& 
       << " syncs, " << trace.api_calls.size() << " API calls, " << trace.ranges.size() << " NVTX ranges";
   if (!trace.graph_launches.empty()) out << ", " << trace.graph_launches.size() << " graph launches (graph level)";
   if (run->iterations > 0) out << ", " << run->iterations << " iterations";
+  if (StatValue(stats, "collector.kernel_timestamps") == 1) out << ", kernel timestamps from hardware";
   out << "\n  dropped records: " << dropped << "\n";
   for (const StatEntry& s : stats) {
     if (s.value != 0 && (s.severity == "warning" || s.severity == "error")) {
@@ -242,6 +244,7 @@ std::vector<EnvSetting> InjectionEnvironment(const RecordOptions& o, const Libra
       {env::kCaptureRange, o.capture_range},
       {env::kSimulateCuptiFailure, ""},  // only a test sets it, in the launcher's own environment
       {env::kGraphTrace, o.graph_trace},
+      {env::kKernelTimestamps, o.kernel_timestamps},
   };
   if (!libs.cupti.empty()) vars.push_back({env::kNvtxInjection, libs.cupti});
   if (const char* simulate = std::getenv(env::kSimulateCuptiFailure)) vars[6].value = simulate;
@@ -314,6 +317,12 @@ void RegisterRecordCommand(CLI::App& app, Action& action) {
                   "without its nodes, at a fraction of the overhead; for the whole run, not with --delay-ms or "
                   "--capture-range)")
       ->check(CLI::IsMember({"node", "graph"}))
+      ->capture_default_str();
+  cmd->add_option("--kernel-timestamps", o->kernel_timestamps,
+                  "where kernel timestamps come from: software (CUPTI instruments each launch) or hardware (the "
+                  "GPU's event system, without that instrumentation; Blackwell only: elsewhere the run is recorded "
+                  "with software timestamps and a warning)")
+      ->check(CLI::IsMember({"software", "hardware"}))
       ->capture_default_str();
   cmd->add_option("command", o->command, "-- program and its arguments")->required();
   cmd->callback([&action, o] { action = [o] { return RunRecord(*o); }; });

@@ -7,8 +7,6 @@
 #include <unordered_map>
 #include <vector>
 
-#include "cupti_check.h"
-
 namespace nimble::collector {
 namespace {
 
@@ -73,13 +71,9 @@ CaptureGate::CaptureGate(std::chrono::milliseconds start_delay, std::string capt
 
 CaptureGate::~CaptureGate() { Stop(); }
 
+std::span<const CUpti_CallbackId> CaptureGate::RangeCallbacks() { return kRangeCallbacks; }
+
 Status CaptureGate::Start() {
-  if (!capture_range_.empty()) {
-    NIMBLE_CUPTI_RETURN_IF_ERROR(cuptiSubscribe(&subscriber_, &CaptureGate::OnNvtx, this));
-    for (CUpti_CallbackId cbid : kRangeCallbacks) {
-      NIMBLE_CUPTI_RETURN_IF_ERROR(cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_NVTX, cbid));
-    }
-  }
   if (!delay_elapsed_) {
     delay_thread_ = std::thread([this] {
       std::unique_lock lock(mu_);
@@ -99,17 +93,11 @@ void CaptureGate::Stop() {
   }
   cv_.notify_all();
   if (delay_thread_.joinable()) delay_thread_.join();
-  if (subscriber_ != nullptr) {
-    // A failure here leaves callbacks armed; they see stopped_ and do nothing.
-    (void)cuptiUnsubscribe(subscriber_);
-    subscriber_ = nullptr;
-  }
 }
 
-void CUPTIAPI CaptureGate::OnNvtx(void* self, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
-  if (domain != CUPTI_CB_DOMAIN_NVTX || data == nullptr) return;
-  const auto* nvtx = static_cast<const CUpti_NvtxData*>(data);
-  static_cast<CaptureGate*>(self)->OnRangeEvent(cbid, nvtx->functionParams, nvtx->functionReturnValue);
+void CaptureGate::OnNvtx(CUpti_CallbackId cbid, const CUpti_NvtxData* data) {
+  if (data == nullptr) return;
+  OnRangeEvent(cbid, data->functionParams, data->functionReturnValue);
 }
 
 void CaptureGate::OnRangeEvent(CUpti_CallbackId cbid, const void* params, const void* return_value) {

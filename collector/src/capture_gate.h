@@ -1,6 +1,7 @@
 // Decides when a session captures: after an optional start delay, and, with a capture range, only
 // while an NVTX range of that name is open on some thread (watched through CUPTI's NVTX callbacks,
-// which need NVTX_INJECTION64_PATH = libcupti). Calls `on_change(capturing)` whenever that flips.
+// which need NVTX_INJECTION64_PATH = libcupti; the session owns the one CUPTI subscriber a process may
+// have and hands them to OnNvtx). Calls `on_change(capturing)` whenever that flips.
 // Thread-safe: NVTX callbacks arrive on application threads, the delay fires on the gate's thread;
 // on_change is called under the gate's lock, so calls are serialized. Private to the collector.
 #pragma once
@@ -11,6 +12,7 @@
 #include <condition_variable>
 #include <functional>
 #include <mutex>
+#include <span>
 #include <string>
 #include <thread>
 #include <unordered_set>
@@ -30,13 +32,17 @@ class CaptureGate {
 
   // Whether to capture from the start (no delay and no capture range).
   bool capturing_at_start() const { return start_delay_.count() <= 0 && capture_range_.empty(); }
-  // Arms the delay timer and subscribes to NVTX callbacks as needed.
+  // Whether it needs the NVTX range callbacks RangeCallbacks() lists (it has a capture range).
+  bool watches_ranges() const { return !capture_range_.empty(); }
+  static std::span<const CUpti_CallbackId> RangeCallbacks();
+  // Arms the delay timer.
   Status Start();
   // Stops watching; no on_change call happens after it returns. Idempotent.
   void Stop();
+  // One NVTX callback (domain CUPTI_CB_DOMAIN_NVTX) from the session's subscriber; ignored after Stop().
+  void OnNvtx(CUpti_CallbackId cbid, const CUpti_NvtxData* data);
 
  private:
-  static void CUPTIAPI OnNvtx(void* self, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data);
   void OnRangeEvent(CUpti_CallbackId cbid, const void* params, const void* return_value);
   void Update();  // with mu_ held
 
@@ -52,7 +58,6 @@ class CaptureGate {
   bool capturing_ = false;
   bool stopped_ = false;
   std::thread delay_thread_;
-  CUpti_SubscriberHandle subscriber_ = nullptr;
 };
 
 }  // namespace nimble::collector

@@ -34,6 +34,17 @@ void CUPTIAPI BufferCompleted(CUcontext, uint32_t, uint8_t* buffer, size_t, size
   g_session->OnBufferCompleted(buffer, valid_bytes);
 }
 
+// The session's one CUPTI callback subscriber: NVTX ranges go to the capture gate, the driver's end of
+// initialisation resolves a pending request for hardware kernel timestamps.
+void CUPTIAPI OnCallback(void* self, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data) {
+  auto* session = static_cast<CuptiSession*>(self);
+  if (domain == CUPTI_CB_DOMAIN_NVTX) {
+    session->OnNvtxCallback(cbid, data);
+  } else if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_CU_INIT_FINISHED) {
+    session->OnDriverInitialized();
+  }
+}
+
 struct KindMapping {
   ActivityKind kind;
   CUpti_ActivityKind cupti;
@@ -75,7 +86,9 @@ StatusOr<std::unique_ptr<CuptiSession>> CuptiSession::Start(SessionOptions optio
       std::lock_guard lock(g_session_mu);
       if (g_session == session.get()) g_session = nullptr;
     }
+    session->Unsubscribe();
     session->gate_.reset();
+    if (session->hardware_ == HardwareTimestamps::kOn) (void)cuptiActivityEnableHWTrace(0);  // best effort
     (void)session->SetGatedKinds(false);  // best effort: the session failed already
     session->stopped_ = true;             // nothing to finish: the sink is discarded uncommitted
     return s;
@@ -103,7 +116,89 @@ Status CuptiSession::Begin() {
   gate_ = std::make_unique<CaptureGate>(options_.start_delay, options_.capture_range,
                                         [this](bool capturing) { OnCaptureChange(capturing); });
   if (gate_->capturing_at_start()) NIMBLE_RETURN_IF_ERROR(SetGatedKinds(true));
+  if (gate_->watches_ranges()) NIMBLE_RETURN_IF_ERROR(Subscribe(/*nvtx_ranges=*/true, /*driver_init=*/false));
+  if (options_.kernel_timestamps == KernelTimestamps::kHardware) {
+    // Asked after the kinds are enabled. Before the driver has initialised (always so in the injection
+    // library, which the driver loads from cuInit) CUPTI cannot answer yet: ask again when it has.
+    {
+      std::lock_guard lock(hardware_mu_);
+      hardware_ = HardwareTimestamps::kPending;
+    }
+    if (!ResolveHardwareTimestamps()) {
+      if (Status s = Subscribe(/*nvtx_ranges=*/false, /*driver_init=*/true); !s.ok()) {
+        std::lock_guard lock(hardware_mu_);
+        hardware_ = HardwareTimestamps::kRefused;
+        hardware_refusal_ = s.message();
+      } else {
+        (void)ResolveHardwareTimestamps();  // the driver may have finished initialising on another thread meanwhile
+      }
+    }
+  }
   return gate_->Start();
+}
+
+Status CuptiSession::Subscribe(bool nvtx_ranges, bool driver_init) {
+  if (subscriber_ == nullptr) {
+    CUpti_SubscriberHandle handle = nullptr;
+    NIMBLE_CUPTI_RETURN_IF_ERROR(cuptiSubscribe(&handle, &OnCallback, this));
+    subscriber_ = handle;
+  }
+  if (nvtx_ranges) {
+    for (CUpti_CallbackId cbid : CaptureGate::RangeCallbacks()) {
+      NIMBLE_CUPTI_RETURN_IF_ERROR(cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_NVTX, cbid));
+    }
+  }
+  if (driver_init) {
+    NIMBLE_CUPTI_RETURN_IF_ERROR(
+        cuptiEnableCallback(1, subscriber_, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CU_INIT_FINISHED));
+  }
+  return OkStatus();
+}
+
+void CuptiSession::Unsubscribe() {
+  if (subscriber_ == nullptr) return;
+  // A failure leaves callbacks armed; the gate ignores them once stopped, and a late driver
+  // initialisation only finds the request resolved.
+  if (CUptiResult r = cuptiUnsubscribe(subscriber_); r != CUPTI_SUCCESS) {
+    NoteError(CuptiError(r, "cuptiUnsubscribe(subscriber)"));
+  }
+  subscriber_ = nullptr;
+}
+
+void CuptiSession::OnNvtxCallback(uint32_t cbid, const void* data) {
+  if (gate_ != nullptr) gate_->OnNvtx(cbid, static_cast<const CUpti_NvtxData*>(data));
+}
+
+void CuptiSession::OnDriverInitialized() { (void)ResolveHardwareTimestamps(); }
+
+bool CuptiSession::ResolveHardwareTimestamps() {
+  std::lock_guard lock(hardware_mu_);
+  if (hardware_ != HardwareTimestamps::kPending) return true;
+  const CUptiResult r = cuptiActivityEnableHWTrace(1);
+  if (r == CUPTI_SUCCESS) {
+    hardware_ = HardwareTimestamps::kOn;
+  } else if (r != CUPTI_ERROR_NOT_INITIALIZED) {
+    hardware_ = HardwareTimestamps::kRefused;
+    hardware_refusal_ = CuptiError(r, "cuptiActivityEnableHWTrace(1)").message();
+    if (r == CUPTI_ERROR_NOT_SUPPORTED) hardware_refusal_ += " (CUPTI 13.0 offers them on Blackwell GPUs only)";
+  }
+  return hardware_ != HardwareTimestamps::kPending;
+}
+
+void CuptiSession::AddTimestampStats(std::vector<StatEntry>& extra) {
+  std::lock_guard lock(hardware_mu_);
+  const bool on = hardware_ == HardwareTimestamps::kOn;
+  extra.push_back(StatEntry{"collector.kernel_timestamps", on ? 1 : 0, "info",
+                            on ? "1: kernel timestamps from the GPU's hardware event system"
+                               : "0: kernel timestamps from CUPTI's software instrumentation"});
+  if (hardware_ == HardwareTimestamps::kPending || hardware_ == HardwareTimestamps::kRefused) {
+    const std::string why = hardware_ == HardwareTimestamps::kRefused
+                                ? hardware_refusal_
+                                : "the CUDA driver did not finish initialising while the session ran";
+    extra.push_back(StatEntry{"collector.hardware_timestamps_refused", 1, "warning",
+                              "hardware kernel timestamps were requested but not switched on: " + why +
+                                  "; kernels carry software timestamps"});
+  }
 }
 
 Status CuptiSession::SetGatedKinds(bool enable) {
@@ -176,6 +271,7 @@ Status CuptiSession::Stop(std::vector<StatEntry> extra) {
   std::lock_guard stop_lock(stop_mu_);
   if (stopped_) return stop_status_;
   stopped_ = true;
+  Unsubscribe();
   if (gate_ != nullptr) gate_->Stop();
   // Disable first so nothing new is recorded while the flush runs; work already issued still completes.
   if (kinds_enabled_) (void)SetGatedKinds(false);  // failures are counted inside
@@ -188,6 +284,13 @@ Status CuptiSession::Stop(std::vector<StatEntry> extra) {
     NoteError(CuptiError(r, "cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED)"));
   }
   CountDropped();
+  if (std::lock_guard lock(hardware_mu_); hardware_ == HardwareTimestamps::kOn) {
+    // The process's next session starts from software timestamps again.
+    if (CUptiResult r = cuptiActivityEnableHWTrace(0); r != CUPTI_SUCCESS) {
+      NoteError(CuptiError(r, "cuptiActivityEnableHWTrace(0)"));
+    }
+  }
+  AddTimestampStats(extra);
   {
     std::lock_guard lock(g_session_mu);  // every buffer is back: no callback may reach us now
     if (g_session == this) g_session = nullptr;

@@ -41,6 +41,12 @@ StatusOr<InjectionOptions> ParseInjectionOptions(const EnvLookup& env) {
       return InvalidArgument(std::string(env::kGraphTrace) + "='" + std::string(graph) + "': expected node or graph");
     }
   }
+  if (const std::string_view stamps = Get(env, env::kKernelTimestamps); !stamps.empty()) {
+    if (!ParseKernelTimestamps(stamps, options.session.kernel_timestamps)) {
+      return InvalidArgument(std::string(env::kKernelTimestamps) + "='" + std::string(stamps) +
+                             "': expected software or hardware");
+    }
+  }
   if (const std::string_view delay = Get(env, env::kStartDelayMs); !delay.empty()) {
     NIMBLE_ASSIGN_OR_RETURN(const int64_t ms, ParseNonNegative(env::kStartDelayMs, delay));
     options.session.start_delay = std::chrono::milliseconds(ms);

@@ -71,7 +71,9 @@ class ReportCommandTest : public ::testing::Test {
     auto writer = store::RunWriter::Create(db_, run);
     ASSERT_TRUE(writer.ok()) << writer.status().ToString();
     ASSERT_TRUE((*writer)->AppendTrace(trace).ok());
-    if (graph) ASSERT_TRUE((*writer)->WriteGraph(*graph, attribution).ok());
+    if (graph) {
+      ASSERT_TRUE((*writer)->WriteGraph(*graph, attribution).ok());
+    }
     ASSERT_TRUE((*writer)->Commit().ok());
   }
 

@@ -27,6 +27,7 @@ TEST(InjectionOptionsTest, DefaultsToEveryKindAndImmediateCapture) {
   EXPECT_EQ(o->session.start_delay.count(), 0);
   EXPECT_TRUE(o->session.capture_range.empty());
   EXPECT_EQ(o->session.graph_trace, GraphTrace::kNode);
+  EXPECT_EQ(o->session.kernel_timestamps, KernelTimestamps::kSoftware);
   EXPECT_EQ(o->target_pid, 0);
   EXPECT_FALSE(o->simulate_cupti_failure);
 }
@@ -38,6 +39,7 @@ TEST(InjectionOptionsTest, ReadsEveryOption) {
                   {env::kStartDelayMs, "250"},
                   {env::kCaptureRange, "measure"},
                   {env::kTargetPid, "4242"},
+                  {env::kKernelTimestamps, "hardware"},
                   {env::kSimulateCuptiFailure, "1"}});
   ASSERT_TRUE(o.ok()) << o.status().ToString();
   EXPECT_TRUE(o->session.kinds.contains(ActivityKind::kKernel));
@@ -47,6 +49,7 @@ TEST(InjectionOptionsTest, ReadsEveryOption) {
   EXPECT_EQ(o->session.start_delay.count(), 250);
   EXPECT_EQ(o->session.capture_range, "measure");
   EXPECT_EQ(o->target_pid, 4242);
+  EXPECT_EQ(o->session.kernel_timestamps, KernelTimestamps::kHardware);
   EXPECT_TRUE(o->simulate_cupti_failure);
 }
 
@@ -76,6 +79,10 @@ TEST(InjectionOptionsTest, RejectsMalformedValuesNamingTheVariable) {
   ASSERT_FALSE(graph.ok());
   EXPECT_NE(graph.status().message().find(env::kGraphTrace), std::string::npos);
   EXPECT_NE(graph.status().message().find("nodes"), std::string::npos);
+  auto stamps = Parse({{env::kOutput, "run.db"}, {env::kKernelTimestamps, "hw"}});
+  ASSERT_FALSE(stamps.ok());
+  EXPECT_NE(stamps.status().message().find(env::kKernelTimestamps), std::string::npos);
+  EXPECT_NE(stamps.status().message().find("'hw'"), std::string::npos);
 }
 
 TEST(ActivityKindsTest, ParsesAndPrintsNames) {

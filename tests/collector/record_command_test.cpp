@@ -73,6 +73,13 @@ TEST_F(RecordCommandTest, UnknownGraphTraceModeIsAUsageError) {
   EXPECT_FALSE(std::filesystem::exists(Db()));
 }
 
+TEST_F(RecordCommandTest, UnknownKernelTimestampSourceIsAUsageError) {
+  const auto r = RunCommand({prof_, "record", "--kernel-timestamps", "hw", "-o", Db(), "--", "/bin/true"});
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("--kernel-timestamps"), std::string::npos) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(Db()));
+}
+
 TEST_F(RecordCommandTest, GraphLevelTraceWithACaptureWindowIsAUsageError) {
   for (const std::vector<std::string>& gate : {std::vector<std::string>{"--capture-range", "replay"},
                                                 std::vector<std::string>{"--delay-ms", "100"}}) {

@@ -118,4 +118,23 @@ inline bool ParseGraphTrace(std::string_view text, GraphTrace& out) {
   return true;
 }
 
+// Where kernel start and end timestamps come from (`--kernel-timestamps`):
+// - kSoftware: CUPTI's instrumentation of each launch (the default; every GPU);
+// - kHardware: the GPU's hardware event system (cuptiActivityEnableHWTrace), which skips that
+//   instrumentation. CUPTI 13.0 offers it on Blackwell GPUs only; where CUPTI refuses it, kernels are
+//   recorded with software timestamps and the run's stats say so (collector.hardware_timestamps_refused).
+enum class KernelTimestamps : uint8_t { kSoftware, kHardware };
+
+// "software" or "hardware"; false for anything else.
+inline bool ParseKernelTimestamps(std::string_view text, KernelTimestamps& out) {
+  if (text == "software") {
+    out = KernelTimestamps::kSoftware;
+  } else if (text == "hardware") {
+    out = KernelTimestamps::kHardware;
+  } else {
+    return false;
+  }
+  return true;
+}
+
 }  // namespace nimble::collector

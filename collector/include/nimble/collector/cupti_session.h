@@ -1,7 +1,9 @@
 // A CUPTI Activity API session: enables the chosen activity kinds, feeds CUPTI fixed-size buffers
 // from a capped pool, hands completed buffers to an ActivityPipeline (conversion and storage off
 // CUPTI's thread), and on Stop() forces a flush, counts dropped records, reads device properties and
-// finishes the sink. At most one session per process (CUPTI's buffer callbacks are process-wide).
+// finishes the sink. At most one session per process (CUPTI's buffer callbacks are process-wide, and
+// a process has one CUPTI callback subscriber, which the session owns when it needs one: NVTX range
+// callbacks for a capture range, the driver's end of initialisation for hardware kernel timestamps).
 // Threading rule: Start/Stop from one thread; CUPTI calls back on its own and on application threads.
 #pragma once
 
@@ -19,6 +21,8 @@
 #include "nimble/collector/record_sink.h"
 #include "nimble/core/status.h"
 
+struct CUpti_Subscriber_st;  // CUpti_SubscriberHandle, without CUPTI's headers here
+
 namespace nimble::collector {
 
 class CaptureGate;
@@ -31,6 +35,7 @@ struct SessionOptions {
   std::chrono::milliseconds start_delay{0};
   std::string capture_range;              // capture only while an NVTX range of this name is open
   GraphTrace graph_trace = GraphTrace::kNode;  // records per graph node, or one per graph launch
+  KernelTimestamps kernel_timestamps = KernelTimestamps::kSoftware;  // hardware: where CUPTI offers it
 };
 
 class CuptiSession {
@@ -51,6 +56,8 @@ class CuptiSession {
   // Called by the file-local CUPTI trampolines in cupti_session.cpp only.
   void OnBufferRequested(uint8_t** buffer, size_t* size);
   void OnBufferCompleted(uint8_t* buffer, size_t valid_bytes);
+  void OnNvtxCallback(uint32_t cbid, const void* data);
+  void OnDriverInitialized();
 
  private:
   CuptiSession(SessionOptions options, RecordSink& sink);
@@ -59,6 +66,14 @@ class CuptiSession {
   void OnCaptureChange(bool capturing);
   void CountDropped();
   void NoteError(const Status& status);
+  Status Subscribe(bool nvtx_ranges, bool driver_init);
+  void Unsubscribe();
+  bool ResolveHardwareTimestamps();  // false while CUPTI cannot answer yet
+  void AddTimestampStats(std::vector<StatEntry>& extra);
+
+  // Hardware kernel timestamps: CUPTI answers only once the driver has initialised, so a request made
+  // before that stays pending until CUPTI_CBID_RESOURCE_CU_INIT_FINISHED.
+  enum class HardwareTimestamps : uint8_t { kNotRequested, kPending, kOn, kRefused };
 
   SessionOptions options_;
   BufferPool pool_;
@@ -66,6 +81,10 @@ class CuptiSession {
   std::unique_ptr<CaptureGate> gate_;
   std::atomic<int64_t> cupti_dropped_{0};
   bool kinds_enabled_ = false;  // the gated kinds; switched only under the gate's lock or after it stopped
+  CUpti_Subscriber_st* subscriber_ = nullptr;
+  std::mutex hardware_mu_;
+  HardwareTimestamps hardware_ = HardwareTimestamps::kNotRequested;
+  std::string hardware_refusal_;  // CUPTI's answer when kRefused
   std::mutex error_mu_;
   int64_t cupti_errors_ = 0;  // failed CUPTI calls after Start (counted into the stats)
   std::string first_error_;

@@ -11,6 +11,7 @@ inline constexpr const char* kIterationRange = "NIMBLE_ITERATION_RANGE";  // NVT
 inline constexpr const char* kStartDelayMs = "NIMBLE_START_DELAY_MS";    // capture starts after this delay
 inline constexpr const char* kCaptureRange = "NIMBLE_CAPTURE_RANGE";     // capture only inside this NVTX range
 inline constexpr const char* kGraphTrace = "NIMBLE_GRAPH_TRACE";         // "node" (default) or "graph"
+inline constexpr const char* kKernelTimestamps = "NIMBLE_KERNEL_TIMESTAMPS";  // "software" (default) or "hardware"
 inline constexpr const char* kTargetPid = "NIMBLE_TARGET_PID";           // only this process records
 inline constexpr const char* kSimulateCuptiFailure = "NIMBLE_SIMULATE_CUPTI_FAILURE";  // tests the fallback
 
