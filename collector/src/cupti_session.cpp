@@ -86,9 +86,9 @@ StatusOr<std::unique_ptr<CuptiSession>> CuptiSession::Start(SessionOptions optio
       std::lock_guard lock(g_session_mu);
       if (g_session == session.get()) g_session = nullptr;
     }
+    if (session->gate_ != nullptr) session->gate_->Stop();  // first: no range callback is then mid-switch
     session->Unsubscribe();
-    session->gate_.reset();
-    if (session->hardware_ == HardwareTimestamps::kOn) (void)cuptiActivityEnableHWTrace(0);  // best effort
+    if (session->EndHardwareRequest()) (void)cuptiActivityEnableHWTrace(0);  // best effort
     (void)session->SetGatedKinds(false);  // best effort: the session failed already
     session->stopped_ = true;             // nothing to finish: the sink is discarded uncommitted
     return s;
@@ -157,8 +157,8 @@ Status CuptiSession::Subscribe(bool nvtx_ranges, bool driver_init) {
 
 void CuptiSession::Unsubscribe() {
   if (subscriber_ == nullptr) return;
-  // A failure leaves callbacks armed; the gate ignores them once stopped, and a late driver
-  // initialisation only finds the request resolved.
+  // A failure leaves callbacks armed: the gate ignores them once stopped, and a late driver
+  // initialisation finds the request closed (EndHardwareRequest).
   if (CUptiResult r = cuptiUnsubscribe(subscriber_); r != CUPTI_SUCCESS) {
     NoteError(CuptiError(r, "cuptiUnsubscribe(subscriber)"));
   }
@@ -171,18 +171,43 @@ void CuptiSession::OnNvtxCallback(uint32_t cbid, const void* data) {
 
 void CuptiSession::OnDriverInitialized() { (void)ResolveHardwareTimestamps(); }
 
+// CUPTI is called outside hardware_mu_: the driver-initialisation callback holds CUPTI's own locks
+// when it gets here.
 bool CuptiSession::ResolveHardwareTimestamps() {
-  std::lock_guard lock(hardware_mu_);
-  if (hardware_ != HardwareTimestamps::kPending) return true;
-  const CUptiResult r = cuptiActivityEnableHWTrace(1);
-  if (r == CUPTI_SUCCESS) {
-    hardware_ = HardwareTimestamps::kOn;
-  } else if (r != CUPTI_ERROR_NOT_INITIALIZED) {
-    hardware_ = HardwareTimestamps::kRefused;
-    hardware_refusal_ = CuptiError(r, "cuptiActivityEnableHWTrace(1)").message();
-    if (r == CUPTI_ERROR_NOT_SUPPORTED) hardware_refusal_ += " (CUPTI 13.0 offers them on Blackwell GPUs only)";
+  {
+    std::lock_guard lock(hardware_mu_);
+    if (hardware_ != HardwareTimestamps::kPending) return true;
   }
-  return hardware_ != HardwareTimestamps::kPending;
+  const CUptiResult r = cuptiActivityEnableHWTrace(1);
+  bool undo = false;
+  {
+    std::lock_guard lock(hardware_mu_);
+    if (hardware_ == HardwareTimestamps::kPending) {
+      if (r == CUPTI_SUCCESS) {
+        hardware_ = HardwareTimestamps::kOn;
+      } else if (r != CUPTI_ERROR_NOT_INITIALIZED) {
+        hardware_ = HardwareTimestamps::kRefused;
+        hardware_refusal_ = CuptiError(r, "cuptiActivityEnableHWTrace(1)").message();
+        if (r == CUPTI_ERROR_NOT_SUPPORTED) {
+          hardware_refusal_ += " (no hardware event system for kernels here: CUPTI 13.0 has it on Blackwell GPUs only)";
+        }
+      }
+    } else {
+      undo = r == CUPTI_SUCCESS && hardware_ != HardwareTimestamps::kOn;  // Stop() closed the request meanwhile
+    }
+    if (!undo) return hardware_ != HardwareTimestamps::kPending;
+  }
+  (void)cuptiActivityEnableHWTrace(0);  // best effort: the stats already say software
+  return true;
+}
+
+bool CuptiSession::EndHardwareRequest() {
+  std::lock_guard lock(hardware_mu_);
+  if (hardware_ == HardwareTimestamps::kPending) {
+    hardware_ = HardwareTimestamps::kRefused;
+    hardware_refusal_ = "the CUDA driver did not finish initialising while the session ran";
+  }
+  return hardware_ == HardwareTimestamps::kOn;
 }
 
 void CuptiSession::AddTimestampStats(std::vector<StatEntry>& extra) {
@@ -191,12 +216,9 @@ void CuptiSession::AddTimestampStats(std::vector<StatEntry>& extra) {
   extra.push_back(StatEntry{"collector.kernel_timestamps", on ? 1 : 0, "info",
                             on ? "1: kernel timestamps from the GPU's hardware event system"
                                : "0: kernel timestamps from CUPTI's software instrumentation"});
-  if (hardware_ == HardwareTimestamps::kPending || hardware_ == HardwareTimestamps::kRefused) {
-    const std::string why = hardware_ == HardwareTimestamps::kRefused
-                                ? hardware_refusal_
-                                : "the CUDA driver did not finish initialising while the session ran";
+  if (hardware_ == HardwareTimestamps::kRefused) {
     extra.push_back(StatEntry{"collector.hardware_timestamps_refused", 1, "warning",
-                              "hardware kernel timestamps were requested but not switched on: " + why +
+                              "hardware kernel timestamps were requested but not switched on: " + hardware_refusal_ +
                                   "; kernels carry software timestamps"});
   }
 }
@@ -271,8 +293,11 @@ Status CuptiSession::Stop(std::vector<StatEntry> extra) {
   std::lock_guard stop_lock(stop_mu_);
   if (stopped_) return stop_status_;
   stopped_ = true;
-  Unsubscribe();
+  // The gate first: once it stopped, no NVTX callback is inside a switch of the kinds. Then the
+  // subscriber, and a request still waiting for the driver is closed.
   if (gate_ != nullptr) gate_->Stop();
+  Unsubscribe();
+  const bool hardware_on = EndHardwareRequest();
   // Disable first so nothing new is recorded while the flush runs; work already issued still completes.
   if (kinds_enabled_) (void)SetGatedKinds(false);  // failures are counted inside
   if (options_.kinds.contains(ActivityKind::kNvtx)) {
@@ -284,8 +309,7 @@ Status CuptiSession::Stop(std::vector<StatEntry> extra) {
     NoteError(CuptiError(r, "cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED)"));
   }
   CountDropped();
-  if (std::lock_guard lock(hardware_mu_); hardware_ == HardwareTimestamps::kOn) {
-    // The process's next session starts from software timestamps again.
+  if (hardware_on) {  // the process's next session starts from software timestamps again
     if (CUptiResult r = cuptiActivityEnableHWTrace(0); r != CUPTI_SUCCESS) {
       NoteError(CuptiError(r, "cuptiActivityEnableHWTrace(0)"));
     }

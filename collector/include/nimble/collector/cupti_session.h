@@ -69,6 +69,7 @@ class CuptiSession {
   Status Subscribe(bool nvtx_ranges, bool driver_init);
   void Unsubscribe();
   bool ResolveHardwareTimestamps();  // false while CUPTI cannot answer yet
+  bool EndHardwareRequest();         // closes a pending request; whether hardware timestamps are on
   void AddTimestampStats(std::vector<StatEntry>& extra);
 
   // Hardware kernel timestamps: CUPTI answers only once the driver has initialised, so a request made
