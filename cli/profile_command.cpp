@@ -21,7 +21,7 @@
 #include "nimble/accelerate/model_graph.h"
 #include "nimble/accelerate/model_timing.h"
 #include "nimble/collector/in_process_session.h"
-#include "nimble/collector/op_attribution.h"
+#include "nimble/analysis/op_attribution.h"
 #include "nimble/store/run_writer.h"
 #endif
 
@@ -125,7 +125,7 @@ class BracketRecorder : public OpObserver {
   void OnOpEnd(OpId op) override {
     const int64_t end_ns = Now();
     Note(session_.PopExternalId());
-    brackets_.push_back(collector::OpBracket{op, thread_, begin_ns_, end_ns});
+    brackets_.push_back(analysis::OpBracket{op, thread_, begin_ns_, end_ns});
   }
   int64_t Now() {
     auto now = session_.NowNs();
@@ -133,7 +133,7 @@ class BracketRecorder : public OpObserver {
     return now.ok() ? *now : 0;
   }
   const Status& status() const { return status_; }
-  std::vector<collector::OpBracket>& brackets() { return brackets_; }
+  std::vector<analysis::OpBracket>& brackets() { return brackets_; }
 
  private:
   void Note(const Status& s) {
@@ -142,7 +142,7 @@ class BracketRecorder : public OpObserver {
   collector::InProcessSession& session_;
   ThreadId thread_;
   int64_t begin_ns_ = 0;
-  std::vector<collector::OpBracket> brackets_;
+  std::vector<analysis::OpBracket> brackets_;
   Status status_;
 };
 
@@ -155,10 +155,10 @@ struct Measurement {
   std::vector<int64_t> forward_ns;        // module.forward (the interpreter), CUDA events, collector off
   std::vector<int64_t> profiled_wall_ns;  // steady clock, collector on
   double forward_diff = -1;               // eager outputs against the module's forward
-  std::vector<collector::Window> windows;
-  std::vector<collector::OpBracket> brackets;
+  std::vector<analysis::TimeWindow> windows;
+  std::vector<analysis::OpBracket> brackets;
   collector::InProcessRecording recording;
-  collector::OpAttribution attribution;
+  analysis::OpAttribution attribution;
 };
 
 Status LoadModel(const ProfileArgs& args, const std::vector<std::vector<int64_t>>& shapes, Measurement& m,
@@ -215,7 +215,7 @@ Status Record(const ProfileArgs& args, Measurement& m, Progress& progress) {
     NIMBLE_ASSIGN_OR_RETURN(const int64_t wall_ns, m.runner->RunIteration(&recorder));
     const int64_t end_ns = recorder.Now();
     NIMBLE_RETURN_IF_ERROR(recorder.status().WithContext("in-process collector"));
-    m.windows.push_back(collector::Window{start_ns, end_ns});
+    m.windows.push_back(analysis::TimeWindow{start_ns, end_ns});
     m.profiled_wall_ns.push_back(wall_ns);
     progress.Tick("iteration", i + 1, args.iters);
   }
@@ -230,24 +230,24 @@ void AddRanges(Measurement& m) {
   Trace& trace = m.recording.trace;
   const StringId iteration = trace.strings.Intern(kIterationRange);
   const ThreadId thread(static_cast<int64_t>(::gettid()));
-  for (const collector::Window& w : m.windows) trace.ranges.push_back(NvtxRange{w.start_ns, w.end_ns, thread, iteration, {}});
+  for (const analysis::TimeWindow& w : m.windows) trace.ranges.push_back(NvtxRange{w.start_ns, w.end_ns, thread, iteration, {}});
   const StringId domain = trace.strings.Intern(kOpRangeDomain);
   std::vector<StringId> names;
   for (const Op& op : m.model.graph.ops) names.push_back(trace.strings.Intern(op.name));
-  for (const collector::OpBracket& b : m.brackets) {
+  for (const analysis::OpBracket& b : m.brackets) {
     trace.ranges.push_back(NvtxRange{b.start_ns, b.end_ns, b.thread, names[static_cast<size_t>(b.op.value())], domain});
   }
 }
 
 Status Attribute(const ProfileArgs& args, Measurement& m) {
   const auto num_ops = static_cast<int32_t>(m.model.graph.ops.size());
-  m.attribution = collector::AttributeKernels(m.recording.trace, num_ops, collector::kPushedCorrelationKind, m.brackets);
+  m.attribution = analysis::AttributeKernels(m.recording.trace, num_ops, collector::kPushedCorrelationKind, m.brackets);
   if (m.attribution.kernel_count == 0) {
     return FailedPrecondition(args.model + ": no GPU kernel was recorded in " + std::to_string(args.iters) +
                               " iterations, so there is nothing to profile (does the model run on the host only?)");
   }
   const std::vector<int64_t> times =
-      collector::MedianOpTimes(m.recording.trace, m.attribution.kernels, num_ops, m.windows);
+      analysis::MedianOpTimes(m.recording.trace, m.attribution.kernels, num_ops, m.windows);
   for (size_t i = 0; i < times.size(); ++i) m.model.graph.ops[i].gpu_time_ns = times[i];
   return OkStatus();
 }
@@ -313,7 +313,7 @@ StatusOr<Headline> MakeHeadline(const store::RunReader& reader, RunId id, const 
 }
 
 nlohmann::json ProfileJson(const std::string& path, const Measurement& m, const Headline& h) {
-  const collector::OpAttribution& a = m.attribution;
+  const analysis::OpAttribution& a = m.attribution;
   return {{"database", path},
           {"ops", m.model.graph.ops.size()},
           {"graph_nodes", m.model.graph_nodes},
@@ -340,7 +340,7 @@ nlohmann::json ProfileJson(const std::string& path, const Measurement& m, const 
 }
 
 void PrintProfile(std::ostream& out, const std::string& path, const Measurement& m, const Headline& h) {
-  const collector::OpAttribution& a = m.attribution;
+  const analysis::OpAttribution& a = m.attribution;
   const double cost = h.latency_ns > 0 ? double(h.recorded_ns - h.latency_ns) / double(h.latency_ns) : 0;
   auto row = [&](const std::string& label, const std::string& value) {
     out << "  " << label << std::string(label.size() < 38 ? 38 - label.size() : 1, ' ') << value << "\n";

@@ -2,8 +2,7 @@
 
 #include <algorithm>
 
-#include "nimble/analysis/matching.h"
-#include "nimble/analysis/stream_assignment.h"
+#include "nimble/analysis/stream_plan.h"
 #include "nimble/core/median.h"
 
 namespace nimble::analysis {
@@ -82,12 +81,11 @@ StatusOr<GraphInputs> AnalyzeGraph(const ReportInput& input, const ReportOptions
   }
   NIMBLE_ASSIGN_OR_RETURN(g.critical_path, ComputeCriticalPath(out.dag, g.op_time_ns));
   g.critical_path_ratio = iteration != nullptr ? Ratio(g.critical_path.length_ns, iteration->active_ns) : 0;
-  const Dag reduced = TransitiveReduction(out.dag, options.reduction);
-  const Matching matching = MaximumMatching(reduced);
-  g.reduced_edges = reduced.num_edges();
-  g.matched_edges = matching.size;
-  g.assignment = AssignStreams(reduced, matching);
-  g.concurrency = ComputeConcurrency(reduced, matching);
+  StreamPlan plan = PlanStreams(out.dag, PlanOptions{.reduction = options.reduction});
+  g.reduced_edges = static_cast<int64_t>(plan.reduced_edges.size());
+  g.matched_edges = plan.matched_edges;
+  g.assignment = std::move(plan.multi);
+  g.concurrency = std::move(plan.concurrency);
   return out;
 }
 

@@ -14,6 +14,7 @@
 #include "nimble/accelerate/stream_rewrite.h"
 #include "nimble/analysis/dag.h"
 #include "nimble/analysis/stream_assignment.h"
+#include "nimble/analysis/stream_plan.h"
 #include "nimble/analysis/transitive_reduction.h"
 #include "test_models.h"
 
@@ -104,7 +105,7 @@ int32_t CheckRewrite(const std::string& path, const std::vector<std::vector<int6
   StatusOr<analysis::Dag> dag = analysis::Dag::FromOpGraph(model->graph);
   EXPECT_TRUE(dag.ok());
   const analysis::Dag reduced = analysis::TransitiveReduction(*dag);
-  const StreamAssignment assignment = LimitStreams(analysis::AssignStreams(*dag), max_streams, reduced.Edges());
+  const StreamAssignment assignment = analysis::LimitStreams(analysis::AssignStreams(*dag), max_streams, reduced.Edges());
   CheckSchedule(*model, shapes, assignment);
   return assignment.num_streams;
 }

@@ -34,9 +34,4 @@ struct ScheduledModel {
 StatusOr<ScheduledModel> RewriteForStreams(const LoadedModel& frozen, const OpGraph& graph,
                                            const StreamAssignment& assignment);
 
-// The same assignment with at most `max_streams` streams (stream s goes to s % max_streams) and the
-// syncs recomputed on `reduced_edges`: a capture needs no more streams than it can use.
-StreamAssignment LimitStreams(const StreamAssignment& assignment, int32_t max_streams,
-                              const std::vector<OpEdge>& reduced_edges);
-
 }  // namespace nimble

@@ -1,19 +1,18 @@
 // Kernel attribution of in-process runs on hand-built traces: by pushed external id, by launch time
 // when no id was pushed, and unattributed otherwise; per-op median GPU time over iteration windows,
 // checked against a direct computation on random traces.
-#include "nimble/collector/op_attribution.h"
+#include "nimble/analysis/op_attribution.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <random>
 
-#include "nimble/collector/in_process_session.h"
 
-namespace nimble::collector {
+namespace nimble::analysis {
 namespace {
 
-constexpr int32_t kKind = kPushedCorrelationKind;
+constexpr int32_t kKind = 3;  // any kind: the collector pushes op ids as CUPTI's CUSTOM0 (3)
 
 struct TraceBuilder {
   Trace trace;
@@ -83,7 +82,7 @@ TEST(OpAttributionTest, MedianOverWindowsIgnoresKernelsBetweenThem) {
   kernel(0, 10), kernel(100, 130), kernel(200, 205), kernel(150, 190);  // the last lies between windows
   const std::vector<KernelAttribution> attribution = {
       {OpId(0), KernelIndex(0)}, {OpId(0), KernelIndex(1)}, {OpId(0), KernelIndex(2)}, {OpId(1), KernelIndex(3)}};
-  const std::vector<Window> windows = {{200, 300}, {0, 50}, {100, 150}};  // any order
+  const std::vector<TimeWindow> windows = {{200, 300}, {0, 50}, {100, 150}};  // any order
   EXPECT_EQ(MedianOpTimes(t, attribution, 2, windows), (std::vector<int64_t>{10, 0}));
   EXPECT_EQ(MedianOpTimes(t, attribution, 2, {}), (std::vector<int64_t>{45, 40}));  // no windows: the sum
 }
@@ -95,7 +94,7 @@ TEST(OpAttributionTest, RandomTracesAgreeWithADirectComputation) {
     const int windows = 1 + static_cast<int>(rng() % 5);
     TraceBuilder b;
     std::vector<std::vector<int64_t>> expected(static_cast<size_t>(windows), std::vector<int64_t>(static_cast<size_t>(ops)));
-    std::vector<Window> spans;
+    std::vector<TimeWindow> spans;
     int64_t corr = 1;
     for (int w = 0; w < windows; ++w) {
       spans.push_back({w * 1000, w * 1000 + 900});
@@ -120,4 +119,4 @@ TEST(OpAttributionTest, RandomTracesAgreeWithADirectComputation) {
 }
 
 }  // namespace
-}  // namespace nimble::collector
+}  // namespace nimble::analysis

@@ -1,11 +1,11 @@
-#include "nimble/collector/op_attribution.h"
+#include "nimble/analysis/op_attribution.h"
 
 #include <algorithm>
 #include <unordered_map>
 
 #include "nimble/core/median.h"
 
-namespace nimble::collector {
+namespace nimble::analysis {
 namespace {
 
 struct Launch {
@@ -81,10 +81,10 @@ OpAttribution AttributeKernels(const Trace& trace, int32_t num_ops, int32_t exte
 }
 
 std::vector<int64_t> MedianOpTimes(const Trace& trace, std::span<const KernelAttribution> attribution,
-                                   int32_t num_ops, std::span<const Window> windows) {
+                                   int32_t num_ops, std::span<const TimeWindow> windows) {
   const size_t ops = static_cast<size_t>(std::max(num_ops, 0));
-  std::vector<Window> sorted(windows.begin(), windows.end());
-  std::sort(sorted.begin(), sorted.end(), [](const Window& a, const Window& b) { return a.start_ns < b.start_ns; });
+  std::vector<TimeWindow> sorted(windows.begin(), windows.end());
+  std::sort(sorted.begin(), sorted.end(), [](const TimeWindow& a, const TimeWindow& b) { return a.start_ns < b.start_ns; });
   const size_t slots = std::max<size_t>(sorted.size(), 1);
   std::vector<std::vector<int64_t>> per_window(slots, std::vector<int64_t>(ops, 0));
   for (const KernelAttribution& a : attribution) {
@@ -95,7 +95,7 @@ std::vector<int64_t> MedianOpTimes(const Trace& trace, std::span<const KernelAtt
     size_t slot = 0;
     if (!sorted.empty()) {
       auto after = std::upper_bound(sorted.begin(), sorted.end(), k.start_ns,
-                                    [](int64_t t, const Window& w) { return t < w.start_ns; });
+                                    [](int64_t t, const TimeWindow& w) { return t < w.start_ns; });
       if (after == sorted.begin() || k.start_ns >= std::prev(after)->end_ns) continue;  // between windows
       slot = static_cast<size_t>(std::prev(after) - sorted.begin());
     }
@@ -125,4 +125,4 @@ std::vector<StatEntry> OpAttribution::ToStats() const {
   };
 }
 
-}  // namespace nimble::collector
+}  // namespace nimble::analysis

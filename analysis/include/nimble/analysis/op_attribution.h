@@ -8,22 +8,17 @@
 #include <span>
 #include <vector>
 
+#include "nimble/analysis/timeline.h"
 #include "nimble/core/op_graph.h"
 #include "nimble/core/run.h"
 #include "nimble/core/trace.h"
 
-namespace nimble::collector {
+namespace nimble::analysis {
 
 // The host time an op's nodes ran in, on the records' clock.
 struct OpBracket {
   OpId op;
   ThreadId thread;
-  int64_t start_ns = 0;
-  int64_t end_ns = 0;
-};
-
-// A time window (e.g. one iteration) on the records' clock, half-open.
-struct Window {
   int64_t start_ns = 0;
   int64_t end_ns = 0;
 };
@@ -45,7 +40,8 @@ struct OpAttribution {
   std::vector<StatEntry> ToStats() const;
 };
 
-// `external_kind` selects the records pushed for ops (ids are op + 1, ops 0..num_ops-1); `brackets`
+// `external_kind` selects the records pushed for ops (the collector pushes them as its
+// kPushedCorrelationKind) (ids are op + 1, ops 0..num_ops-1); `brackets`
 // may be empty (no fallback).
 OpAttribution AttributeKernels(const Trace& trace, int32_t num_ops, int32_t external_kind,
                                std::span<const OpBracket> brackets);
@@ -53,6 +49,6 @@ OpAttribution AttributeKernels(const Trace& trace, int32_t num_ops, int32_t exte
 // Each op's GPU time (the sum of its kernels' durations) in every window, then the median over the
 // windows; a kernel belongs to the window its start lies in. Without windows, the sum over the run.
 std::vector<int64_t> MedianOpTimes(const Trace& trace, std::span<const KernelAttribution> attribution,
-                                   int32_t num_ops, std::span<const Window> windows);
+                                   int32_t num_ops, std::span<const TimeWindow> windows);
 
-}  // namespace nimble::collector
+}  // namespace nimble::analysis

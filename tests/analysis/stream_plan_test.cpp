@@ -1,0 +1,90 @@
+// PlanStreams against the algorithm's own guarantees on many random DAGs: ops joined by a reduced edge
+// on one stream are ordered, every reduced edge across streams is a sync, |syncs| = |E'| - |M| without a
+// cap, the cap holds, and mutually unreachable ops never share a stream without a cap.
+#include "nimble/analysis/stream_plan.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <set>
+#include <utility>
+
+#include "dag_testing.h"
+
+namespace nimble::analysis {
+namespace {
+
+using testing::BruteReach;
+using testing::MustBuild;
+using testing::RandomDagEdges;
+
+std::set<std::pair<int32_t, int32_t>> CrossingEdges(const StreamAssignment& a, const std::vector<OpEdge>& edges) {
+  std::set<std::pair<int32_t, int32_t>> out;
+  for (const OpEdge& e : edges) {
+    if (a.op_stream[static_cast<size_t>(e.src.value())] != a.op_stream[static_cast<size_t>(e.dst.value())]) {
+      out.insert({e.src.value(), e.dst.value()});
+    }
+  }
+  return out;
+}
+
+std::set<std::pair<int32_t, int32_t>> SyncSet(const StreamAssignment& a) {
+  std::set<std::pair<int32_t, int32_t>> out;
+  for (const OpEdge& e : a.syncs) out.insert({e.src.value(), e.dst.value()});
+  return out;
+}
+
+TEST(StreamPlanTest, RandomDagsKeepTheAlgorithmsGuarantees) {
+  std::mt19937_64 rng(20261124);
+  for (int trial = 0; trial < 300; ++trial) {
+    const int32_t n = 1 + static_cast<int32_t>(rng() % 14);
+    const auto edges = RandomDagEdges(rng, n, 0.25);
+    const Dag dag = MustBuild(n, edges);
+    const StreamPlan plan = PlanStreams(dag);
+    ASSERT_EQ(plan.multi.op_stream.size(), static_cast<size_t>(n));
+    EXPECT_EQ(plan.multi.num_streams, plan.width_streams);
+    EXPECT_EQ(static_cast<int64_t>(plan.multi.syncs.size()),
+              static_cast<int64_t>(plan.reduced_edges.size()) - plan.matched_edges);
+    EXPECT_EQ(SyncSet(plan.multi), CrossingEdges(plan.multi, plan.reduced_edges));
+    // Maximum concurrency: two ops on one stream must be ordered.
+    const auto reach = BruteReach(n, edges);
+    for (int32_t u = 0; u < n; ++u) {
+      for (int32_t v = u + 1; v < n; ++v) {
+        if (plan.multi.op_stream[static_cast<size_t>(u)] != plan.multi.op_stream[static_cast<size_t>(v)]) continue;
+        EXPECT_TRUE(reach[static_cast<size_t>(u)][static_cast<size_t>(v)] || reach[static_cast<size_t>(v)][static_cast<size_t>(u)])
+            << "trial " << trial << ": unordered ops " << u << " and " << v << " share a stream";
+      }
+    }
+    // Chains of a matching on G' cover every op, so there are at least as many as the width (Dilworth);
+    // there can be more, since matched edges of G' are not all edges of the closure.
+    EXPECT_LE(plan.concurrency.width, plan.width_streams) << "trial " << trial;
+    EXPECT_GE(plan.concurrency.width, 1);
+    EXPECT_EQ(plan.single.num_streams, n > 0 ? 1 : 0);
+    EXPECT_TRUE(plan.single.syncs.empty());
+
+    const int32_t cap = 1 + static_cast<int32_t>(rng() % 3);
+    const StreamPlan capped = PlanStreams(dag, PlanOptions{.max_streams = cap, .concurrency = false});
+    EXPECT_EQ(capped.multi.num_streams, std::min(cap, plan.width_streams));
+    EXPECT_EQ(capped.width_streams, plan.width_streams);
+    EXPECT_EQ(SyncSet(capped.multi), CrossingEdges(capped.multi, capped.reduced_edges)) << "trial " << trial;
+    EXPECT_EQ(capped.concurrency.width, 0);
+  }
+}
+
+TEST(StreamPlanTest, TwoIndependentChainsGetTwoStreamsAndOneStreamWhenCapped) {
+  // 0 -> 1 -> 3, 0 -> 2 -> 3: width 2, one fork and one join across streams.
+  const Dag dag = MustBuild(4, {{OpId(0), OpId(1), EdgeKind::kData},
+                                {OpId(0), OpId(2), EdgeKind::kData},
+                                {OpId(1), OpId(3), EdgeKind::kData},
+                                {OpId(2), OpId(3), EdgeKind::kData}});
+  const StreamPlan plan = PlanStreams(dag);
+  EXPECT_EQ(plan.multi.num_streams, 2);
+  EXPECT_EQ(plan.multi.syncs.size(), 2u);
+  EXPECT_EQ(plan.concurrency.width, 2);
+  const StreamPlan one = PlanStreams(dag, PlanOptions{.max_streams = 1});
+  EXPECT_EQ(one.multi.num_streams, 1);
+  EXPECT_TRUE(one.multi.syncs.empty());
+}
+
+}  // namespace
+}  // namespace nimble::analysis
