@@ -1,99 +1,94 @@
-// nimble-accelerate's steps, each a function returning Status; RunAccelerate strings them together
-// and turns the first failure into a message and exit code.
 #include "accelerate_command.h"
 
-#include <algorithm>
-#include <chrono>
-#include <filesystem>
 #include <iostream>
 
-#include "accelerate_inputs.h"
-#include "accelerate_plan.h"
-#include "accelerate_report.h"
-#include "accelerate_session.h"
-#include "nimble/accelerate/capturability.h"
-#include "nimble/accelerate/cuda_devices.h"
+#include "command.h"
+#include "nimble/workflow/format.h"
+#include "progress_printer.h"
 
 namespace nimble::cli {
 namespace {
 
 constexpr const char* kTool = "nimble-accelerate";
+using workflow::FormatMs;
+using workflow::FormatRatio;
 
-Status CheckArgs(const AccelerateArgs& args) {
-  std::error_code error;
-  if (!std::filesystem::exists(args.model, error)) return NotFound(args.model + ": no such file");
-  if (CudaDeviceCount() == 0) {
-    return Unavailable("no CUDA device: ahead-of-time capture needs a GPU, and this machine has none "
-                       "(nimble-prof report still works on recorded runs)");
-  }
-  return OkStatus();
-}
-
-// Refused ops end the run unless the user asked for the eager fallback, which times libtorch only.
-int HandleUncapturable(const AccelerateArgs& args, Session& session, const Status& refusal) {
-  if (!args.allow_eager_fallback) {
-    PrintError(kTool, refusal);
-    std::cerr << kTool << ": (--allow-eager-fallback times the model with libtorch instead; no model.nimble)\n";
-    return kAotExitFailure;
-  }
-  std::cerr << kTool << ": " << refusal.message() << "\n"
-            << kTool << ": falling back to eager execution as asked: no CUDA graph, no model.nimble written\n";
-  auto baseline = session.TimeBaseline(args.iters);
-  if (!baseline.ok()) return PrintError(kTool, baseline.status());
-  std::cout << "libtorch (module.forward) median " << *baseline << " ms\n";
-  return kAotExitOk;
+workflow::ModeChoice ParseMode(const std::string& mode) {
+  if (mode == "single") return workflow::ModeChoice::kSingle;
+  if (mode == "multi") return workflow::ModeChoice::kMulti;
+  return workflow::ModeChoice::kAuto;
 }
 
 }  // namespace
 
 void AddAccelerateOptions(CLI::App& app, AccelerateArgs& args) {
-  app.add_option("model", args.model, "TorchScript model file (model.pt)")->required();
+  workflow::AccelerateOptions& o = args.options;
+  app.add_option("model", o.model, "TorchScript model file (model.pt)")->required();
   app.add_option("--input", args.inputs, "input shape per forward argument, e.g. 1x3x224x224")->required();
-  app.add_option("-o,--output", args.output, "where to write the optimized runner (model.nimble)")->required();
-  app.add_flag("--cuda-fusions", args.cuda_fusions,
+  app.add_option("-o,--output", o.output, "where to write the optimized runner (model.nimble)")->required();
+  app.add_flag("--cuda-fusions", o.cuda_fusions,
                "use the front end's cuDNN conv+relu fusions (slower in fp32 without TF32 on the models measured)");
-  app.add_flag("--tf32", args.tf32,
+  app.add_flag("--tf32", o.tf32,
                "let cuDNN use TF32 for fp32 convolutions, as PyTorch does by default (all sides: baseline, "
                "capture, output check; recorded in model.nimble); default: IEEE fp32 throughout");
-  app.add_option("--db", args.db, "run database: op times from a nimble-prof run of this model, and where results go");
-  app.add_option("--iters", args.iters, "timed iterations per mode (median reported)")->check(CLI::Range(1, 100000));
-  app.add_option("--max-streams", args.max_streams, "cap on capture streams (0: no cap)")->check(CLI::Range(0, 1024));
-  app.add_flag("--single-stream-only", args.single_stream_only, "capture the single-stream schedule only");
-  app.add_flag("--allow-eager-fallback", args.allow_eager_fallback,
+  app.add_option("--db", o.db, "run database: op times from a nimble-prof run of this model, and where results go");
+  app.add_option("--iters", o.iters, "timed iterations per mode (median reported)")->check(CLI::Range(1, 100000));
+  app.add_option("--max-streams", o.max_streams, "cap on capture streams (0: no cap)")->check(CLI::Range(0, 1024));
+  app.add_flag("--single-stream-only", o.single_stream_only, "capture the single-stream schedule only");
+  app.add_flag("--allow-eager-fallback", o.allow_eager_fallback,
                "when the model cannot be captured, time it eagerly instead of failing");
-  app.add_option("--device", args.device, "CUDA device (cuda or cuda:N)");
+  app.add_option("--device", o.device, "CUDA device (cuda or cuda:N)");
   app.add_option("--mode", args.mode, "schedule written to model.nimble: auto (multi-stream only when measured "
                  "faster by more than 3%), single or multi")->check(CLI::IsMember({"auto", "single", "multi"}));
 }
 
-int RunAccelerate(const AccelerateArgs& args) {
-  auto shapes = ParseShapes(args.inputs);
+int RunAccelerate(AccelerateArgs& args) {
+  auto shapes = workflow::ParseShapes(args.inputs);
   if (!shapes.ok()) {
     PrintError(kTool, shapes.status());
-    return kAotExitUsage;
+    return kExitUsage;
   }
-  if (Status status = CheckArgs(args); !status.ok()) return PrintError(kTool, status);
-  Session session(args, *shapes);
-  if (Status status = session.Load(); !status.ok()) return PrintError(kTool, status);
-  if (Status capturable = CheckCapturable(session.model().model); !capturable.ok()) {
-    return HandleUncapturable(args, session, capturable);
+  args.options.inputs = std::move(*shapes);
+  args.options.mode = ParseMode(args.mode);
+  ProgressPrinter printer(kTool, /*quiet=*/false);
+  auto result = workflow::Accelerate(args.options, printer.Callback());
+  if (!result.ok()) return PrintError(kTool, result.status());
+  if (!result->eager_fallback_reason.empty()) {
+    std::cerr << kTool << ": " << result->eager_fallback_reason << "\n"
+              << kTool << ": falling back to eager execution as asked: no CUDA graph, no model.nimble written\n";
+    std::cout << "libtorch (module.forward) median " << result->baseline_ms << " ms\n";
+    return kExitOk;
   }
-  if (Status status = session.PlanAndCapture(); !status.ok()) return PrintError(kTool, status);
-  if (Status status = session.CheckOutputs(); !status.ok()) return PrintError(kTool, status);
-  if (Status status = session.Measure(); !status.ok()) return PrintError(kTool, status);
-  if (Status status = session.Predict(); !status.ok()) return PrintError(kTool, status);
-  session.Choose();
-  PrintTable(session.result(), std::cout);
-  if (!args.db.empty()) {
-    if (Status status = StoreResults(args.db, session.result(), session.model().graph); !status.ok()) {
-      return PrintError(kTool, status);
-    }
-    std::cout << "stored runs aot-single" << (session.result().multi.captured ? " and aot-multi" : "") << " in "
-              << args.db << "\n";
+  PrintAccelerateTable(*result, std::cout);
+  if (!result->stored_runs.empty()) {
+    std::cout << "stored runs aot-single" << (result->multi.captured ? " and aot-multi" : "") << " in "
+              << args.options.db << "\n";
   }
-  if (Status status = session.Save(); !status.ok()) return PrintError(kTool, status);
-  std::cout << "wrote " << args.output << "\n";
-  return kAotExitOk;
+  std::cout << "wrote " << args.options.output << "\n";
+  return kExitOk;
+}
+
+void PrintAccelerateTable(const workflow::AccelerateResult& r, std::ostream& out) {
+  out << "model " << r.model << " (" << r.inputs << ") on " << r.device << ": " << r.num_ops << " ops, "
+      << r.width_streams << " chains (streams of the assignment), |E'| " << r.reduced_edges << ", |M| "
+      << r.matched_edges << "\nprediction: " << r.op_time_source << "; replay costs "
+      << workflow::ReplayCostsText(r.replay_costs) << ", " << r.replay_cost_source << "\n\n";
+  out << "| mode | measured ms | predicted ms | vs libtorch | streams | syncs | max rel err | peak MiB |\n";
+  out << "| --- | --- | --- | --- | --- | --- | --- | --- |\n";
+  out << "| libtorch (module.forward) | " << FormatMs(r.baseline_ms) << " | " << FormatMs(r.predicted_eager_ms)
+      << " | 1.00x | 1 | 0 | - | - |\n";
+  for (const workflow::ModeResult* mode : {&r.single, &r.multi}) {
+    if (!mode->captured) continue;
+    out << "| " << mode->mode << " | " << FormatMs(mode->median_ms) << " | " << FormatMs(mode->predicted_ms) << " | "
+        << FormatRatio(r.baseline_ms, mode->median_ms) << " | " << mode->schedule.num_streams << " | "
+        << mode->schedule.syncs.size() << " | " << mode->max_rel_error << " | "
+        << FormatMs(static_cast<double>(mode->peak_memory_bytes) / (1 << 20)) << " |\n";
+  }
+  out << "\nmulti-stream vs single-stream: measured " << FormatRatio(r.single.median_ms, r.multi.median_ms)
+      << ", predicted " << FormatRatio(r.single.predicted_ms, r.multi.predicted_ms) << "\n";
+  out << "preparation (assignment + rewrite + capture): " << FormatMs(static_cast<double>(r.prep_ns) / 1e6) << " ms\n";
+  out << "model.nimble runs " << r.chosen << ": " << r.choice_reason << "\n";
+  for (const std::string& line : workflow::Diagnose(r)) out << "prediction off by more than 15%: " << line << "\n";
 }
 
 }  // namespace nimble::cli

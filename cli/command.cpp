@@ -9,4 +9,9 @@ int ReportError(const Status& status) {
   return status.code() == StatusCode::kInvalidArgument ? kExitUsage : kExitFailure;
 }
 
+int PrintError(const std::string& tool, const Status& status) {
+  std::cerr << tool << ": error: " << status.message() << "\n";
+  return kExitFailure;
+}
+
 }  // namespace nimble::cli

@@ -19,7 +19,11 @@ inline constexpr int kExitUsage = 2;
 // The action of the chosen subcommand; set by its Register function's callback.
 using Action = std::function<int()>;
 
-// Prints "nimble-prof: error: <message>" to stderr and returns the exit code for the status.
+// Prints "nimble-prof: error: <message>" to stderr and returns the exit code for the status
+// (kExitUsage for InvalidArgument, kExitFailure otherwise).
 int ReportError(const Status& status);
+
+// Prints "<tool>: error: <message>" to stderr; returns kExitFailure (nimble-accelerate, nimble-run).
+int PrintError(const std::string& tool, const Status& status);
 
 }  // namespace nimble::cli

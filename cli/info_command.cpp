@@ -4,20 +4,21 @@
 #include <iostream>
 #include <memory>
 
-#include "nimble/store/run_reader.h"
+#include "nimble/store/run_database.h"
+#include "nimble/workflow/info.h"
 
 namespace nimble::cli {
 namespace {
 
 int RunInfoCommand(const std::string& path) {
-  auto reader = store::RunReader::Open(path);
-  if (!reader.ok()) return ReportError(reader.status());
-  auto runs = (*reader)->Runs();
-  if (!runs.ok()) return ReportError(runs.status());
-  auto counts = (*reader)->TableCounts();
-  if (!counts.ok()) return ReportError(counts.status());
+  auto db = store::RunDatabase::Open(path, store::Access::kRead);
+  if (!db.ok()) return ReportError(db.status());
+  auto info = workflow::Info(**db);
+  if (!info.ok()) return ReportError(info.status());
+  const std::vector<RunInfo>* runs = &info->runs;
+  const std::vector<store::TableCount>* counts = &info->tables;
 
-  std::cout << path << ": schema version " << (*reader)->schema_version() << ", " << runs->size() << " run(s)\n\n";
+  std::cout << path << ": schema version " << info->schema_version << ", " << runs->size() << " run(s)\n\n";
   std::cout << std::left << std::setw(5) << "run" << std::setw(12) << "mode" << std::setw(8) << "iters"
             << std::setw(16) << "inputs" << std::setw(28) << "device" << "model\n";
   for (const RunInfo& r : *runs) {

@@ -2,7 +2,7 @@
 #include <CLI/CLI.hpp>
 
 #include "accelerate_command.h"
-#include "accelerate_inputs.h"
+#include "command.h"
 #include "version.h"
 
 int main(int argc, char** argv) {
@@ -10,12 +10,12 @@ int main(int argc, char** argv) {
   CLI::App app{"nimble-accelerate: capture a TorchScript model into a multi-stream CUDA graph"};
   app.set_version_flag("--version", std::string("nimble-accelerate ") + kNimbleVersion);
   AccelerateArgs args;
-  for (int i = 0; i < argc; ++i) args.command_line += (i == 0 ? "" : " ") + std::string(argv[i]);
+  for (int i = 0; i < argc; ++i) args.options.command_line += (i == 0 ? "" : " ") + std::string(argv[i]);
   AddAccelerateOptions(app, args);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? kAotExitOk : kAotExitUsage;
+    return app.exit(e) == 0 ? kExitOk : kExitUsage;
   }
   return RunAccelerate(args);
 }

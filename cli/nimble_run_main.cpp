@@ -1,7 +1,7 @@
 // nimble-run: load a model.nimble, capture, replay and time it (run_command.h).
 #include <CLI/CLI.hpp>
 
-#include "accelerate_inputs.h"
+#include "command.h"
 #include "run_command.h"
 #include "version.h"
 
@@ -14,7 +14,7 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? kAotExitOk : kAotExitUsage;
+    return app.exit(e) == 0 ? kExitOk : kExitUsage;
   }
   return RunArtifact(args);
 }

@@ -3,11 +3,15 @@
 #include <algorithm>
 #include <iomanip>
 
-#include "format.h"
+#include "nimble/workflow/format.h"
 #include "nimble/analysis/idle_gaps.h"
 
 namespace nimble::cli {
 namespace {
+
+using workflow::FormatDuration;
+using workflow::FormatFactor;
+using workflow::FormatPercent;
 
 using analysis::GapCause;
 using analysis::TimelineMetrics;
@@ -130,23 +134,22 @@ void PrintPrediction(std::ostream& out, const analysis::PredictionReport& p) {
 
 }  // namespace
 
-void PrintReport(std::ostream& out, const analysis::Report& report, const ReportContext& context) {
-  if (context.run) {
-    const RunInfo& r = *context.run;
-    out << "run " << r.id.value() << " (" << r.mode << "): " << r.model;
-    if (!r.inputs.empty()) out << " --input " << r.inputs;
-    if (!r.device.empty()) out << " on " << r.device;
-    out << "\n";
-  }
-  if (!context.iteration_range.empty()) {
+void PrintReport(std::ostream& out, const workflow::RunReport& run_report) {
+  const analysis::Report& report = run_report.report;
+  const RunInfo& r = run_report.run;
+  out << "run " << r.id.value() << " (" << r.mode << "): " << r.model;
+  if (!r.inputs.empty()) out << " --input " << r.inputs;
+  if (!r.device.empty()) out << " on " << r.device;
+  out << "\n";
+  if (!run_report.iteration_range.empty()) {
     const auto* dev = report.primary_device();
     out << "iterations: " << (dev ? dev->iterations.size() : 0) << " windows of NVTX range '"
-        << context.iteration_range << "'\n";
+        << run_report.iteration_range << "'\n";
   }
   if (report.devices.empty()) out << "no GPU activity recorded\n";
   for (const auto& dev : report.devices) PrintTimeline(out, dev);
   if (report.graph) {
-    PrintGraph(out, *report.graph, context.graph);
+    PrintGraph(out, *report.graph, run_report.graph_or_null());
   } else {
     out << "\nNo op graph in this run: critical path, concurrency and stream assignment need one\n"
            "(profile a model with `nimble-prof model.pt`).\n";

@@ -1,25 +1,14 @@
-// Renders an analysis::Report of one run: as terminal tables, or as JSON for scripts.
-// Pure functions of their inputs; strings for kernel/op names come from the trace and graph.
+// Renders the report of one run (workflow::RunReport) as terminal tables; the JSON form is the
+// workflow's (nimble/workflow/report_json.h). Pure function of its input; names of kernels and ops
+// come from the report's graph.
 #pragma once
 
 #include <ostream>
-#include <string>
 
-#include <nlohmann/json.hpp>
-
-#include "nimble/analysis/report.h"
-#include "nimble/core/op_graph.h"
-#include "nimble/core/run.h"
+#include "nimble/workflow/report.h"
 
 namespace nimble::cli {
 
-struct ReportContext {
-  const RunInfo* run = nullptr;
-  const OpGraph* graph = nullptr;  // null without an op graph
-  std::string iteration_range;     // NVTX range used for windows; empty: none
-};
-
-void PrintReport(std::ostream& out, const analysis::Report& report, const ReportContext& context);
-nlohmann::json ReportToJson(const analysis::Report& report, const ReportContext& context);
+void PrintReport(std::ostream& out, const workflow::RunReport& report);
 
 }  // namespace nimble::cli

@@ -1,6 +1,5 @@
-// nimble-run: loads a model.nimble in this process, captures it, replays it --iters times on random
-// inputs of the shapes given (which must be the captured ones) and prints the median latency.
-// One call per process.
+// nimble-run: flags over workflow::RunArtifact (load a model.nimble, capture, replay and time it),
+// and its two lines on stdout. One call per process.
 #pragma once
 
 #include <string>
@@ -8,18 +7,18 @@
 
 #include <CLI/CLI.hpp>
 
+#include "nimble/workflow/run_artifact.h"
+
 namespace nimble::cli {
 
 struct RunArgs {
-  std::string artifact;
   std::vector<std::string> inputs;  // empty: the shapes in the artifact's meta
-  int32_t iters = 100;
-  std::string device = "cuda";
+  workflow::RunArtifactOptions options;
 };
 
 void AddRunOptions(CLI::App& app, RunArgs& args);
 
 // 0 done, 1 run-time failure (wrong shape, other device or version, no GPU), 2 bad arguments.
-int RunArtifact(const RunArgs& args);
+int RunArtifact(RunArgs& args);
 
 }  // namespace nimble::cli

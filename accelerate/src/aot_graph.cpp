@@ -20,7 +20,7 @@
 #include "graph_exec.h"
 #include "loaded_model_impl.h"
 
-namespace nimble {
+namespace nimble::accelerate {
 
 void CapturedGraph::EndGeneratorCaptures() noexcept {
   for (auto& [state, wholegraph_increment] : captured_generator_states_) state->capturing_ = false;
@@ -196,4 +196,4 @@ StatusOr<std::vector<HostTensor>> AotGraph::Outputs() {
 
 StatusOr<std::vector<int64_t>> AotGraph::TimeReplays(int32_t iters) { return impl_->TimeReplays(iters); }
 
-}  // namespace nimble
+}  // namespace nimble::accelerate

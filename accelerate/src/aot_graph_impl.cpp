@@ -12,7 +12,7 @@
 #include "graph_exec.h"
 #include "loaded_model_impl.h"
 
-namespace nimble {
+namespace nimble::accelerate {
 namespace {
 
 Status CudaStatus(cudaError_t code, const std::string& what) {
@@ -172,4 +172,4 @@ StatusOr<std::vector<int64_t>> AotGraph::Impl::TimeReplays(int32_t iters) {
   return latencies;
 }
 
-}  // namespace nimble
+}  // namespace nimble::accelerate

@@ -15,7 +15,7 @@
 #include "nimble/accelerate/aot_graph.h"
 #include "stream_context.h"
 
-namespace nimble {
+namespace nimble::accelerate {
 
 // at::cuda::CUDAGraph with one addition a failed capture needs. capture_begin switches the CUDA
 // random generators it registers into capture mode and only capture_end switches them back; after a
@@ -52,4 +52,4 @@ struct AotGraph::Impl {
   StatusOr<std::vector<int64_t>> TimeReplays(int32_t iters);
 };
 
-}  // namespace nimble
+}  // namespace nimble::accelerate

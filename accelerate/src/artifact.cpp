@@ -21,7 +21,7 @@
 #define NIMBLE_VERSION_STRING "unknown"
 #endif
 
-namespace nimble {
+namespace nimble::accelerate {
 namespace {
 
 StatusOr<std::string> ReadMeta(const std::string& path) {
@@ -107,4 +107,4 @@ StatusOr<LoadedArtifact> LoadArtifact(const std::string& path, const std::string
   return artifact;
 }
 
-}  // namespace nimble
+}  // namespace nimble::accelerate

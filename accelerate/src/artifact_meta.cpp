@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace nimble {
+namespace nimble::accelerate {
 namespace {
 
 using nlohmann::json;
@@ -87,4 +87,4 @@ Status CheckArtifactCompatible(const ArtifactMeta& meta, const ArtifactHost& hos
   return OkStatus();
 }
 
-}  // namespace nimble
+}  // namespace nimble::accelerate

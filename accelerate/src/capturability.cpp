@@ -16,7 +16,7 @@
 #include "node_names.h"
 #include "torch_errors.h"
 
-namespace nimble {
+namespace nimble::accelerate {
 namespace {
 
 using torch::jit::Node;
@@ -137,4 +137,4 @@ Status CheckCapturable(const LoadedModel& model) {
   return OkStatus();
 }
 
-}  // namespace nimble
+}  // namespace nimble::accelerate

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <array>
 
-namespace nimble {
+namespace nimble::accelerate {
 namespace {
 
 // Their output size is only known once the kernel has looked at the data; ATen syncs to learn it.
@@ -48,4 +48,4 @@ std::string_view CaptureRuleReason(CaptureRule rule) {
   return "unknown";
 }
 
-}  // namespace nimble
+}  // namespace nimble::accelerate

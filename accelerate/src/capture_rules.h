@@ -5,7 +5,7 @@
 
 #include <string_view>
 
-namespace nimble {
+namespace nimble::accelerate {
 
 enum class CaptureRule {
   kAllowed,
@@ -20,4 +20,4 @@ CaptureRule CaptureRuleForKind(std::string_view kind);
 // Why a rule refuses, for messages ("output shape depends on the data").
 std::string_view CaptureRuleReason(CaptureRule rule);
 
-}  // namespace nimble
+}  // namespace nimble::accelerate

@@ -6,7 +6,7 @@
 
 #include "torch_errors.h"
 
-namespace nimble {
+namespace nimble::accelerate {
 
 int CudaDeviceCount() {
   // device_count() answers 0, without throwing, when the driver is missing or finds no device.
@@ -33,4 +33,4 @@ StatusOr<std::string> CudaDeviceName(const std::string& device) {
   }
 }
 
-}  // namespace nimble
+}  // namespace nimble::accelerate

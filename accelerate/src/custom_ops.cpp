@@ -8,7 +8,7 @@
 
 #include "stream_context.h"
 
-namespace nimble {
+namespace nimble::accelerate {
 namespace {
 
 thread_local StreamContext* g_current_context = nullptr;
@@ -152,15 +152,15 @@ StreamContextScope::~StreamContextScope() { g_current_context = previous_; }
 // file, and with it the static registration below, into every program that uses them.
 void RegisterNimbleOps() {}
 
-}  // namespace nimble
+}  // namespace nimble::accelerate
 
 TORCH_LIBRARY(nimble, m) {
   using c10::AliasAnalysisKind;
-  m.def(torch::schema("nimble::fork_streams() -> ()", AliasAnalysisKind::CONSERVATIVE), &nimble::ForkStreamsOp);
-  m.def(torch::schema("nimble::set_stream(int stream) -> ()", AliasAnalysisKind::CONSERVATIVE), &nimble::SetStreamOp);
+  m.def(torch::schema("nimble::fork_streams() -> ()", AliasAnalysisKind::CONSERVATIVE), &nimble::accelerate::ForkStreamsOp);
+  m.def(torch::schema("nimble::set_stream(int stream) -> ()", AliasAnalysisKind::CONSERVATIVE), &nimble::accelerate::SetStreamOp);
   m.def(torch::schema("nimble::record_event(int event) -> ()", AliasAnalysisKind::CONSERVATIVE),
-        &nimble::RecordEventOp);
-  m.def(torch::schema("nimble::wait_event(int event) -> ()", AliasAnalysisKind::CONSERVATIVE), &nimble::WaitEventOp);
+        &nimble::accelerate::RecordEventOp);
+  m.def(torch::schema("nimble::wait_event(int event) -> ()", AliasAnalysisKind::CONSERVATIVE), &nimble::accelerate::WaitEventOp);
   m.def(torch::schema("nimble::join_streams(Any[] keep) -> ()", AliasAnalysisKind::CONSERVATIVE),
-        &nimble::JoinStreamsOp);
+        &nimble::accelerate::JoinStreamsOp);
 }

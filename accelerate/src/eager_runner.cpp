@@ -16,7 +16,7 @@
 // The eager run executes nodes exactly as the shape run does (RunFrozenNode); what it adds is the
 // plan of op brackets, inputs that live across iterations, and the wait for the device.
 
-namespace nimble {
+namespace nimble::accelerate {
 namespace {
 
 using c10::IValue;
@@ -188,4 +188,4 @@ int32_t EagerRunner::num_ops() const { return static_cast<int32_t>(impl_->nodes_
 const std::vector<int32_t>& EagerRunner::nodes_per_op() const { return impl_->nodes_per_op; }
 const LoadedModel& EagerRunner::model() const { return impl_->model; }
 
-}  // namespace nimble
+}  // namespace nimble::accelerate

@@ -5,7 +5,7 @@
 #include <exception>
 #include <memory>
 
-namespace nimble {
+namespace nimble::accelerate {
 
 namespace {
 thread_local FailedOpTracker* g_tracker = nullptr;
@@ -47,4 +47,4 @@ FailedOpTracker::~FailedOpTracker() {
   g_tracker = previous_;
 }
 
-}  // namespace nimble
+}  // namespace nimble::accelerate

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <string>
 
-namespace nimble {
+namespace nimble::accelerate {
 
 class FailedOpTracker {
  public:
@@ -29,4 +29,4 @@ class FailedOpTracker {
   friend struct FailedOpCallbacks;
 };
 
-}  // namespace nimble
+}  // namespace nimble::accelerate

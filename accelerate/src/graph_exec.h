@@ -14,7 +14,7 @@
 #include "nimble/accelerate/host_tensor.h"
 #include "torch_errors.h"
 
-namespace nimble {
+namespace nimble::accelerate {
 
 inline at::Tensor ToDevice(const HostTensor& host, const c10::Device& device) {
   auto cpu = at::from_blob(const_cast<float*>(host.data.data()), host.shape, at::TensorOptions().dtype(at::kFloat));
@@ -85,4 +85,4 @@ inline std::string InterpreterMessage(const std::exception& e) {
   return where.empty() ? message : message + " (at `" + where + "`)";
 }
 
-}  // namespace nimble
+}  // namespace nimble::accelerate

@@ -17,7 +17,7 @@
 #include "tensor_types.h"
 #include "torch_errors.h"
 
-namespace nimble {
+namespace nimble::accelerate {
 namespace {
 
 using torch::jit::Node;
@@ -227,4 +227,4 @@ StatusOr<OpGraph> ExtractOpGraph(LoadedModel::Impl& model, const ShapeRun& run) 
   return Extractor(model, run).Extract();
 }
 
-}  // namespace nimble
+}  // namespace nimble::accelerate

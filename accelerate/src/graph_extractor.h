@@ -8,10 +8,10 @@
 #include "nimble/core/status.h"
 #include "shape_run.h"
 
-namespace nimble {
+namespace nimble::accelerate {
 
 // Fills model.op_nodes (op id -> node) and returns the validated graph, ops in node order (which is
 // topological). FailedPrecondition, naming the file and what the graph holds, when no node is an op.
 StatusOr<OpGraph> ExtractOpGraph(LoadedModel::Impl& model, const ShapeRun& run);
 
-}  // namespace nimble
+}  // namespace nimble::accelerate

@@ -6,7 +6,7 @@
 #include "loaded_model_impl.h"
 #include "torch_errors.h"
 
-namespace nimble {
+namespace nimble::accelerate {
 
 LoadedModel::LoadedModel(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
@@ -50,4 +50,4 @@ StatusOr<std::string> LoadedModel::NodeText(OpId op) const {
   return line;
 }
 
-}  // namespace nimble
+}  // namespace nimble::accelerate

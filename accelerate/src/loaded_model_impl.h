@@ -12,7 +12,7 @@
 
 #include "nimble/accelerate/loaded_model.h"
 
-namespace nimble {
+namespace nimble::accelerate {
 
 struct LoadedModel::Impl {
   std::string path;
@@ -23,4 +23,4 @@ struct LoadedModel::Impl {
   std::vector<torch::jit::Node*> op_nodes;      // filled by the graph extractor
 };
 
-}  // namespace nimble
+}  // namespace nimble::accelerate

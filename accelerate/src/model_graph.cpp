@@ -9,7 +9,7 @@
 
 // The front end's three steps; libtorch stays in the files each step lives in.
 
-namespace nimble {
+namespace nimble::accelerate {
 namespace {
 
 int64_t NsSince(std::chrono::steady_clock::time_point start) {
@@ -39,4 +39,4 @@ StatusOr<ModelGraph> LoadModelGraph(const std::string& path, const std::vector<s
   return result;
 }
 
-}  // namespace nimble
+}  // namespace nimble::accelerate

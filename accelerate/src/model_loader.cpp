@@ -17,7 +17,7 @@
 #include "node_names.h"
 #include "torch_errors.h"
 
-namespace nimble {
+namespace nimble::accelerate {
 namespace {
 
 namespace fs = std::filesystem;
@@ -140,4 +140,4 @@ StatusOr<std::shared_ptr<LoadedModel::Impl>> LoadFrozenModel(const std::string& 
   return impl;
 }
 
-}  // namespace nimble
+}  // namespace nimble::accelerate

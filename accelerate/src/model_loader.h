@@ -11,7 +11,7 @@
 #include "nimble/accelerate/model_graph.h"
 #include "nimble/core/status.h"
 
-namespace nimble {
+namespace nimble::accelerate {
 
 // torch::jit::load onto options.device, eval(), torch::jit::freeze (optimizing numerics when
 // options.optimize), constant loops unrolled and constant branches folded, then refused if any
@@ -20,4 +20,4 @@ StatusOr<std::shared_ptr<LoadedModel::Impl>> LoadFrozenModel(const std::string& 
                                                              const std::vector<std::vector<int64_t>>& input_shapes,
                                                              const FrontEndOptions& options);
 
-}  // namespace nimble
+}  // namespace nimble::accelerate

@@ -21,7 +21,7 @@
 #include "nimble/core/median.h"
 #include "stream_context.h"
 
-namespace nimble {
+namespace nimble::accelerate {
 namespace {
 
 constexpr int64_t kSleepCycles = 400000;  // ~0.2 ms: longer than the host needs to launch one op
@@ -177,4 +177,4 @@ StatusOr<std::vector<int64_t>> TimeOpsInIsolation(const ModelGraph& model, int32
   return op_ns;
 }
 
-}  // namespace nimble
+}  // namespace nimble::accelerate

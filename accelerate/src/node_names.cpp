@@ -3,7 +3,7 @@
 #include <torch/csrc/jit/ir/ir.h>
 #include <torch/csrc/jit/ir/scope.h>
 
-namespace nimble {
+namespace nimble::accelerate {
 namespace {
 
 constexpr size_t kMaxSourceChars = 80;
@@ -56,4 +56,4 @@ std::string DescribeNode(const torch::jit::Node& node) {
   return text + ")";
 }
 
-}  // namespace nimble
+}  // namespace nimble::accelerate

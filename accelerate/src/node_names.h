@@ -9,7 +9,7 @@ namespace torch::jit {
 struct Node;
 }
 
-namespace nimble {
+namespace nimble::accelerate {
 
 // Dotted path of module instances the node was inlined from, or "" when the graph keeps none.
 std::string ModulePath(const torch::jit::Node& node);
@@ -20,4 +20,4 @@ std::string SourceLine(const torch::jit::Node& node);
 // "aten::conv2d (layer1.0.conv1: `x = self.conv1(x)`)", with the parts that are known.
 std::string DescribeNode(const torch::jit::Node& node);
 
-}  // namespace nimble
+}  // namespace nimble::accelerate

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <array>
 
-namespace nimble {
+namespace nimble::accelerate {
 namespace {
 
 // Kinds not listed here are decided from the schema (graph_extractor.cpp): an op when it writes a
@@ -107,4 +107,4 @@ std::string_view KindRuleName(KindRule rule) {
   return "?";
 }
 
-}  // namespace nimble
+}  // namespace nimble::accelerate

@@ -5,7 +5,7 @@
 
 #include <string_view>
 
-namespace nimble {
+namespace nimble::accelerate {
 
 enum class KindRule {
   kDecideBySchema,  // not listed: an op if it writes a tensor or returns one, folded otherwise
@@ -22,4 +22,4 @@ KindRule RuleForKind(std::string_view kind);
 // Short human name of a rule, for messages and tests.
 std::string_view KindRuleName(KindRule rule);
 
-}  // namespace nimble
+}  // namespace nimble::accelerate

@@ -8,7 +8,7 @@
 
 #include "nimble/accelerate/model_timing.h"
 
-namespace nimble {
+namespace nimble::accelerate {
 
 StatusOr<double> MaxRelativeError(const std::vector<HostTensor>& actual, const std::vector<HostTensor>& reference) {
   if (actual.size() != reference.size()) {
@@ -32,4 +32,4 @@ StatusOr<double> MaxRelativeError(const std::vector<HostTensor>& actual, const s
   return max_diff / max_ref;
 }
 
-}  // namespace nimble
+}  // namespace nimble::accelerate

@@ -12,7 +12,7 @@
 #include "nimble/core/median.h"
 #include "torch_errors.h"
 
-namespace nimble {
+namespace nimble::accelerate {
 namespace {
 
 constexpr int64_t kSpinCycles = 2000;  // about 1 us at the clocks of current data-center GPUs
@@ -159,4 +159,4 @@ StatusOr<int64_t> ReplayCalibration::LaunchLatency(int32_t times) {
   return std::max<int64_t>(0, 2 * Median(std::move(short_ns)) - Median(std::move(long_ns)));
 }
 
-}  // namespace nimble
+}  // namespace nimble::accelerate

@@ -6,7 +6,7 @@
 #include "nimble/accelerate/artifact.h"
 #include "nimble/accelerate/model_timing.h"
 
-namespace nimble {
+namespace nimble::accelerate {
 
 struct Runner::State {
   LoadedArtifact artifact;
@@ -52,4 +52,4 @@ const std::vector<std::vector<int64_t>>& Runner::input_shapes() const { return s
 const ArtifactMeta& Runner::meta() const { return state_->artifact.meta; }
 const CaptureStats& Runner::capture_stats() const { return state_->graph->stats(); }
 
-}  // namespace nimble
+}  // namespace nimble::accelerate

@@ -12,7 +12,7 @@
 #include "op_kinds.h"
 #include "torch_errors.h"
 
-namespace nimble {
+namespace nimble::accelerate {
 namespace {
 
 using c10::IValue;
@@ -207,4 +207,4 @@ std::vector<IValue> RunFrozenNode(const Node& node, std::vector<IValue> inputs) 
 
 std::unordered_map<const Value*, size_t> LastUseIndex(const torch::jit::Graph& graph) { return LastUses(graph); }
 
-}  // namespace nimble
+}  // namespace nimble::accelerate

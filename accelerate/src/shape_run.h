@@ -20,7 +20,7 @@ struct Node;
 struct Value;
 }
 
-namespace nimble {
+namespace nimble::accelerate {
 
 struct NodeObservation {
   std::string output_shapes;          // "[1,64,56,56]"; several outputs joined by ", "; lists in ( )
@@ -49,4 +49,4 @@ std::vector<c10::IValue> RunFrozenNode(const torch::jit::Node& node, std::vector
 // Position (in graph.nodes() order) of the last node that reads each value.
 std::unordered_map<const torch::jit::Value*, size_t> LastUseIndex(const torch::jit::Graph& graph);
 
-}  // namespace nimble
+}  // namespace nimble::accelerate

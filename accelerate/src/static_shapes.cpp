@@ -8,7 +8,7 @@
 
 #include "torch_errors.h"
 
-namespace nimble {
+namespace nimble::accelerate {
 
 StatusOr<int32_t> FoldShapeQueries(LoadedModel::Impl& model, const ShapeRun& run) {
   torch::jit::Graph& graph = *model.graph;
@@ -32,4 +32,4 @@ StatusOr<int32_t> FoldShapeQueries(LoadedModel::Impl& model, const ShapeRun& run
   return static_cast<int32_t>(queries.size());
 }
 
-}  // namespace nimble
+}  // namespace nimble::accelerate

@@ -12,11 +12,11 @@
 #include "nimble/core/status.h"
 #include "shape_run.h"
 
-namespace nimble {
+namespace nimble::accelerate {
 
 // Replaces the shape queries recorded in `run` by constants, folds what became constant and drops dead
 // nodes. Returns how many queries were replaced; when non-zero, `run` no longer describes the graph
 // and must be made again.
 StatusOr<int32_t> FoldShapeQueries(LoadedModel::Impl& model, const ShapeRun& run);
 
-}  // namespace nimble
+}  // namespace nimble::accelerate

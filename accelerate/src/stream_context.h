@@ -12,7 +12,7 @@
 
 #include "nimble/core/status.h"
 
-namespace nimble {
+namespace nimble::accelerate {
 
 class StreamContext {
  public:
@@ -70,4 +70,4 @@ class StreamContextScope {
 // is built, compiled or loaded. Cheap and idempotent.
 void RegisterNimbleOps();
 
-}  // namespace nimble
+}  // namespace nimble::accelerate

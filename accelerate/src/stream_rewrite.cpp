@@ -15,7 +15,7 @@
 #include "tensor_types.h"
 #include "torch_errors.h"
 
-namespace nimble {
+namespace nimble::accelerate {
 namespace {
 
 using torch::jit::Graph;
@@ -159,4 +159,4 @@ StatusOr<ScheduledModel> RewriteForStreams(const LoadedModel& frozen, const OpGr
   }
 }
 
-}  // namespace nimble
+}  // namespace nimble::accelerate

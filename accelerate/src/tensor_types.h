@@ -5,7 +5,7 @@
 
 #include <ATen/core/jit_type.h>
 
-namespace nimble {
+namespace nimble::accelerate {
 
 inline bool ContainsTensor(const c10::TypePtr& type) {
   if (type->kind() == c10::TypeKind::TensorType) return true;
@@ -15,4 +15,4 @@ inline bool ContainsTensor(const c10::TypePtr& type) {
   return false;
 }
 
-}  // namespace nimble
+}  // namespace nimble::accelerate

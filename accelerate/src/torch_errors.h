@@ -8,7 +8,7 @@
 #include <exception>
 #include <string>
 
-namespace nimble {
+namespace nimble::accelerate {
 
 inline std::string FirstLine(std::string text) {
   const size_t end = text.find('\n');
@@ -25,4 +25,4 @@ inline std::string TorchMessage(const std::exception& e) {
   return FirstLine(e.what());
 }
 
-}  // namespace nimble
+}  // namespace nimble::accelerate

@@ -8,10 +8,11 @@
 #include <vector>
 
 #include "accelerate_plan.h"
+#include "nimble/store/run_reader.h"
 #include "nimble/store/run_writer.h"
 #include "test_models.h"
 
-namespace nimble::cli {
+namespace nimble::workflow {
 namespace {
 
 OpGraph TwoOps() {
@@ -59,6 +60,12 @@ void WriteRun(const std::string& db, const std::string& mode, const OpGraph& gra
   ASSERT_TRUE((*writer)->Commit().ok());
 }
 
+// WorkloadFromDatabase through a reader opened on `db`, as the workflow passes its open database.
+StatusOr<MeasuredWorkload> WorkloadOf(const std::string& db, const OpGraph& graph, bool tf32) {
+  NIMBLE_ASSIGN_OR_RETURN(auto reader, store::RunReader::Open(db));
+  return WorkloadFromDatabase(*reader, graph, tf32);
+}
+
 TEST(AcceleratePlanTest, WorkloadComesFromTheRecordedRunsMedianIteration) {
   const std::string db = testing::TestDir() + "/plan_workload.db";
   std::filesystem::remove(db);
@@ -67,7 +74,7 @@ TEST(AcceleratePlanTest, WorkloadComesFromTheRecordedRunsMedianIteration) {
   WriteRun(db, "eager", TwoOps(), &trace, attribution);
   WriteRun(db, "aot-single", TwoOps(), nullptr, {});  // as nimble-accelerate stores its results
   WriteRun(db, "eager", TwoOps(), &trace, attribution, /*tf32=*/true);  // other convolution kernels
-  StatusOr<MeasuredWorkload> workload = WorkloadFromDatabase(db, TwoOps(), /*tf32=*/false);
+  StatusOr<MeasuredWorkload> workload = WorkloadOf(db, TwoOps(), /*tf32=*/false);
   ASSERT_TRUE(workload.ok()) << workload.status().ToString();
   ASSERT_EQ(workload->workload.op_kernels.size(), 2u);
   ASSERT_EQ(workload->workload.op_kernels[0].size(), 1u);
@@ -88,7 +95,7 @@ TEST(AcceleratePlanTest, WorkloadComesFromTheRecordedRunsMedianIteration) {
 
   OpGraph other = TwoOps();
   other.ops[1].kind = "aten::sigmoid";
-  StatusOr<MeasuredWorkload> missing = WorkloadFromDatabase(db, other, false);
+  StatusOr<MeasuredWorkload> missing = WorkloadOf(db, other, false);
   EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
   EXPECT_NE(missing.status().message().find(db), std::string::npos) << missing.status().message();
   EXPECT_EQ(MakePlan(other, analysis::Workload{}, 8).status().code(), StatusCode::kInvalidArgument);
@@ -100,13 +107,13 @@ TEST(AcceleratePlanTest, OnlyRunsOfTheSamePrecisionAreUsed) {
   std::vector<KernelAttribution> attribution;
   const Trace trace = ThreeIterations(&attribution);
   WriteRun(db, "eager", TwoOps(), &trace, attribution, /*tf32=*/true);
-  StatusOr<MeasuredWorkload> ieee = WorkloadFromDatabase(db, TwoOps(), /*tf32=*/false);
+  StatusOr<MeasuredWorkload> ieee = WorkloadOf(db, TwoOps(), /*tf32=*/false);
   EXPECT_EQ(ieee.status().code(), StatusCode::kNotFound);
   EXPECT_NE(ieee.status().message().find("--no-tf32"), std::string::npos) << ieee.status().message();
-  StatusOr<MeasuredWorkload> tf32 = WorkloadFromDatabase(db, TwoOps(), /*tf32=*/true);
+  StatusOr<MeasuredWorkload> tf32 = WorkloadOf(db, TwoOps(), /*tf32=*/true);
   ASSERT_TRUE(tf32.ok()) << tf32.status().ToString();
   EXPECT_NE(tf32->source.find("run 1"), std::string::npos) << tf32->source;
 }
 
 }  // namespace
-}  // namespace nimble::cli
+}  // namespace nimble::workflow

@@ -11,7 +11,7 @@
 #include "nimble/accelerate/cuda_devices.h"
 #include "test_models.h"
 
-namespace nimble {
+namespace nimble::accelerate {
 namespace {
 
 struct Result {
@@ -60,4 +60,4 @@ TEST(AotCliTest, NoGpuExitsOneWithAClearMessage) {
 }
 
 }  // namespace
-}  // namespace nimble
+}  // namespace nimble::accelerate

@@ -19,12 +19,12 @@
 #include "nimble/accelerate/model_timing.h"
 #include "nimble/accelerate/runner.h"
 #include "nimble/accelerate/stream_rewrite.h"
-#include "replay_costs.h"
 #include "nimble/analysis/dag.h"
 #include "nimble/analysis/stream_assignment.h"
+#include "nimble/workflow/replay_costs.h"
 #include "test_models.h"
 
-namespace nimble {
+namespace nimble::accelerate {
 namespace {
 
 #define SKIP_WITHOUT_GPU() \
@@ -201,7 +201,7 @@ def forward(self, x):
 // replay is seen, with same-stream gaps from the chain and cross-stream ones from the diamonds.
 TEST(AotGpuTest, ReplayCostsAreRecordedOnTheDevice) {
   SKIP_WITHOUT_GPU();
-  StatusOr<analysis::ReplayCosts> costs = cli::MeasureReplayCostsOnDevice("cuda");
+  StatusOr<analysis::ReplayCosts> costs = workflow::MeasureReplayCosts("cuda");
   ASSERT_TRUE(costs.ok()) << costs.status().ToString();
   std::cout << "  launch " << costs->launch_ns << " ns, kernel gap " << costs->node_gap_ns << " ns ("
             << costs->node_gaps << "), cross-stream gap " << costs->cross_stream_gap_ns << " ns ("
@@ -253,4 +253,4 @@ TEST(AotGpuTest, ArtifactRunsInANewProcessAndRejectsWrongShapes) {
 }
 
 }  // namespace
-}  // namespace nimble
+}  // namespace nimble::accelerate

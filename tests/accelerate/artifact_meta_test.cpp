@@ -11,7 +11,7 @@
 #include "nimble/accelerate/model_graph.h"
 #include "test_models.h"
 
-namespace nimble {
+namespace nimble::accelerate {
 namespace {
 
 ArtifactMeta H100Meta() {
@@ -160,4 +160,4 @@ TEST(CapturabilityTest, AcceptsHostShapeArithmetic) {
 }
 
 }  // namespace
-}  // namespace nimble
+}  // namespace nimble::accelerate

@@ -6,6 +6,8 @@
 #include "test_models.h"
 
 namespace nimble::testing {
+
+using namespace ::nimble::accelerate;  // NOLINT: the module under test
 namespace {
 
 const std::vector<std::vector<int64_t>> kImage = {{1, 3, 8, 8}};

@@ -7,6 +7,8 @@
 #include "test_models.h"
 
 namespace nimble::testing {
+
+using namespace ::nimble::accelerate;  // NOLINT: the module under test
 namespace {
 
 std::vector<std::string> Kinds(const OpGraph& graph) {

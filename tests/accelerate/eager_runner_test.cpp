@@ -11,6 +11,8 @@
 #include "test_models.h"
 
 namespace nimble::testing {
+
+using namespace ::nimble::accelerate;  // NOLINT: the module under test
 namespace {
 
 using Shapes = std::vector<std::vector<int64_t>>;

@@ -14,6 +14,8 @@
 #include "test_models.h"
 
 namespace nimble::testing {
+
+using namespace ::nimble::accelerate;  // NOLINT: the module under test
 namespace {
 
 constexpr EdgeKind D = EdgeKind::kData;

@@ -14,6 +14,8 @@
 #include "test_models.h"
 
 namespace nimble::testing {
+
+using namespace ::nimble::accelerate;  // NOLINT: the module under test
 namespace {
 
 const std::string kProf = std::string(NIMBLE_BINARY_DIR) + "/cli/nimble-prof";

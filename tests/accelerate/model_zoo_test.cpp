@@ -18,6 +18,8 @@
 #include "nimble/analysis/stream_assignment.h"
 
 namespace nimble::testing {
+
+using namespace ::nimble::accelerate;  // NOLINT: the module under test
 namespace {
 
 void CheckAndPrint(const std::string& name, const std::string& file, const std::vector<int64_t>& shape,

@@ -11,6 +11,8 @@
 #include "test_models.h"
 
 namespace nimble::testing {
+
+using namespace ::nimble::accelerate;  // NOLINT: the module under test
 namespace {
 
 // operands[k]: the DAG nodes op k reads; -1 is the model input.

@@ -18,7 +18,7 @@
 #include "nimble/analysis/transitive_reduction.h"
 #include "test_models.h"
 
-namespace nimble {
+namespace nimble::accelerate {
 namespace {
 
 using testing::SaveModelFromSource;
@@ -234,4 +234,4 @@ TEST(StreamRewriteTest, RejectsAnAssignmentOfTheWrongSize) {
 }
 
 }  // namespace
-}  // namespace nimble
+}  // namespace nimble::accelerate

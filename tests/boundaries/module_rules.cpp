@@ -42,7 +42,8 @@ const std::vector<ModuleRule>& Rules() {
       {"collector", {"core", "store"}, {"CUDA", "CUPTI"}},
       {"accelerate", {"core", "analysis", "store"}, {"CUDA", "libtorch"}},
       {"gui", {"core", "store", "analysis"}, {"Qt"}},
-      {"cli", {"core", "store", "analysis", "collector", "accelerate"}, {}},
+      {"workflow", {"core", "store", "analysis", "collector", "accelerate"}, {}},
+      {"cli", {"core", "store", "analysis", "workflow"}, {}},
   };
   return rules;
 }

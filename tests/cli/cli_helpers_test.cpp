@@ -1,20 +1,9 @@
 #include <gtest/gtest.h>
 
-#include "format.h"
 #include "nimble/analysis/timeline.h"
 
 namespace nimble::cli {
 namespace {
-
-TEST(FormatTest, DurationsPickAUnit) {
-  EXPECT_EQ(FormatDuration(950), "950 ns");
-  EXPECT_EQ(FormatDuration(12'345), "12.3 us");
-  EXPECT_EQ(FormatDuration(4'560'000), "4.56 ms");
-  EXPECT_EQ(FormatDuration(123'000'000'000), "123 s");
-  EXPECT_EQ(FormatDuration(-2'000), "-2.00 us");
-  EXPECT_EQ(FormatPercent(0.4567), "45.7%");
-  EXPECT_EQ(FormatFactor(1.234), "1.23x");
-}
 
 Trace WithRanges(std::initializer_list<std::tuple<const char*, int64_t, int64_t>> ranges) {
   Trace t;

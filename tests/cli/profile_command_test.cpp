@@ -50,21 +50,6 @@ TEST(ModelShorthandTest, SubcommandsOptionsAndNothingStayAsTheyAre) {
   }
 }
 
-TEST(InputShapeTest, ParsesDimensionsJoinedByX) {
-  EXPECT_EQ(*ParseInputShape("1x3x224x224"), (std::vector<int64_t>{1, 3, 224, 224}));
-  EXPECT_EQ(*ParseInputShape("7"), (std::vector<int64_t>{7}));
-  for (const char* bad : {"", "x", "1x", "x3", "1xx3", "1x0x3", "1x-3", "1,3", "1x3.5", "1X3", "1x99999999999999"}) {
-    const Status s = ParseInputShape(bad).status();
-    EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << "'" << bad << "'";
-    EXPECT_NE(s.message().find("1x3x224x224"), std::string::npos) << s.message();
-  }
-}
-
-TEST(DefaultOutputTest, ModelStemInTheWorkingDirectory) {
-  EXPECT_EQ(DefaultProfileOutput("/models/resnet50.pt"), "resnet50.nimble.db");
-  EXPECT_EQ(DefaultProfileOutput("inception_v3.ts"), "inception_v3.nimble.db");
-}
-
 class ProfileCommandTest : public ::testing::Test {
  protected:
   void SetUp() override {

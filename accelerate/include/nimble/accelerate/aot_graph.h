@@ -13,7 +13,7 @@
 #include "nimble/accelerate/loaded_model.h"
 #include "nimble/core/status.h"
 
-namespace nimble {
+namespace nimble::accelerate {
 
 struct CaptureOptions {
   int32_t warmup_runs = 3;  // eager runs of the scheduled graph before the capture
@@ -62,4 +62,4 @@ class AotGraph {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace nimble
+}  // namespace nimble::accelerate

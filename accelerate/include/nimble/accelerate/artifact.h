@@ -9,7 +9,7 @@
 #include "nimble/accelerate/loaded_model.h"
 #include "nimble/core/status.h"
 
-namespace nimble {
+namespace nimble::accelerate {
 
 struct LoadedArtifact {
   LoadedModel model;  // the scheduled module on the requested device, input shapes from the meta
@@ -27,4 +27,4 @@ Status SaveArtifact(const LoadedModel& scheduled, const ArtifactMeta& meta, cons
 // `check_host` false skips the check, for inspection tools).
 StatusOr<LoadedArtifact> LoadArtifact(const std::string& path, const std::string& device, bool check_host = true);
 
-}  // namespace nimble
+}  // namespace nimble::accelerate

@@ -11,7 +11,7 @@
 #include "nimble/core/schedule.h"
 #include "nimble/core/status.h"
 
-namespace nimble {
+namespace nimble::accelerate {
 
 inline constexpr int32_t kArtifactFormatVersion = 1;
 inline constexpr const char* kArtifactMetaFile = "nimble/meta.json";
@@ -53,4 +53,4 @@ StatusOr<ArtifactMeta> DecodeArtifactMeta(const std::string& json, const std::st
 // "model.nimble was built for NVIDIA H100 80GB HBM3 (sm_90), this is NVIDIA A100 (sm_80)".
 Status CheckArtifactCompatible(const ArtifactMeta& meta, const ArtifactHost& host, const std::string& file);
 
-}  // namespace nimble
+}  // namespace nimble::accelerate

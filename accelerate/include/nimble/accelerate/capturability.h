@@ -7,10 +7,10 @@
 #include "nimble/accelerate/loaded_model.h"
 #include "nimble/core/status.h"
 
-namespace nimble {
+namespace nimble::accelerate {
 
 // OK, or FailedPrecondition: "<file>: cannot capture aten::nonzero (`...source...`): output shape
 // depends on the data". Reads of host-side numbers (aten::Int of a size) are allowed.
 Status CheckCapturable(const LoadedModel& model);
 
-}  // namespace nimble
+}  // namespace nimble::accelerate

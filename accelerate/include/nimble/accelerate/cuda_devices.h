@@ -6,7 +6,7 @@
 
 #include "nimble/core/status.h"
 
-namespace nimble {
+namespace nimble::accelerate {
 
 // 0 where there is no driver or no device.
 int CudaDeviceCount();
@@ -15,4 +15,4 @@ int CudaDeviceCount();
 // Unavailable when that device does not exist.
 StatusOr<std::string> CudaDeviceName(const std::string& device);
 
-}  // namespace nimble
+}  // namespace nimble::accelerate

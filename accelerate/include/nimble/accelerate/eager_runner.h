@@ -13,7 +13,7 @@
 #include "nimble/accelerate/op_observer.h"
 #include "nimble/core/status.h"
 
-namespace nimble {
+namespace nimble::accelerate {
 
 struct EagerOptions {
   uint64_t seed = 0;  // of the random float inputs
@@ -49,4 +49,4 @@ class EagerRunner {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace nimble
+}  // namespace nimble::accelerate

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace nimble {
+namespace nimble::accelerate {
 
 struct HostTensor {
   std::vector<int64_t> shape;
@@ -35,4 +35,4 @@ inline std::string ShapeText(const std::vector<int64_t>& shape) {
   return text;
 }
 
-}  // namespace nimble
+}  // namespace nimble::accelerate

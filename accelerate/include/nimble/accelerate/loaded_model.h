@@ -12,7 +12,7 @@
 #include "nimble/core/ids.h"
 #include "nimble/core/status.h"
 
-namespace nimble {
+namespace nimble::accelerate {
 
 class LoadedModel {
  public:
@@ -47,4 +47,4 @@ class LoadedModel {
   std::shared_ptr<Impl> impl_;
 };
 
-}  // namespace nimble
+}  // namespace nimble::accelerate

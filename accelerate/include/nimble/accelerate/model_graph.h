@@ -12,7 +12,7 @@
 #include "nimble/core/op_graph.h"
 #include "nimble/core/status.h"
 
-namespace nimble {
+namespace nimble::accelerate {
 
 struct FrontEndOptions {
   // Fold batch norm and constant add/mul into convolutions when freezing. Of
@@ -50,4 +50,4 @@ StatusOr<ModelGraph> LoadModelGraph(const std::string& path,
                                     const std::vector<std::vector<int64_t>>& input_shapes,
                                     const FrontEndOptions& options = {});
 
-}  // namespace nimble
+}  // namespace nimble::accelerate

@@ -11,7 +11,7 @@
 #include "nimble/accelerate/model_graph.h"
 #include "nimble/core/status.h"
 
-namespace nimble {
+namespace nimble::accelerate {
 
 // Turns TF32 off in cuBLAS and cuDNN for this process: every side of a comparison computes in fp32.
 void DisableTf32();
@@ -49,4 +49,4 @@ StatusOr<GpuLimits> DeviceLimits(const std::string& device);
 // shape mismatch.
 StatusOr<double> MaxRelativeError(const std::vector<HostTensor>& actual, const std::vector<HostTensor>& reference);
 
-}  // namespace nimble
+}  // namespace nimble::accelerate

@@ -6,7 +6,7 @@
 
 #include "nimble/core/ids.h"
 
-namespace nimble {
+namespace nimble::accelerate {
 
 class OpObserver {
  public:
@@ -15,4 +15,4 @@ class OpObserver {
   virtual void OnOpEnd(OpId op) = 0;
 };
 
-}  // namespace nimble
+}  // namespace nimble::accelerate

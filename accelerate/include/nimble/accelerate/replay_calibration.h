@@ -12,7 +12,7 @@
 
 #include "nimble/core/status.h"
 
-namespace nimble {
+namespace nimble::accelerate {
 
 class ReplayCalibration {
  public:
@@ -38,4 +38,4 @@ class ReplayCalibration {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace nimble
+}  // namespace nimble::accelerate

@@ -14,7 +14,7 @@
 #include "nimble/accelerate/host_tensor.h"
 #include "nimble/core/status.h"
 
-namespace nimble {
+namespace nimble::accelerate {
 
 struct RunnerOptions {
   std::string device = "cuda";  // "cuda" or "cuda:N"
@@ -53,4 +53,4 @@ class Runner {
   std::unique_ptr<State> state_;
 };
 
-}  // namespace nimble
+}  // namespace nimble::accelerate

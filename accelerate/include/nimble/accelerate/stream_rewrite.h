@@ -12,7 +12,7 @@
 #include "nimble/core/schedule.h"
 #include "nimble/core/status.h"
 
-namespace nimble {
+namespace nimble::accelerate {
 
 struct RewriteSummary {
   int32_t num_streams = 0;
@@ -34,4 +34,4 @@ struct ScheduledModel {
 StatusOr<ScheduledModel> RewriteForStreams(const LoadedModel& frozen, const OpGraph& graph,
                                            const StreamAssignment& assignment);
 
-}  // namespace nimble
+}  // namespace nimble::accelerate

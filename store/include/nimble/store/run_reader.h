@@ -47,6 +47,10 @@ class RunReader {
   class Impl;
 
  private:
+  friend class RunDatabase;
+  // Takes over an open connection to a checked run database.
+  static StatusOr<std::unique_ptr<RunReader>> FromDatabase(std::unique_ptr<class Database> db);
+
   explicit RunReader(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };

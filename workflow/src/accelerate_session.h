@@ -1,4 +1,4 @@
-// The state nimble-accelerate builds up step by step: the front end's model, the plan, the scheduled
+// The state the accelerate workflow builds up step by step: the front end's model, the plan, the scheduled
 // models and their captured graphs, and the result table. Each step returns a Status naming the
 // model; a failed step leaves the session unusable. One session per process, one thread.
 #pragma once
@@ -6,18 +6,23 @@
 #include <memory>
 #include <vector>
 
-#include "accelerate_command.h"
 #include "accelerate_plan.h"
-#include "accelerate_report.h"
 #include "nimble/accelerate/aot_graph.h"
 #include "nimble/accelerate/model_graph.h"
 #include "nimble/accelerate/stream_rewrite.h"
+#include "nimble/store/run_database.h"
+#include "nimble/workflow/accelerate.h"
 
-namespace nimble::cli {
+namespace nimble::workflow {
+
+using accelerate::AotGraph;
+using accelerate::ModelGraph;
+using accelerate::ScheduledModel;
 
 class Session {
  public:
-  Session(const AccelerateArgs& args, std::vector<std::vector<int64_t>> shapes);
+  // `db` (may be null) is the open --db database: op times are read from it.
+  Session(const AccelerateOptions& options, const store::RunDatabase* db, const ProgressFn& progress);
 
   Status Load();                    // front end on the GPU, TF32 off
   StatusOr<double> TimeBaseline(int32_t iters);  // median ms of module.forward
@@ -37,7 +42,9 @@ class Session {
   Status CaptureMode(const StreamAssignment& schedule, ModeResult* mode, ScheduledModel* scheduled,
                      std::unique_ptr<AotGraph>* graph);
 
-  const AccelerateArgs& args_;
+  const AccelerateOptions& args_;
+  const store::RunDatabase* db_;
+  Progress progress_;
   std::vector<std::vector<int64_t>> shapes_;
   ModelGraph model_;
   Plan plan_;
@@ -46,4 +53,4 @@ class Session {
   AccelerateResult result_;
 };
 
-}  // namespace nimble::cli
+}  // namespace nimble::workflow

@@ -1,10 +1,10 @@
-// JSON form of a report: the same figures as the tables, raw nanoseconds, stable keys for scripts.
+#include "nimble/workflow/report_json.h"
+
 #include <string>
 
 #include "nimble/analysis/idle_gaps.h"
-#include "report_printer.h"
 
-namespace nimble::cli {
+namespace nimble::workflow {
 namespace {
 
 using nlohmann::json;
@@ -62,13 +62,13 @@ json GraphJson(const analysis::GraphReport& g) {
 
 }  // namespace
 
-json ReportToJson(const analysis::Report& report, const ReportContext& context) {
+json ReportToJson(const RunReport& run_report) {
+  const analysis::Report& report = run_report.report;
+  const RunInfo& run = run_report.run;
   json j;
-  if (context.run) {
-    j["run"] = {{"id", context.run->id.value()}, {"mode", context.run->mode},     {"model", context.run->model},
-                {"inputs", context.run->inputs}, {"device", context.run->device}, {"iterations", context.run->iterations}};
-  }
-  j["iteration_range"] = context.iteration_range;
+  j["run"] = {{"id", run.id.value()}, {"mode", run.mode},     {"model", run.model},
+              {"inputs", run.inputs}, {"device", run.device}, {"iterations", run.iterations}};
+  j["iteration_range"] = run_report.iteration_range;
   j["devices"] = json::array();
   for (const auto& dev : report.devices) {
     json d = {{"device", dev.run.device.value()}, {"run", TimelineJson(dev.run)}};
@@ -94,4 +94,10 @@ json ReportToJson(const analysis::Report& report, const ReportContext& context) 
   return j;
 }
 
-}  // namespace nimble::cli
+json ReportResultToJson(const ReportResult& result) {
+  json runs = json::array();
+  for (const RunReport& run : result.runs) runs.push_back(ReportToJson(run));
+  return {{"database", result.path}, {"runs", runs}};
+}
+
+}  // namespace nimble::workflow

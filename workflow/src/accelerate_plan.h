@@ -1,6 +1,7 @@
-// The scheduling half of nimble-accelerate, with no GPU and no libtorch: the workload the prediction
-// simulates (kernels from a nimble-prof run database when given), the stream assignment and the
-// prediction itself. Pure functions except the database read; thread-safe on distinct inputs.
+// The scheduling half of the accelerate workflow, with no GPU and no libtorch: the workload the
+// prediction simulates (kernels from a nimble-prof run database when given), the stream plan
+// (analysis::PlanStreams) and the prediction itself. Pure functions except the database read;
+// thread-safe on distinct inputs. Private to the workflow.
 #pragma once
 
 #include <cstdint>
@@ -12,8 +13,9 @@
 #include "nimble/core/op_graph.h"
 #include "nimble/core/schedule.h"
 #include "nimble/core/status.h"
+#include "nimble/store/run_reader.h"
 
-namespace nimble::cli {
+namespace nimble::workflow {
 
 struct Plan {
   analysis::Dag dag;
@@ -37,7 +39,7 @@ struct MeasuredWorkload {
 // measured durations and GPU shares from their launch configurations. Only runs recorded with TF32
 // convolutions allowed as `tf32` says are used (nimble-prof records TF32 convolutions unless given
 // --no-tf32; a run that does not say counts as either). NotFound when no run matches.
-StatusOr<MeasuredWorkload> WorkloadFromDatabase(const std::string& db, const OpGraph& graph, bool tf32);
+StatusOr<MeasuredWorkload> WorkloadFromDatabase(const store::RunReader& db, const OpGraph& graph, bool tf32);
 
 // Without a recording: one kernel per op of graph.ops[i].gpu_time_ns (timed in isolation), its GPU share
 // estimated from its output size.
@@ -54,4 +56,4 @@ StatusOr<Plan> MakePlan(const OpGraph& graph, analysis::Workload workload, int32
 // replay, with `options`' launch and replay costs.
 Status PredictPlan(Plan* plan, const analysis::PredictionOptions& options);
 
-}  // namespace nimble::cli
+}  // namespace nimble::workflow

@@ -1,9 +1,9 @@
-#include "format.h"
+#include "nimble/workflow/format.h"
 
 #include <cmath>
 #include <cstdio>
 
-namespace nimble::cli {
+namespace nimble::workflow {
 namespace {
 
 std::string ThreeDigits(double v, const char* unit) {
@@ -36,4 +36,15 @@ std::string FormatFactor(double factor) {
   return buf;
 }
 
-}  // namespace nimble::cli
+std::string FormatMs(double ms) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", ms);
+  return buf;
+}
+
+std::string FormatRatio(double a, double b) {
+  if (a <= 0 || b <= 0) return "-";
+  return FormatFactor(a / b);
+}
+
+}  // namespace nimble::workflow

@@ -1,4 +1,4 @@
-// Planning for nimble-accelerate: the paper's assignment via the analysis library, and a workload for
+// Planning for the accelerate workflow: the paper's assignment via the analysis library, and a workload for
 // its simulator. With a recording, each op's kernels with their measured durations and launch
 // configurations; without one, an op time from the isolated timing and a GPU share guessed from the
 // output size (the assumptions the report names when measurement and prediction disagree).
@@ -9,14 +9,10 @@
 #include <optional>
 #include <utility>
 
-#include "nimble/accelerate/stream_rewrite.h"
-#include "nimble/analysis/matching.h"
-#include "nimble/analysis/stream_assignment.h"
+#include "nimble/analysis/stream_plan.h"
 #include "nimble/analysis/timeline.h"
-#include "nimble/analysis/transitive_reduction.h"
-#include "nimble/store/run_reader.h"
 
-namespace nimble::cli {
+namespace nimble::workflow {
 namespace {
 
 bool SameOps(const OpGraph& a, const OpGraph& b) {
@@ -43,16 +39,16 @@ std::optional<std::pair<analysis::TimeWindow, size_t>> MedianIteration(const Tra
 
 }  // namespace
 
-StatusOr<MeasuredWorkload> WorkloadFromDatabase(const std::string& db, const OpGraph& graph, bool tf32) {
-  NIMBLE_ASSIGN_OR_RETURN(auto reader, store::RunReader::Open(db));
-  NIMBLE_ASSIGN_OR_RETURN(std::vector<RunInfo> runs, reader->Runs());
+StatusOr<MeasuredWorkload> WorkloadFromDatabase(const store::RunReader& reader, const OpGraph& graph, bool tf32) {
+  const std::string& db = reader.path();
+  NIMBLE_ASSIGN_OR_RETURN(std::vector<RunInfo> runs, reader.Runs());
   bool skipped_precision = false;
   for (auto run = runs.rbegin(); run != runs.rend(); ++run) {
-    auto stored = reader->LoadGraph(run->id);
+    auto stored = reader.LoadGraph(run->id);
     if (!stored.ok() || !SameOps(*stored, graph)) continue;
-    NIMBLE_ASSIGN_OR_RETURN(std::vector<KernelAttribution> attribution, reader->LoadAttribution(run->id));
+    NIMBLE_ASSIGN_OR_RETURN(std::vector<KernelAttribution> attribution, reader.LoadAttribution(run->id));
     if (attribution.empty()) continue;  // a run of nimble-accelerate: op times, no kernels
-    NIMBLE_ASSIGN_OR_RETURN(std::vector<StatEntry> stats, reader->LoadStats(run->id));
+    NIMBLE_ASSIGN_OR_RETURN(std::vector<StatEntry> stats, reader.LoadStats(run->id));
     const bool other_precision = std::any_of(stats.begin(), stats.end(), [&](const StatEntry& s) {
       return s.name == "profile.tf32_allowed" && (s.value != 0) != tf32;
     });
@@ -60,7 +56,7 @@ StatusOr<MeasuredWorkload> WorkloadFromDatabase(const std::string& db, const OpG
       skipped_precision = true;
       continue;
     }
-    NIMBLE_ASSIGN_OR_RETURN(Trace trace, reader->LoadTrace(run->id));
+    NIMBLE_ASSIGN_OR_RETURN(Trace trace, reader.LoadTrace(run->id));
     size_t iterations = 0;
     const auto iteration = MedianIteration(trace, &iterations);
     const DeviceInfo* device = trace.devices.empty() ? nullptr : &trace.devices.front();
@@ -122,14 +118,13 @@ StatusOr<Plan> MakePlan(const OpGraph& graph, analysis::Workload workload, int32
   }
   Plan plan;
   NIMBLE_ASSIGN_OR_RETURN(plan.dag, analysis::Dag::FromOpGraph(graph));
-  const analysis::Dag reduced = analysis::TransitiveReduction(plan.dag);
-  const analysis::Matching matching = analysis::MaximumMatching(reduced);
-  plan.reduced_edges = reduced.Edges();
-  plan.matched_edges = matching.size;
-  plan.multi = analysis::AssignStreams(reduced, matching);
-  plan.width_streams = plan.multi.num_streams;
-  plan.multi = LimitStreams(plan.multi, max_streams, plan.reduced_edges);
-  plan.single = analysis::SingleStream(plan.dag);
+  analysis::StreamPlan streams =
+      analysis::PlanStreams(plan.dag, analysis::PlanOptions{.max_streams = max_streams, .concurrency = false});
+  plan.reduced_edges = std::move(streams.reduced_edges);
+  plan.matched_edges = streams.matched_edges;
+  plan.multi = std::move(streams.multi);
+  plan.width_streams = streams.width_streams;
+  plan.single = std::move(streams.single);
   plan.workload = std::move(workload);
   return plan;
 }
@@ -139,4 +134,4 @@ Status PredictPlan(Plan* plan, const analysis::PredictionOptions& options) {
   return OkStatus();
 }
 
-}  // namespace nimble::cli
+}  // namespace nimble::workflow

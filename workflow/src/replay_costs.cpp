@@ -1,17 +1,13 @@
-#include "replay_costs.h"
+#include "nimble/workflow/replay_costs.h"
 
-#if NIMBLE_REPLAY_CALIBRATION
 #include "nimble/accelerate/replay_calibration.h"
 #include "nimble/collector/in_process_session.h"
-#endif
 
-namespace nimble::cli {
+namespace nimble::workflow {
 
-#if NIMBLE_REPLAY_CALIBRATION
-
-StatusOr<analysis::ReplayCosts> MeasureReplayCostsOnDevice(const std::string& device) {
+StatusOr<analysis::ReplayCosts> MeasureReplayCosts(const std::string& device) {
   constexpr int32_t kReplays = 20;
-  NIMBLE_ASSIGN_OR_RETURN(auto calibration, ReplayCalibration::Create(device));
+  NIMBLE_ASSIGN_OR_RETURN(auto calibration, accelerate::ReplayCalibration::Create(device));
   NIMBLE_RETURN_IF_ERROR(calibration->Replay(2));  // first launches upload the graphs: not recorded
   // The launch latency as a model's timed replays see it, without the collector's callbacks (which
   // made recorded launches 41-74 us on an H100, 2026-11-21).
@@ -25,12 +21,4 @@ StatusOr<analysis::ReplayCosts> MeasureReplayCostsOnDevice(const std::string& de
   return costs;
 }
 
-#else
-
-StatusOr<analysis::ReplayCosts> MeasureReplayCostsOnDevice(const std::string&) {
-  return Unimplemented("built without the collector (CUDA and CUPTI)");
-}
-
-#endif
-
-}  // namespace nimble::cli
+}  // namespace nimble::workflow

@@ -1,4 +1,4 @@
-// nimble-accelerate's steps. Preparation time counts what a deployment pays once per model: the
+// The accelerate workflow's steps. Preparation time counts what a deployment pays once per model: the
 // assignment, the rewrite and the captures (not the front end or the op timing, which a run database
 // replaces).
 #include "accelerate_session.h"
@@ -9,9 +9,12 @@
 
 #include "nimble/accelerate/artifact.h"
 #include "nimble/accelerate/model_timing.h"
-#include "replay_costs.h"
+#include "nimble/core/median.h"
+#include "nimble/workflow/replay_costs.h"
 
-namespace nimble::cli {
+namespace nimble::workflow {
+
+using namespace ::nimble::accelerate;  // NOLINT: this file drives the accelerate module step by step
 namespace {
 
 constexpr double kMaxRelativeError = 1e-4;
@@ -22,26 +25,16 @@ int64_t NowNs() {
       .count();
 }
 
-double MedianMs(std::vector<int64_t> ns) {
-  if (ns.empty()) return 0;
-  std::sort(ns.begin(), ns.end());
-  return static_cast<double>(ns[ns.size() / 2]) / 1e6;
-}
-
-std::string ShapesText(const std::vector<std::vector<int64_t>>& shapes) {
-  std::string text;
-  for (const auto& shape : shapes) text += (text.empty() ? "" : ",") + ShapeText(shape);
-  return text;
-}
+double MedianMs(std::vector<int64_t> ns) { return static_cast<double>(Median(std::move(ns))) / 1e6; }
 
 }  // namespace
 
 std::string Session::Precision() const { return args_.tf32 ? kFloat32PrecisionTf32 : kFloat32PrecisionIeee; }
 
-Session::Session(const AccelerateArgs& args, std::vector<std::vector<int64_t>> shapes)
-    : args_(args), shapes_(std::move(shapes)) {
+Session::Session(const AccelerateOptions& args, const store::RunDatabase* db, const ProgressFn& progress)
+    : args_(args), db_(db), progress_(progress), shapes_(args.inputs) {
   result_.model = args.model;
-  result_.inputs = ShapesText(shapes_);
+  result_.inputs = workflow::ShapesText(shapes_);
   result_.command = args.command_line;
   result_.iterations = args.iters;
   result_.single.mode = "aot-single";
@@ -49,6 +42,7 @@ Session::Session(const AccelerateArgs& args, std::vector<std::vector<int64_t>> s
 }
 
 Status Session::Load() {
+  progress_.Step("loading " + args_.model + " on " + args_.device);
   NIMBLE_RETURN_IF_ERROR(SetFloat32Precision(Precision()));
   FrontEndOptions options;
   options.device = args_.device;
@@ -66,8 +60,8 @@ StatusOr<double> Session::TimeBaseline(int32_t iters) {
 }
 
 StatusOr<analysis::Workload> Session::LoadWorkload() {
-  if (!args_.db.empty()) {
-    StatusOr<MeasuredWorkload> stored = WorkloadFromDatabase(args_.db, model_.graph, args_.tf32);
+  if (db_ != nullptr) {
+    StatusOr<MeasuredWorkload> stored = WorkloadFromDatabase(db_->reader(), model_.graph, args_.tf32);
     if (stored.ok()) {
       result_.op_time_source = stored->source;
       // The graph stored with the results carries each op's measured GPU time.
@@ -78,7 +72,7 @@ StatusOr<analysis::Workload> Session::LoadWorkload() {
       }
       return std::move(stored->workload);
     }
-    std::cerr << "nimble-accelerate: " << stored.status().message() << "; timing ops in isolation instead\n";
+    progress_.Warning(stored.status().message() + "; timing ops in isolation instead");
   }
   NIMBLE_ASSIGN_OR_RETURN(std::vector<int64_t> times, TimeOpsInIsolation(model_, 3));
   for (size_t i = 0; i < times.size(); ++i) model_.graph.ops[i].gpu_time_ns = times[i];
@@ -99,6 +93,7 @@ Status Session::CaptureMode(const StreamAssignment& schedule, ModeResult* mode, 
 }
 
 Status Session::PlanAndCapture() {
+  progress_.Step("planning streams and capturing CUDA graphs");
   NIMBLE_ASSIGN_OR_RETURN(analysis::Workload workload, LoadWorkload());
   const int64_t prep_start = NowNs();
   NIMBLE_ASSIGN_OR_RETURN(plan_, MakePlan(model_.graph, std::move(workload), args_.max_streams));
@@ -114,6 +109,7 @@ Status Session::PlanAndCapture() {
 }
 
 Status Session::CheckOutputs() {
+  progress_.Step("checking outputs against the unmodified model");
   for (uint64_t trial = 0; trial < 3; ++trial) {
     std::vector<HostTensor> inputs;
     for (size_t i = 0; i < shapes_.size(); ++i) inputs.push_back(HostTensor::Random(shapes_[i], 1000 + trial * 16 + i));
@@ -135,6 +131,7 @@ Status Session::CheckOutputs() {
 }
 
 Status Session::Measure() {
+  progress_.Step("timing libtorch and the captured graphs, " + std::to_string(args_.iters) + " iterations each");
   NIMBLE_ASSIGN_OR_RETURN(result_.baseline_ms, TimeBaseline(args_.iters));
   NIMBLE_ASSIGN_OR_RETURN(std::vector<int64_t> single, single_graph_->TimeReplays(args_.iters));
   result_.single.median_ms = MedianMs(std::move(single));
@@ -147,8 +144,9 @@ Status Session::Measure() {
 
 // After the timings, so that the collector never runs while they are taken.
 Status Session::Predict() {
+  progress_.Step("calibrating replay costs and predicting");
   analysis::PredictionOptions options;
-  StatusOr<analysis::ReplayCosts> costs = MeasureReplayCostsOnDevice(args_.device);
+  StatusOr<analysis::ReplayCosts> costs = MeasureReplayCosts(args_.device);
   if (costs.ok()) {
     options.graph_launch_ns = costs->launch_ns;
     options.graph_node_latency_ns = costs->node_gap_ns;
@@ -169,9 +167,9 @@ void Session::Choose() {
   const double predicted_gain = 1.0 - result_.multi.predicted_ms / std::max(result_.single.predicted_ms, 1e-9);
   const double measured_gain = 1.0 - result_.multi.median_ms / std::max(result_.single.median_ms, 1e-9);
   result_.chosen = "aot-single";
-  if (args_.mode == "single") {
+  if (args_.mode == ModeChoice::kSingle) {
     result_.choice_reason = "--mode single";
-  } else if (args_.mode == "multi" && result_.multi.captured) {
+  } else if (args_.mode == ModeChoice::kMulti && result_.multi.captured) {
     result_.chosen = "aot-multi";
     result_.choice_reason = "--mode multi";
   } else if (!result_.multi.captured) {
@@ -189,6 +187,7 @@ void Session::Choose() {
 }
 
 Status Session::Save() {
+  progress_.Step("writing " + args_.output);
   const bool multi = result_.chosen == "aot-multi";
   ArtifactMeta meta;
   NIMBLE_ASSIGN_OR_RETURN(ArtifactHost host, DescribeHost(args_.device));
@@ -210,4 +209,4 @@ Status Session::Save() {
   return SaveArtifact(multi ? multi_model_.model : single_model_.model, meta, args_.output);
 }
 
-}  // namespace nimble::cli
+}  // namespace nimble::workflow

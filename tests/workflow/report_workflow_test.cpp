@@ -1,0 +1,122 @@
+// The report workflow on copies of the bundled recorded runs, through one open database: what it
+// computes, that it stores exactly what it reported (and only when asked and allowed), that a read-only
+// open never changes the file, and the errors it names.
+#include "nimble/workflow/report.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "nimble/workflow/info.h"
+#include "nimble/workflow/report_json.h"
+
+namespace nimble::workflow {
+namespace {
+
+namespace fs = std::filesystem;
+
+class ReportWorkflowTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("nimble_report_workflow_" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string Copy(const std::string& name) {
+    const fs::path to = dir_ / name;
+    fs::copy_file(fs::path(NIMBLE_SOURCE_DIR) / "samples/recorded" / name, to, fs::copy_options::overwrite_existing);
+    return to.string();
+  }
+  static std::string Bytes(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  }
+  static std::unique_ptr<store::RunDatabase> Open(const std::string& path, store::Access access) {
+    auto db = store::RunDatabase::Open(path, access);
+    EXPECT_TRUE(db.ok()) << db.status().ToString();
+    return db.ok() ? std::move(*db) : nullptr;
+  }
+  fs::path dir_;
+};
+
+TEST_F(ReportWorkflowTest, ReadOnlyReportLeavesTheFileAsItWas) {
+  const std::string path = Copy("concurrent_streams.db");
+  const std::string before = Bytes(path);
+  {
+    auto db = Open(path, store::Access::kRead);
+    ASSERT_NE(db, nullptr);
+    auto result = Report(*db, ReportOptions{.store = false});
+    ASSERT_TRUE(result.ok()) << result.status().ToString();
+    ASSERT_EQ(result->runs.size(), 1u);
+    const RunReport& run = result->runs.front();
+    EXPECT_EQ(run.graph_or_null(), nullptr);
+    EXPECT_FALSE(run.report.graph.has_value());
+    ASSERT_EQ(run.report.devices.size(), 1u);
+    EXPECT_EQ(run.iteration_range, "iteration");
+    EXPECT_EQ(run.report.devices.front().iterations.size(), 10u);
+    EXPECT_EQ(run.report.devices.front().run.kernel_count, 44);
+    // Storing through a database opened for reading is refused, and says so.
+    const Status refused = db->StoreResults(run.run.id, {});
+    EXPECT_EQ(refused.code(), StatusCode::kFailedPrecondition);
+    EXPECT_NE(refused.message().find(path), std::string::npos) << refused.message();
+    EXPECT_EQ(Report(*db, ReportOptions{.store = true}).status().code(), StatusCode::kFailedPrecondition);
+  }
+  EXPECT_EQ(Bytes(path), before);
+  EXPECT_FALSE(fs::exists(path + "-wal"));
+}
+
+TEST_F(ReportWorkflowTest, StoresExactlyWhatItReported) {
+  const std::string path = Copy("inception_v3.db");
+  auto db = Open(path, store::Access::kReadWrite);
+  ASSERT_NE(db, nullptr);
+  auto result = Report(*db, ReportOptions{.run = 1, .store = true, .top_gaps = 3});
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  ASSERT_EQ(result->runs.size(), 1u);
+  const RunReport& run = result->runs.front();
+  ASSERT_TRUE(run.report.graph.has_value());
+  EXPECT_EQ(run.report.graph->num_ops, 120);
+  EXPECT_LE(run.report.devices.front().longest_gaps.size(), 3u);
+  const StoredResults expected = ResultsOf(run);
+  ASSERT_FALSE(expected.metrics.empty());
+  EXPECT_EQ(*db->reader().LoadMetrics(RunId(1)), expected.metrics);
+  EXPECT_EQ(*db->reader().LoadSpeedups(RunId(1)), expected.speedups);
+  EXPECT_EQ(*db->reader().LoadAssignment(RunId(1)), expected.assignment);
+  const nlohmann::json json = ReportResultToJson(*result);
+  EXPECT_EQ(json["database"], path);
+  EXPECT_EQ(json["runs"][0]["graph"]["assignment"]["streams"], run.report.graph->assignment.num_streams);
+}
+
+TEST_F(ReportWorkflowTest, ResultRunsAreAddedOnTheSameConnection) {
+  const std::string path = Copy("inception_v3.db");
+  auto db = Open(path, store::Access::kReadWrite);
+  ASSERT_NE(db, nullptr);
+  const OpGraph graph = *db->reader().LoadGraph(RunId(1));
+  const std::vector<Speedup> speedups = {{"aot-single", 1.5, 1.4, 5.0}};
+  const StreamAssignment single{std::vector<StreamId>(graph.ops.size(), StreamId(0)), 1, {}};
+  const RunInfo info{RunId(), "m.pt", "1x3x8x8", "GPU", "aot-single", "cmd", 10, 0, 1};
+  auto id = db->AddResultRun(info, graph, {{}, speedups, &single});
+  ASSERT_TRUE(id.ok()) << id.status().ToString();
+  EXPECT_EQ(db->reader().Run(*id)->mode, "aot-single");
+  EXPECT_EQ(*db->reader().LoadSpeedups(*id), speedups);
+  EXPECT_EQ(db->reader().LoadGraph(*id)->ops.size(), graph.ops.size());
+  auto info_result = Info(*db);
+  ASSERT_TRUE(info_result.ok());
+  EXPECT_EQ(info_result->runs.size(), 2u);
+}
+
+TEST_F(ReportWorkflowTest, MissingRunAndEmptyDatabaseAreNamed) {
+  const std::string path = Copy("concurrent_streams.db");
+  auto db = Open(path, store::Access::kRead);
+  ASSERT_NE(db, nullptr);
+  const Status missing = Report(*db, ReportOptions{.run = 99, .store = false}).status();
+  EXPECT_EQ(missing.code(), StatusCode::kNotFound);
+  EXPECT_NE(missing.message().find("no run 99"), std::string::npos) << missing.message();
+  EXPECT_EQ(store::RunDatabase::Open((dir_ / "absent.db").string(), store::Access::kRead).status().code(),
+            StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace nimble::workflow

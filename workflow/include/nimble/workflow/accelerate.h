@@ -1,0 +1,79 @@
+// The accelerate workflow behind `nimble-accelerate`: ahead-of-time scheduling of a TorchScript model
+// end to end — front end, op times (from a nimble-prof run database, or timed op by op), the stream
+// plan, the rewrite, capture of single- and multi-stream CUDA graphs, the output check against the
+// unmodified model, timing beside the libtorch baseline, the calibrated prediction, the choice of
+// mode, results stored in the run database and model.nimble written. One call per process at a time
+// (it owns the GPU while it runs); built only with libtorch (nimble::workflow_models).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "nimble/analysis/prediction.h"
+#include "nimble/core/schedule.h"
+#include "nimble/core/status.h"
+#include "nimble/workflow/input_spec.h"
+#include "nimble/workflow/progress.h"
+
+namespace nimble::workflow {
+
+enum class ModeChoice { kAuto, kSingle, kMulti };
+
+struct AccelerateOptions {
+  std::string model;
+  std::vector<Shape> inputs;
+  std::string output;            // model.nimble
+  std::string db;                // run database: op times from a nimble-prof run, and where results go
+  int32_t iters = 200;           // timed iterations per mode (median)
+  int32_t max_streams = 0;       // 0: as many as the assignment wants
+  bool single_stream_only = false;
+  bool allow_eager_fallback = false;  // an uncapturable model is timed eagerly instead of failing
+  bool cuda_fusions = false;     // the front end's cuDNN conv+relu fusions
+  bool tf32 = false;             // TF32 convolutions (PyTorch's default); off: IEEE fp32 everywhere
+  ModeChoice mode = ModeChoice::kAuto;
+  std::string device = "cuda";
+  std::string command_line;      // stored with the results
+};
+
+struct ModeResult {
+  std::string mode;              // "aot-single", "aot-multi"
+  bool captured = false;
+  StreamAssignment schedule;
+  double median_ms = 0;
+  double predicted_ms = 0;
+  double max_rel_error = 0;
+  int64_t capture_ns = 0;
+  int64_t peak_memory_bytes = 0;
+};
+
+struct AccelerateResult {
+  std::string model, inputs, device, command;
+  int32_t num_ops = 0, width_streams = 0, iterations = 0;
+  int64_t reduced_edges = 0;
+  int32_t matched_edges = 0;
+  std::string op_time_source;    // where the workload came from: a recorded run, or op-by-op timing
+  analysis::PredictionOptions replay_costs;  // the launch and replay costs the prediction used
+  std::string replay_cost_source;            // recorded on the device, or estimates and why
+  double baseline_ms = 0;        // libtorch module.forward
+  double predicted_eager_ms = 0;
+  int64_t prep_ns = 0;           // assignment + rewrite + capture
+  ModeResult single, multi;
+  std::string chosen;            // the mode written to model.nimble
+  std::string choice_reason;
+  // Set when the model could not be captured and options.allow_eager_fallback timed it eagerly
+  // instead: the refusal; only baseline_ms is measured then, and nothing is stored or written.
+  std::string eager_fallback_reason;
+  std::vector<std::string> stored_runs;  // modes stored in options.db
+};
+
+// Lines saying which assumption failed for each mode whose measurement is off its prediction by
+// more than 15%; empty when all agree.
+std::vector<std::string> Diagnose(const AccelerateResult& result);
+
+// "launch 2.10 us, 1.05 us per kernel, +0.80 us per cross-stream dependency".
+std::string ReplayCostsText(const analysis::PredictionOptions& costs);
+
+StatusOr<AccelerateResult> Accelerate(const AccelerateOptions& options, const ProgressFn& progress = {});
+
+}  // namespace nimble::workflow

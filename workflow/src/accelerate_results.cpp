@@ -1,0 +1,88 @@
+// Diagnosis and storage of the accelerate workflow's results.
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+#include "accelerate_results.h"
+#include "nimble/workflow/accelerate.h"
+#include "nimble/workflow/format.h"
+
+namespace nimble::workflow {
+namespace {
+
+std::string Us(int64_t ns) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.2f", static_cast<double>(ns) / 1e3);
+  return text;
+}
+
+bool OffPrediction(const ModeResult& mode) {
+  return mode.captured && mode.predicted_ms > 0 && std::abs(mode.median_ms / mode.predicted_ms - 1.0) > 0.15;
+}
+
+std::vector<Metric> ModeMetrics(const AccelerateResult& result, const ModeResult& mode) {
+  return {
+      {"latency_median_ns", mode.median_ms * 1e6, "ns", -1},
+      {"predicted_latency_ns", mode.predicted_ms * 1e6, "ns", -1},
+      {"baseline_latency_ns", result.baseline_ms * 1e6, "ns", -1},
+      {"max_rel_error", mode.max_rel_error, "ratio", -1},
+      {"capture_ns", static_cast<double>(mode.capture_ns), "ns", -1},
+      {"peak_memory_bytes", static_cast<double>(mode.peak_memory_bytes), "bytes", -1},
+      {"prep_ns", static_cast<double>(result.prep_ns), "ns", -1},
+      {"replay_launch_ns", static_cast<double>(result.replay_costs.graph_launch_ns), "ns", -1},
+      {"replay_kernel_gap_ns", static_cast<double>(result.replay_costs.graph_node_latency_ns), "ns", -1},
+      {"replay_sync_latency_ns", static_cast<double>(result.replay_costs.sync_latency_ns), "ns", -1},
+      {"stream_count", static_cast<double>(mode.schedule.num_streams), "count", -1},
+      {"sync_count", static_cast<double>(mode.schedule.syncs.size()), "count", -1},
+      {"chosen", result.chosen == mode.mode ? 1.0 : 0.0, "flag", -1},
+  };
+}
+
+}  // namespace
+
+std::vector<std::string> Diagnose(const AccelerateResult& result) {
+  std::vector<std::string> lines;
+  if (OffPrediction(result.single)) {
+    lines.push_back("aot-single measured " + FormatMs(result.single.median_ms) + " ms against " +
+                    FormatMs(result.single.predicted_ms) + " ms predicted: the kernel durations (" + result.op_time_source +
+                    ") or the replay costs (" + ReplayCostsText(result.replay_costs) + ", " +
+                    result.replay_cost_source + ") do not hold for this model's replay");
+  }
+  if (OffPrediction(result.multi)) {
+    const bool single_ok = !OffPrediction(result.single);
+    const bool slower = result.multi.median_ms > result.multi.predicted_ms;
+    lines.push_back("aot-multi measured " + FormatMs(result.multi.median_ms) + " ms against " +
+                    FormatMs(result.multi.predicted_ms) + " ms predicted: " +
+                    (single_ok ? std::string("concurrent kernels slowed each other ") + (slower ? "more" : "less") +
+                                     " than their GPU shares say (the processor-sharing assumption), or the " +
+                                     std::to_string(result.multi.schedule.syncs.size()) +
+                                     " cross-stream dependencies cost " + (slower ? "more" : "less") +
+                                     " than calibrated"
+                               : std::string("the kernel durations behind both predictions are off (see aot-single)")));
+  }
+  return lines;
+}
+
+std::string ReplayCostsText(const analysis::PredictionOptions& costs) {
+  return "launch " + Us(costs.graph_launch_ns) + " us, " + Us(costs.graph_node_latency_ns) + " us per kernel, +" +
+         Us(costs.sync_latency_ns) + " us per cross-stream dependency";
+}
+
+Status StoreResults(store::RunDatabase& db, AccelerateResult& r, const OpGraph& graph) {
+  const auto now = std::chrono::duration_cast<std::chrono::seconds>(
+                       std::chrono::system_clock::now().time_since_epoch()).count();
+  for (const ModeResult* mode : {&r.single, &r.multi}) {
+    if (!mode->captured) continue;
+    const RunInfo run{RunId(), r.model, r.inputs, r.device, mode->mode, r.command, r.iterations, 0, now};
+    const std::vector<Metric> metrics = ModeMetrics(r, *mode);
+    const std::vector<Speedup> speedups = {
+        {"eager", r.baseline_ms, r.predicted_eager_ms, r.baseline_ms},
+        {mode->mode, mode->median_ms, mode->predicted_ms, r.baseline_ms},
+    };
+    NIMBLE_RETURN_IF_ERROR(db.AddResultRun(run, graph, {metrics, speedups, &mode->schedule}).status());
+    r.stored_runs.push_back(mode->mode);
+  }
+  return OkStatus();
+}
+
+}  // namespace nimble::workflow
