@@ -2,33 +2,19 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <iostream>
 #include <memory>
-#include <sstream>
 
-#include "nimble/core/median.h"
-#include "nimble/workflow/format.h"
-#include "nimble/workflow/profile_model.h"
-#include "nimble/workflow/report_json.h"
-#include "progress_printer.h"
-#include "report_printer.h"
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 namespace nimble::cli {
 namespace {
 
 namespace fs = std::filesystem;
-using workflow::FormatDuration;
-using workflow::FormatFactor;
-using workflow::FormatPercent;
 
-struct ProfileArgs {
-  std::vector<std::string> inputs;
-  bool json = false;
-  bool no_optimize = false;
-  bool no_tf32 = false;
-  bool quiet = false;
-  workflow::ProfileOptions options;
-};
+constexpr char kModelProfiler[] = "nimble-prof-model";
 
 bool HasModelSuffix(const std::string& arg) {
   for (const char* suffix : {".pt", ".pth", ".ts", ".ptl"}) {
@@ -37,80 +23,38 @@ bool HasModelSuffix(const std::string& arg) {
   return false;
 }
 
-nlohmann::json ProfileJson(const workflow::ProfileResult& r) {
-  const workflow::ProfileMeasurements& m = r.measured;
-  const analysis::OpAttribution& a = m.attribution;
-  return {{"database", r.path},
-          {"ops", m.ops},
-          {"graph_nodes", m.graph_nodes},
-          {"load_ns", m.load_ns},
-          {"shape_run_ns", m.shape_run_ns},
-          {"latency_ns", m.latency_ns()},
-          {"recorded_latency_ns", m.recorded_ns()},
-          {"speedup_aot_single_over_latency", r.Speedup(r.aot_single_ms)},
-          {"speedup_aot_multi_over_latency", r.Speedup(r.aot_multi_ms)},
-          {"warmup_wall_ns", m.warmup_wall_ns},
-          {"timed_wall_ns", m.timed_wall_ns},
-          {"forward_latency_ns", Median(m.forward_ns)},
-          {"forward_timed_ns", m.forward_ns},
-          {"profiled_wall_ns", m.profiled_wall_ns},
-          {"warmup_median_wall_ns", Median(m.warmup_wall_ns)},
-          {"profiled_median_wall_ns", m.recorded_ns()},
-          {"eager_vs_forward_max_abs_diff", m.forward_diff},
-          {"api_calls_recorded", m.api_calls_recorded},
-          {"cupti_libraries", m.cupti_libraries},
-          {"attribution", {{"kernels", a.kernel_count}, {"by_external_id", a.by_external_id},
-                           {"by_launch_time", a.by_launch_time}, {"unattributed", a.unattributed},
-                           {"kernel_ns", a.kernel_ns}, {"unattributed_ns", a.unattributed_ns},
-                           {"unattributed_share", a.unattributed_share()}, {"foreign_ids", a.foreign_ids}}}};
+// nimble-prof-model next to this executable (or installed in ../libexec/nimble), empty if absent.
+std::string FindModelProfiler() {
+  std::error_code ec;
+  const fs::path exe_dir = fs::read_symlink("/proc/self/exe", ec).parent_path();
+  for (const fs::path& candidate : {exe_dir / kModelProfiler, exe_dir / ".." / "libexec" / "nimble" / kModelProfiler}) {
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate.string();
+  }
+  return {};
 }
 
-void PrintProfile(std::ostream& out, const workflow::ProfileResult& r) {
-  const workflow::ProfileMeasurements& m = r.measured;
-  const analysis::OpAttribution& a = m.attribution;
-  const int64_t latency_ns = m.latency_ns();
-  const double cost = latency_ns > 0 ? double(m.recorded_ns() - latency_ns) / double(latency_ns) : 0;
-  auto row = [&](const std::string& label, const std::string& value) {
-    out << "  " << label << std::string(label.size() < 38 ? 38 - label.size() : 1, ' ') << value << "\n";
-  };
-  out << "Profile\n";
-  row("latency per iteration", FormatDuration(latency_ns) + " (median of " + std::to_string(m.timed_wall_ns.size()) +
-                                   ", collector off)");
-  row("module.forward latency", FormatDuration(Median(m.forward_ns)) + " (median of " +
-                                    std::to_string(m.forward_ns.size()) + ", the TorchScript interpreter)");
-  row("latency while recorded", FormatDuration(m.recorded_ns()) + " (collector cost " + FormatPercent(cost) + ")");
-  row("AoT single stream, predicted", FormatDuration(int64_t(r.aot_single_ms * 1e6)) + "  " +
-                                          FormatFactor(r.Speedup(r.aot_single_ms)) + " over that latency");
-  row("AoT multi-stream, predicted", FormatDuration(int64_t(r.aot_multi_ms * 1e6)) + "  " +
-                                         FormatFactor(r.Speedup(r.aot_multi_ms)) + " over that latency");
-  row("kernels attributed to ops", std::to_string(a.kernel_count - a.unattributed) + " of " +
-                                       std::to_string(a.kernel_count) + " (" + std::to_string(a.by_launch_time) +
-                                       " by launch time); unattributed GPU time " + FormatPercent(a.unattributed_share()));
-  std::ostringstream diff;
-  diff << "max |difference| " << m.forward_diff;
-  row("eager run against forward", diff.str());
-  row("stored in", r.path);
-}
-
-int RunProfile(ProfileArgs& args) {
+// nimble-prof does not load libtorch (so that report, info and record start fast): a profile is run by
+// nimble-prof-model, which gets the same arguments after they have been checked here.
+int ExecModelProfiler(const ProfileArgs& args) {
   auto shapes = workflow::ParseShapes(args.inputs);
   if (!shapes.ok()) return ReportError(shapes.status());
-  args.options.inputs = std::move(*shapes);
-  args.options.optimize = !args.no_optimize;
-  args.options.tf32 = !args.no_tf32;
-  ProgressPrinter printer("nimble-prof", args.quiet);
-  auto result = workflow::ProfileModel(args.options, printer.Callback());
-  if (!result.ok()) return ReportError(result.status());
-  if (args.json) {
-    nlohmann::json run = workflow::ReportToJson(result->report);
-    run["profile"] = ProfileJson(*result);
-    std::cout << nlohmann::json{{"database", result->path}, {"runs", nlohmann::json::array({run})}}.dump(2) << "\n";
-  } else {
-    PrintReport(std::cout, result->report);
-    std::cout << "\n";
-    PrintProfile(std::cout, *result);
+  workflow::ProfileOptions options = args.options;
+  options.inputs = std::move(*shapes);
+  if (Status s = workflow::CheckProfileOptions(options); !s.ok()) return ReportError(s);
+  const std::string profiler = FindModelProfiler();
+  if (profiler.empty()) {
+    return ReportError(FailedPrecondition(
+        "this nimble-prof was built without model profiling (it needs libtorch and CUDA): configure with "
+        "-DNIMBLE_WITH_TORCH=ON -DNIMBLE_WITH_CUDA=ON; `nimble-prof report` works on recorded runs"));
   }
-  return kExitOk;
+  std::vector<std::string> argv = args.argv;
+  argv.front() = profiler;
+  std::vector<char*> raw;
+  for (std::string& a : argv) raw.push_back(a.data());
+  raw.push_back(nullptr);
+  ::setenv(kCommandLineEnv, args.options.command_line.c_str(), 1);
+  ::execv(profiler.c_str(), raw.data());
+  return ReportError(Internal("cannot run " + profiler + ": " + std::strerror(errno)));
 }
 
 }  // namespace
@@ -125,7 +69,8 @@ std::vector<std::string> RewriteModelShorthand(std::vector<std::string> argv, co
   return argv;
 }
 
-void RegisterProfileCommand(CLI::App& app, Action& action, const std::string& command_line) {
+void RegisterProfileCommand(CLI::App& app, Action& action, std::shared_ptr<const std::vector<std::string>> argv,
+                            const std::string& command_line, ProfileRunner runner) {
   auto* cmd = app.add_subcommand("profile", "Profile a TorchScript model on the GPU: op-attributed kernels, idle "
                                             "gaps, critical path, optimal streams and predicted AoT speedup "
                                             "(also: nimble-prof model.pt --input ...)");
@@ -159,7 +104,11 @@ void RegisterProfileCommand(CLI::App& app, Action& action, const std::string& co
   cmd->add_flag("--json", args->json, "print the report as JSON instead of tables");
   cmd->add_option("--top", o.top_gaps, "number of longest idle gaps to list")->check(CLI::Range(0, 1000));
   cmd->add_flag("-q,--quiet", args->quiet, "no progress lines on stderr");
-  cmd->callback([&action, args] { action = [args] { return RunProfile(*args); }; });
+  if (!runner) runner = ExecModelProfiler;
+  cmd->callback([&action, args, argv, runner] {
+    args->argv = *argv;
+    action = [args, runner] { return runner(*args); };
+  });
 }
 
 }  // namespace nimble::cli

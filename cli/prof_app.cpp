@@ -1,0 +1,47 @@
+#include "prof_app.h"
+
+#include <cstdlib>
+
+#include "info_command.h"
+#include "record_command.h"
+#include "report_command.h"
+#include "version.h"
+
+namespace nimble::cli {
+
+int ProfMain(int argc, char** argv, const ProfileRunner& profile_runner) {
+  CLI::App app{"nimble-prof: measure where a GPU inference run loses its time"};
+  app.set_version_flag("--version", std::string("nimble-prof ") + kNimbleVersion);
+  app.require_subcommand(1);
+  Action action;
+  const bool model_profiler = static_cast<bool>(profile_runner);
+  if (!model_profiler) {
+    RegisterInfoCommand(app, action);
+    RegisterRecordCommand(app, action);
+    RegisterReportCommand(app, action);
+  }
+  std::vector<std::string> args(argv, argv + argc);
+  std::string command_line;
+  for (const std::string& a : args) command_line += (command_line.empty() ? "" : " ") + a;
+  // nimble-prof hands the user's own command line over, to be stored with the run.
+  if (const char* passed = std::getenv(kCommandLineEnv); model_profiler && passed != nullptr) command_line = passed;
+  auto rewritten = std::make_shared<std::vector<std::string>>();
+  RegisterProfileCommand(app, action, rewritten, command_line, profile_runner);
+  // `nimble-prof model.pt --input ...` means `nimble-prof profile model.pt --input ...`.
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) names.push_back(sub->get_name());
+  *rewritten = RewriteModelShorthand(std::move(args), names);
+  std::vector<std::string> parsed = *rewritten;
+  std::vector<char*> raw;
+  for (std::string& a : parsed) raw.push_back(a.data());
+  try {
+    app.parse(static_cast<int>(raw.size()), raw.data());
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    // --help and --version are successes; every other parse error is a usage error.
+    return code == 0 ? kExitOk : kExitUsage;
+  }
+  return action ? action() : kExitUsage;
+}
+
+}  // namespace nimble::cli
