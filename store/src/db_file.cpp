@@ -82,7 +82,7 @@ StatusOr<FileHeader> InspectDatabaseFile(const std::string& path) {
   std::error_code ec;
   const auto status = fs::status(path, ec);
   if (ec || !fs::exists(status)) return NotFound(path + ": no such file");
-  if (fs::is_directory(status)) return InvalidArgument(path + ": is a directory, not a run database");
+  if (fs::is_directory(status)) return FailedPrecondition(path + ": is a directory, not a run database");
   FileHeader header;
   header.size_bytes = FileSizeOrZero(path);
   if (header.size_bytes == 0) return DataLoss(path + ": the file is empty, not a Nimble run database");

@@ -21,7 +21,7 @@ struct FileHeader {
 };
 
 // Reads and checks the header of an existing file. Errors, each starting with the path:
-// NotFound (missing), InvalidArgument (a directory), DataLoss (empty, not SQLite, truncated),
+// NotFound (missing), FailedPrecondition (a directory), DataLoss (empty, not SQLite, truncated),
 // FailedPrecondition (SQLite but not Nimble, or written by a newer Nimble).
 StatusOr<FileHeader> InspectDatabaseFile(const std::string& path);
 

@@ -3,9 +3,11 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <filesystem>
 
 #include "db_file.h"
+#include "integrity.h"
 #include "migrations.h"
 #include "nimble/store/schema.h"
 
@@ -57,45 +59,70 @@ Status UpgradeOpenDatabase(Database& db, int from) {
 
 namespace {
 
-// How a reader opens `path`: query-only read-write where it could write the file (so SQLite removes
-// its -wal/-shm on close), read-only where it cannot. Where not even the directory is writable and
-// there is no log, SQLite could not create its -shm, and no WAL writer can be at work either (it
-// would need a log file there): the file is then opened immutable.
+bool Writable(const std::string& path) {
+  // AT_EACCESS: what this process may do with its effective ids, which is what SQLite will meet.
+  return ::faccessat(AT_FDCWD, path.c_str(), W_OK, AT_EACCESS) == 0;
+}
+
+// How a reader opens `path` without changing anything beside it: query-only read-write where it could
+// write the file (so SQLite removes its -wal/-shm on close); read-only where a log shows that a writer
+// may be at work (its -shm is needed to read the log); otherwise immutable, which creates no file.
 OpenMode ReadingMode(const std::string& path) {
   std::filesystem::path dir = std::filesystem::path(path).parent_path();
   if (dir.empty()) dir = ".";
-  // AT_EACCESS: what this process may do with its effective ids, which is what SQLite will meet.
-  const bool dir_writable = ::faccessat(AT_FDCWD, dir.c_str(), W_OK, AT_EACCESS) == 0;
-  if (dir_writable && ::faccessat(AT_FDCWD, path.c_str(), W_OK, AT_EACCESS) == 0) return OpenMode::kQueryOnly;
-  if (dir_writable || PathExists(path + "-wal")) return OpenMode::kReadOnly;
+  if (Writable(dir.string()) && Writable(path)) return OpenMode::kQueryOnly;
+  if (PathExists(path + "-wal")) return OpenMode::kReadOnly;
   return OpenMode::kImmutable;
+}
+
+// A file of an older schema is read through a private copy brought up to date, so that reading never
+// migrates the user's file: copied (with its log, which may hold committed pages) into the temporary
+// directory, upgraded there, opened immutable and unlinked at once, so nothing is left behind even if
+// the process dies. Errors keep naming the user's file.
+StatusOr<std::unique_ptr<Database>> OpenUpgradedCopy(const std::string& path) {
+  static std::atomic<int> counter{0};
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path copy = fs::temp_directory_path(ec) /
+                        ("nimble-read-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + ".db");
+  if (ec) return Unavailable(path + ": no temporary directory for reading an older schema: " + ec.message());
+  Status status = [&]() -> Status {
+    fs::copy_file(path, copy, fs::copy_options::overwrite_existing, ec);
+    if (!ec && PathExists(path + "-wal")) fs::copy_file(path + "-wal", copy.string() + "-wal", fs::copy_options::overwrite_existing, ec);
+    if (ec) return Unavailable(path + ": cannot copy it to read its older schema: " + ec.message());
+    return UpgradeDatabase(copy.string());
+  }();
+  std::unique_ptr<Database> db;
+  if (status.ok()) {
+    auto opened = Database::Open(copy.string(), OpenMode::kImmutable);
+    if (opened.ok()) db = std::move(*opened);
+    status = opened.status();
+  }
+  (void)RemoveDatabaseFiles(copy.string());  // an open file stays readable after its name is gone
+  if (!status.ok()) {
+    return Status(status.code(), path + ": reading its older schema through an upgraded copy failed: " + status.message());
+  }
+  db->SetDisplayPath(path);
+  return db;
 }
 
 }  // namespace
 
-StatusOr<int> ReadSchemaVersion(Database& db) {
-  NIMBLE_ASSIGN_OR_RETURN(int64_t application_id, db.QueryInt("PRAGMA application_id"));
-  if (application_id != kApplicationId) {
-    return FailedPrecondition(db.path() + ": a SQLite database, but not a Nimble run database (application_id " +
-                              std::to_string(application_id) + ")");
-  }
-  NIMBLE_ASSIGN_OR_RETURN(int64_t version, db.QueryInt("PRAGMA user_version"));
-  NIMBLE_RETURN_IF_ERROR(CheckSchemaVersion(db.path(), version));
-  return static_cast<int>(version);
-}
-
 StatusOr<std::unique_ptr<Database>> OpenForReading(const std::string& path) {
   NIMBLE_ASSIGN_OR_RETURN(FileHeader header, InspectDatabaseFile(path));
-  if (header.user_version < kSchemaVersion) NIMBLE_RETURN_IF_ERROR(UpgradeDatabase(path));
-  const OpenMode mode = ReadingMode(path);
-  NIMBLE_ASSIGN_OR_RETURN(std::unique_ptr<Database> db, Database::Open(path, mode));
-  NIMBLE_ASSIGN_OR_RETURN(int version, ReadSchemaVersion(*db));
-  if (version < kSchemaVersion) {
-    // The header lagged behind the log; upgrade now that the real version is known, then reopen.
-    NIMBLE_RETURN_IF_ERROR(db->Close());
-    NIMBLE_RETURN_IF_ERROR(UpgradeDatabase(path));
-    NIMBLE_ASSIGN_OR_RETURN(db, Database::Open(path, mode));
+  std::unique_ptr<Database> db;
+  if (header.user_version < kSchemaVersion) {
+    NIMBLE_ASSIGN_OR_RETURN(db, OpenUpgradedCopy(path));
+  } else {
+    NIMBLE_ASSIGN_OR_RETURN(db, Database::Open(path, ReadingMode(path)));
+    NIMBLE_ASSIGN_OR_RETURN(int version, ReadSchemaVersion(*db));
+    if (version < kSchemaVersion) {
+      // The header lagged behind the log: read through an upgraded copy after all.
+      NIMBLE_RETURN_IF_ERROR(db->Close());
+      NIMBLE_ASSIGN_OR_RETURN(db, OpenUpgradedCopy(path));
+    }
   }
+  NIMBLE_RETURN_IF_ERROR(CheckOnOpen(*db, header.size_bytes));
   return db;
 }
 
@@ -106,6 +133,33 @@ StatusOr<std::unique_ptr<Database>> OpenForWriting(const std::string& path) {
   NIMBLE_RETURN_IF_ERROR(ConfigureForWriting(*db));
   if (version < kSchemaVersion) NIMBLE_RETURN_IF_ERROR(UpgradeOpenDatabase(*db, version));
   return db;
+}
+
+StatusOr<std::unique_ptr<Database>> OpenForStoringResults(const std::string& path) {
+  NIMBLE_ASSIGN_OR_RETURN(FileHeader header, InspectDatabaseFile(path));
+  if (header.user_version < kSchemaVersion) {
+    return FailedPrecondition(path + ": has schema " + std::to_string(header.user_version) + "; results are stored " +
+                              "only in files of schema " + std::to_string(kSchemaVersion) +
+                              " (`nimble-prof upgrade " + path + "` upgrades it in place)");
+  }
+  if (!Writable(path)) return PermissionDenied(path + ": cannot be written (read-only file)");
+  NIMBLE_ASSIGN_OR_RETURN(std::unique_ptr<Database> db, Database::Open(path, OpenMode::kReadWrite));
+  NIMBLE_ASSIGN_OR_RETURN(int version, ReadSchemaVersion(*db));
+  if (version < kSchemaVersion) return FailedPrecondition(path + ": has schema " + std::to_string(version));
+  NIMBLE_RETURN_IF_ERROR(CheckOnOpen(*db, header.size_bytes));
+  NIMBLE_RETURN_IF_ERROR(ConfigureForWriting(*db));
+  return db;
+}
+
+StatusOr<int> ReadSchemaVersion(Database& db) {
+  NIMBLE_ASSIGN_OR_RETURN(int64_t application_id, db.QueryInt("PRAGMA application_id"));
+  if (application_id != kApplicationId) {
+    return FailedPrecondition(db.path() + ": a SQLite database, but not a Nimble run database (application_id " +
+                              std::to_string(application_id) + ")");
+  }
+  NIMBLE_ASSIGN_OR_RETURN(int64_t version, db.QueryInt("PRAGMA user_version"));
+  NIMBLE_RETURN_IF_ERROR(CheckSchemaVersion(db.path(), version));
+  return static_cast<int>(version);
 }
 
 StatusOr<std::unique_ptr<Database>> CreateNewDatabase(const std::string& path, int version) {

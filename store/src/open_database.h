@@ -10,10 +10,16 @@
 
 namespace nimble::store {
 
-// Opens an existing run database for reading, upgrading an older schema first (which needs write
-// access). Uses a query-only read-write connection where the file is writable, so that SQLite
-// removes its -wal/-shm files on close, and a read-only connection where it is not.
+// Opens an existing run database for reading and checks it (integrity.h). Never changes the file or
+// leaves anything beside it: an older schema is read through a private upgraded copy; a writable file
+// gets a query-only connection (SQLite removes its -wal/-shm on close); a read-only one is opened
+// immutable unless a log shows a writer at work.
 StatusOr<std::unique_ptr<Database>> OpenForReading(const std::string& path);
+
+// Opens an existing run database of the current schema for reading and storing results, checked like
+// OpenForReading: FailedPrecondition for an older schema (never upgraded here: `nimble-prof upgrade`
+// does that), PermissionDenied for a file that cannot be written.
+StatusOr<std::unique_ptr<Database>> OpenForStoringResults(const std::string& path);
 
 // Opens an existing run database for writing in place, upgraded to kSchemaVersion, with the writer's
 // settings (WAL, synchronous=NORMAL).

@@ -14,7 +14,7 @@ RunDatabase::~RunDatabase() = default;
 StatusOr<std::unique_ptr<RunDatabase>> RunDatabase::Open(const std::string& path, Access access) {
   std::unique_ptr<Database> db;
   if (access == Access::kReadWrite) {
-    NIMBLE_ASSIGN_OR_RETURN(db, OpenForWriting(path));
+    NIMBLE_ASSIGN_OR_RETURN(db, OpenForStoringResults(path));
   } else {
     NIMBLE_ASSIGN_OR_RETURN(db, OpenForReading(path));
   }

@@ -1,5 +1,6 @@
 #include "nimble/store/run_reader.h"
 
+#include "integrity.h"
 #include "open_database.h"
 #include "results_writer.h"
 #include "run_reader_impl.h"
@@ -65,6 +66,7 @@ StatusOr<std::vector<KernelAttribution>> RunReader::LoadAttribution(RunId run) c
       "SELECT opId, kernelIndex FROM op_kernels WHERE runId = ? ORDER BY rowid", run, [&](const Statement& row) {
         out.push_back({OpId(static_cast<int32_t>(row.ColumnInt(0))), KernelIndex(row.ColumnInt(1))});
       }));
+  NIMBLE_RETURN_IF_ERROR(CheckAttribution(impl_->db(), run, out));
   return out;
 }
 

@@ -55,4 +55,9 @@ Status UpgradeDatabase(const std::string& path) {
                              "unchanged): " + status.message()};
 }
 
+StatusOr<int> FileSchemaVersion(const std::string& path) {
+  NIMBLE_ASSIGN_OR_RETURN(FileHeader header, InspectDatabaseFile(path));
+  return header.user_version;
+}
+
 }  // namespace nimble::store

@@ -83,6 +83,9 @@ class Database {
   Database& operator=(const Database&) = delete;
 
   const std::string& path() const { return path_; }
+  // The name errors give the file, when the connection reads another file on its behalf (a private
+  // copy). Call before preparing statements.
+  void SetDisplayPath(std::string path) { path_ = std::move(path); }
   sqlite3* handle() const { return db_; }
 
   // Runs one or more statements that return no rows.

@@ -1,5 +1,7 @@
 #include "trace_loader.h"
 
+#include "integrity.h"
+
 #include <string>
 #include <unordered_map>
 
@@ -32,6 +34,7 @@ StatusOr<Trace> TraceLoader::Load() {
   NIMBLE_ASSIGN_OR_RETURN(string_by_id_, db_.Prepare("SELECT value FROM StringIds WHERE id = ?"));
   NIMBLE_RETURN_IF_ERROR(LoadDevices());
   NIMBLE_RETURN_IF_ERROR(LoadKernels());
+  NIMBLE_RETURN_IF_ERROR(CheckKernelTimeBlocks(db_, run_, trace_.kernels));
   NIMBLE_RETURN_IF_ERROR(LoadMemcpys());
   NIMBLE_RETURN_IF_ERROR(LoadMemsets());
   NIMBLE_RETURN_IF_ERROR(LoadSyncs());

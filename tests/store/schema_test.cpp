@@ -167,7 +167,7 @@ void WriteVersion1Run(Database& db) {
   )sql").ok());
 }
 
-TEST_F(StoreSchemaTest, Version1FileWithARunIsUpgradedAndReadsBack) {
+TEST_F(StoreSchemaTest, Version1FileWithARunReadsBackUnchangedAndUpgradesOnRequest) {
   const std::string path = PathOf("old.db");
   ASSERT_TRUE(CreateDatabaseAtVersion(path, 1).ok());
   {
@@ -175,6 +175,22 @@ TEST_F(StoreSchemaTest, Version1FileWithARunIsUpgradedAndReadsBack) {
     ASSERT_NE(db, nullptr);
     WriteVersion1Run(*db);
   }
+  // Reading goes through a private upgraded copy: the file keeps its schema and gains no companion.
+  {
+    auto reader = RunReader::Open(path);
+    ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+    EXPECT_EQ((*reader)->schema_version(), kSchemaVersion);
+    EXPECT_EQ((*reader)->path(), path);
+    auto trace = (*reader)->LoadTrace(RunId(1));
+    ASSERT_TRUE(trace.ok()) << trace.status().ToString();
+    EXPECT_EQ(trace->kernels.size(), 2u);
+  }
+  {
+    auto db = OpenRaw(path);
+    ASSERT_NE(db, nullptr);
+    EXPECT_EQ(Query(*db, "PRAGMA user_version"), 1);
+  }
+  ASSERT_TRUE(UpgradeDatabase(path).ok());
   auto reader = RunReader::Open(path);
   ASSERT_TRUE(reader.ok()) << reader.status().ToString();
   EXPECT_EQ((*reader)->schema_version(), kSchemaVersion);

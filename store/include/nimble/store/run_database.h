@@ -1,7 +1,8 @@
 // One open run database for the whole of a workflow: every read goes through reader(), and results
 // computed from a run (metrics, speedups, stream assignment) are stored on the same connection, so a
-// command opens its file once. Opened for reading only, or for reading and storing results (which
-// needs write access and brings an older schema up to date). Errors name the file. One thread.
+// command opens its file once. Opened for reading only (which never changes the file), or for reading
+// and storing results (which needs a writable file of the current schema: an older one is refused,
+// never upgraded behind the user's back). The file is checked on open. Errors name it. One thread.
 #pragma once
 
 #include <memory>

@@ -39,4 +39,7 @@ Status CreateDatabaseAtVersion(const std::string& path, int version);
 // Upgrades `path` to kSchemaVersion in place (no-op when current). Error for newer or foreign files.
 Status UpgradeDatabase(const std::string& path);
 
+// The schema version of an existing run database, from its header, without opening it in SQLite.
+StatusOr<int> FileSchemaVersion(const std::string& path);
+
 }  // namespace nimble::store
