@@ -3,11 +3,27 @@
 #include <cstdlib>
 
 #include "info_command.h"
+#include "upgrade_command.h"
 #include "record_command.h"
 #include "report_command.h"
 #include "version.h"
 
 namespace nimble::cli {
+namespace {
+
+// CLI11 says only "A subcommand is required" for `nimble-prof frobnicate`: name it, and the choices.
+Status CheckCommandName(const std::vector<std::string>& argv, const std::vector<std::string>& names) {
+  if (argv.size() < 2 || argv[1].empty() || argv[1].front() == '-') return OkStatus();
+  for (const std::string& name : names) {
+    if (argv[1] == name) return OkStatus();
+  }
+  std::string list;
+  for (const std::string& name : names) list += (list.empty() ? "" : ", ") + name;
+  return InvalidArgument("unknown command '" + argv[1] + "'; the commands are " + list +
+                         ", or a model file (nimble-prof model.pt --input 1x3x224x224)");
+}
+
+}  // namespace
 
 int ProfMain(int argc, char** argv, const ProfileRunner& profile_runner) {
   CLI::App app{"nimble-prof: measure where a GPU inference run loses its time"};
@@ -19,6 +35,7 @@ int ProfMain(int argc, char** argv, const ProfileRunner& profile_runner) {
     RegisterInfoCommand(app, action);
     RegisterRecordCommand(app, action);
     RegisterReportCommand(app, action);
+    RegisterUpgradeCommand(app, action);
   }
   std::vector<std::string> args(argv, argv + argc);
   std::string command_line;
@@ -31,6 +48,7 @@ int ProfMain(int argc, char** argv, const ProfileRunner& profile_runner) {
   std::vector<std::string> names;
   for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) names.push_back(sub->get_name());
   *rewritten = RewriteModelShorthand(std::move(args), names);
+  if (Status known = CheckCommandName(*rewritten, names); !known.ok()) return ReportError(known);
   std::vector<std::string> parsed = *rewritten;
   std::vector<char*> raw;
   for (std::string& a : parsed) raw.push_back(a.data());

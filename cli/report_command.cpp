@@ -3,7 +3,6 @@
 #include <iostream>
 #include <memory>
 
-#include "nimble/store/run_database.h"
 #include "nimble/workflow/report.h"
 #include "nimble/workflow/report_json.h"
 #include "report_printer.h"
@@ -18,19 +17,25 @@ struct ReportArgs {
 };
 
 int RunReportCommand(const ReportArgs& args) {
-  const store::Access access = args.options.store ? store::Access::kReadWrite : store::Access::kRead;
-  auto db = store::RunDatabase::Open(args.path, access);
-  if (!db.ok()) return ReportError(db.status());
-  auto result = workflow::Report(**db, args.options);
+  auto opened = workflow::OpenForReport(args.path, args.options.store);
+  if (!opened.ok()) return ReportError(opened.status());
+  workflow::ReportOptions options = args.options;
+  options.store = options.store && opened->not_stored.empty();
+  auto result = workflow::Report(*opened->db, options);
   if (!result.ok()) return ReportError(result.status());
   if (args.json) {
     std::cout << workflow::ReportResultToJson(*result).dump(2) << "\n";
-    return kExitOk;
+  } else {
+    for (const workflow::RunReport& run : result->runs) {
+      PrintReport(std::cout, run);
+      std::cout << "\n";
+    }
   }
   for (const workflow::RunReport& run : result->runs) {
-    PrintReport(std::cout, run);
-    std::cout << "\n";
+    for (const std::string& warning : run.warnings) std::cerr << "nimble-prof: warning: " << warning << "\n";
   }
+  // Reporting is what was asked; the results simply stay out of a file that cannot take them.
+  if (!opened->not_stored.empty()) std::cerr << "nimble-prof: results not stored: " << opened->not_stored << "\n";
   return kExitOk;
 }
 

@@ -48,7 +48,7 @@ TEST_F(RecordCommandTest, UnwritableOutputStopsBeforeTheProgramRuns) {
   const fs::path marker = dir_ / "ran";
   const auto r = RunCommand({prof_, "record", "-o", (dir_ / "missing" / "run.db").string(), "--", "/bin/sh", "-c",
                              "touch " + marker.string()});
-  EXPECT_NE(r.exit_code, 0);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_NE(r.output.find("cannot write"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("does not exist"), std::string::npos) << r.output;
   EXPECT_FALSE(fs::exists(marker)) << "the program ran although nothing could be recorded";
@@ -56,7 +56,7 @@ TEST_F(RecordCommandTest, UnwritableOutputStopsBeforeTheProgramRuns) {
 
 TEST_F(RecordCommandTest, OutputThatIsADirectory) {
   const auto r = RunCommand({prof_, "record", "-o", dir_.string(), "--", "/bin/true"});
-  EXPECT_NE(r.exit_code, 0);
+  EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_NE(r.output.find("it is a directory"), std::string::npos) << r.output;
 }
 

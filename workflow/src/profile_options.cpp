@@ -32,9 +32,9 @@ Status CheckProfileOptions(const ProfileOptions& options) {
   const std::string path = options.output.empty() ? DefaultProfileOutput(options.model) : options.output;
   std::error_code ec;
   const fs::path p(path);
-  if (fs::is_directory(p, ec)) return InvalidArgument("-o " + path + ": is a directory");
+  if (fs::is_directory(p, ec)) return FailedPrecondition("-o " + path + ": is a directory");
   const fs::path dir = p.parent_path().empty() ? fs::path(".") : p.parent_path();
-  if (!fs::is_directory(dir, ec)) return InvalidArgument("-o " + path + ": directory " + dir.string() + " does not exist");
+  if (!fs::is_directory(dir, ec)) return FailedPrecondition("-o " + path + ": directory " + dir.string() + " does not exist");
   if (!fs::exists(p, ec)) return OkStatus();
   auto reader = store::RunReader::Open(path);
   return reader.ok() ? OkStatus() : reader.status().WithContext("-o " + path + " exists and cannot take a new run");

@@ -204,21 +204,22 @@ void RemoveStalePartial(const std::string& path, const Progress& progress) {
 }
 
 // Fails before anything runs when the database could not be created: the directory must exist and
-// take a new file, and an existing database must be writable.
+// take a new file, and an existing database must be writable. A run-time failure (exit 1), not a
+// usage error: the flag is well formed, the file system says no.
 Status CheckOutputWritable(const fs::path& path) {
   std::error_code ec;
-  if (fs::is_directory(path, ec)) return InvalidArgument("cannot write " + path.string() + ": it is a directory");
+  if (fs::is_directory(path, ec)) return FailedPrecondition("cannot write " + path.string() + ": it is a directory");
   const fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
   if (!fs::is_directory(dir, ec)) {
-    return InvalidArgument("cannot write " + path.string() + ": directory " + dir.string() + " does not exist");
+    return FailedPrecondition("cannot write " + path.string() + ": directory " + dir.string() + " does not exist");
   }
   const fs::path probe = path.string() + ".probe-" + std::to_string(getpid());
   const int fd = open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);
-  if (fd < 0) return InvalidArgument("cannot write " + path.string() + ": " + std::strerror(errno));
+  if (fd < 0) return FailedPrecondition("cannot write " + path.string() + ": " + std::strerror(errno));
   close(fd);
   fs::remove(probe, ec);
   if (fs::exists(path, ec) && access(path.c_str(), W_OK) != 0) {
-    return InvalidArgument("cannot write " + path.string() + ": " + std::strerror(errno));
+    return FailedPrecondition("cannot write " + path.string() + ": " + std::strerror(errno));
   }
   return OkStatus();
 }

@@ -39,12 +39,36 @@ StatusOr<RunReport> BuildRunReport(const RunInfo& run, const Trace& trace, OpGra
   auto report = analysis::BuildReport(input, analysis_options);
   if (!report.ok()) return report.status().WithContext(where);
   out.report = std::move(*report);
+  const analysis::DeviceReport* device = out.report.primary_device();
+  if (!options.iteration_range.empty() && device != nullptr && device->iterations.empty()) {
+    out.warnings.push_back("run " + std::to_string(run.id.value()) + ": no NVTX range is named '" +
+                           options.iteration_range + "', so the report has no iteration windows" +
+                           (analysis::DetectIterationRange(trace).empty()
+                                ? std::string()
+                                : " (the run's iterations are marked '" + analysis::DetectIterationRange(trace) + "')"));
+  }
   return out;
 }
 
 StoredResults ResultsOf(const RunReport& report) {
   StoredResults out{analysis::ReportMetrics(report.report), analysis::ReportSpeedups(report.report), std::nullopt};
   if (report.report.graph) out.assignment = report.report.graph->assignment;
+  return out;
+}
+
+StatusOr<ReportDatabase> OpenForReport(const std::string& path, bool store) {
+  ReportDatabase out;
+  if (store) {
+    auto writable = store::RunDatabase::Open(path, store::Access::kReadWrite);
+    if (writable.ok()) {
+      out.db = std::move(*writable);
+      return out;
+    }
+    const StatusCode code = writable.status().code();
+    if (code != StatusCode::kPermissionDenied && code != StatusCode::kFailedPrecondition) return writable.status();
+    out.not_stored = writable.status().message();
+  }
+  NIMBLE_ASSIGN_OR_RETURN(out.db, store::RunDatabase::Open(path, store::Access::kRead));
   return out;
 }
 

@@ -69,6 +69,7 @@ json ReportToJson(const RunReport& run_report) {
   j["run"] = {{"id", run.id.value()}, {"mode", run.mode},     {"model", run.model},
               {"inputs", run.inputs}, {"device", run.device}, {"iterations", run.iterations}};
   j["iteration_range"] = run_report.iteration_range;
+  if (!run_report.warnings.empty()) j["warnings"] = run_report.warnings;
   j["devices"] = json::array();
   for (const auto& dev : report.devices) {
     json d = {{"device", dev.run.device.value()}, {"run", TimelineJson(dev.run)}};

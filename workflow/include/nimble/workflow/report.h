@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -32,6 +33,7 @@ struct RunReport {
   std::string iteration_range;  // the NVTX range used for iteration windows; empty: none
   OpGraph graph;                // empty without an op graph
   analysis::Report report;
+  std::vector<std::string> warnings;  // what the user should know about this report (e.g. a range that matched nothing)
 
   const OpGraph* graph_or_null() const { return graph.ops.empty() ? nullptr : &graph; }
 };
@@ -40,6 +42,16 @@ struct ReportResult {
   std::string path;
   std::vector<RunReport> runs;  // in run id order
 };
+
+// An open database for a report, and why results will not be stored in it ("" when they will).
+struct ReportDatabase {
+  std::unique_ptr<store::RunDatabase> db;
+  std::string not_stored;
+};
+
+// Opens `path` for storing results when `store` is asked and the file allows it (writable, current
+// schema); otherwise for reading only, which never changes the file, with the reason in not_stored.
+StatusOr<ReportDatabase> OpenForReport(const std::string& path, bool store);
 
 // The runs of `db` (or options.run), each reported; stored when options.store (which needs a database
 // opened for writing). NotFound when the database holds no run or not the one asked for.
