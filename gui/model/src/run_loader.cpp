@@ -54,21 +54,21 @@ std::vector<DeviceId> GpuDevices(const RunTimeline& timeline) {
 void AddIdleLane(DeviceGaps gaps, size_t longest_gaps, LoadedRun& out) {
   DeviceIdleSummary& summary = out.devices.emplace_back();
   summary.device = gaps.device;
-  summary.span_start_ns = gaps.span_start_ns;
-  summary.span_end_ns = gaps.span_end_ns;
-  summary.active_ns = gaps.active_ns;
+  summary.span_start_ns = gaps.activity.span.start_ns;
+  summary.span_end_ns = gaps.activity.span.end_ns;
+  summary.active_ns = gaps.activity.active_ns;
   Lane idle;
   idle.kind = LaneKind::kDeviceIdle;
   idle.device = gaps.device;
   RowItems& row = idle.rows.emplace_back();
-  row.Reserve(gaps.gaps.size());
-  for (size_t i = 0; i < gaps.gaps.size() && i <= ItemRef::kMaxIndex; ++i) {
-    const analysis::IdleGap& g = gaps.gaps[i];
+  row.Reserve(gaps.activity.gaps.size());
+  for (size_t i = 0; i < gaps.activity.gaps.size() && i <= ItemRef::kMaxIndex; ++i) {
+    const analysis::IdleGap& g = gaps.activity.gaps[i];
     summary.totals.Add(g);
     row.Add(g.start_ns, g.start_ns + g.dur_ns, static_cast<int32_t>(g.cause), ItemRef(ItemKind::kGap, static_cast<uint32_t>(i)));
   }
   row.Finish();
-  summary.longest = analysis::LongestGaps(std::move(gaps.gaps), longest_gaps);
+  summary.longest = analysis::LongestGaps(std::move(gaps.activity.gaps), longest_gaps);
   auto& lanes = out.timeline.lanes;
   const auto at = std::find_if(lanes.begin(), lanes.end(),
                                [&](const Lane& l) { return l.kind == LaneKind::kStream && l.device == summary.device; });
@@ -81,11 +81,11 @@ void AddIdleLanes(Trace classifier_trace, size_t longest_gaps, LoadedRun& out) {
   std::vector<DeviceGaps> devices;
   for (DeviceId device : GpuDevices(out.timeline)) {
     DeviceGaps gaps = FindDeviceGaps(out.timeline, device);
-    if (!gaps.empty()) devices.push_back(std::move(gaps));
+    if (!gaps.activity.empty()) devices.push_back(std::move(gaps));
   }
   classifier_trace.api_calls = LaunchCallsOfGaps(out.timeline, devices);
   for (DeviceGaps& gaps : devices) {
-    ClassifyGaps(analysis::GapClassifier(classifier_trace, gaps.device), gaps);
+    analysis::ClassifyGaps(analysis::GapClassifier(classifier_trace, gaps.device), gaps.activity);
     AddIdleLane(std::move(gaps), longest_gaps, out);
   }
 }
