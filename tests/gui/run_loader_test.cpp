@@ -1,6 +1,7 @@
 // The loader against the analysis library on random runs (same gaps, causes, longest gaps, critical path
 // and op weights as analysis::BuildReport on the full trace), on the known model run, and on files it
-// must refuse with a clear message.
+// must refuse with a clear message. Both sides sweep and weigh through analysis, so the random runs guard
+// what the viewer adds: its merge of compact rows, relative times, and kernel spans taken from rows.
 #include "nimble/gui/run_loader.h"
 
 #include <gtest/gtest.h>
