@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <memory>
+#include <utility>
 
 #include "nimble/gui/idle_gap_finder.h"
 #include "nimble/store/run_reader.h"
@@ -141,7 +143,7 @@ StatusOr<LoadedRun> LoadRun(const std::string& path, RunId run, const LoadOption
   out.timings.host_tables_ms = MsSince(t);
 
   const bool with_correlation = !out.timeline.api_correlation.empty();
-  NIMBLE_RETURN_IF_ERROR(ReadKernels(path, run, kernel_end, out.timeline.base_ns, with_correlation, options, 0.05,
+  NIMBLE_RETURN_IF_ERROR(ReadKernels(*reader, run, kernel_end, out.timeline.base_ns, with_correlation, options, 0.05,
                                      0.85, lanes, out.timeline));
   out.timings.kernels_ms = MsSince(t);
 
@@ -163,6 +165,8 @@ StatusOr<LoadedRun> LoadRun(const std::string& path, RunId run, const LoadOption
   NIMBLE_ASSIGN_OR_RETURN(out.speedups, run_reader->LoadSpeedups(run));
   NIMBLE_ASSIGN_OR_RETURN(out.stats, run_reader->LoadStats(run));
   out.timings.ops_ms = MsSince(t);
+  // The load is done with the reader: from here on it serves details, from any thread.
+  out.records = std::make_shared<const RunRecords>(std::move(reader), run);
   out.timings.total_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
   Report(options, 1, "Done");
   return out;
