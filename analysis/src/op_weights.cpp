@@ -55,8 +55,10 @@ StatusOr<OpKernels> WeighOps(int32_t num_ops, std::span<const KernelAttribution>
     return kernels[static_cast<size_t>(a.value())].start_ns < kernels[static_cast<size_t>(b.value())].start_ns;
   };
   for (size_t v = 0; v < ops; ++v) {
-    std::stable_sort(out.kernels.begin() + static_cast<std::ptrdiff_t>(out.offsets[v]),
-                     out.kernels.begin() + static_cast<std::ptrdiff_t>(out.offsets[v + 1]), by_start);
+    const auto first = out.kernels.begin() + static_cast<std::ptrdiff_t>(out.offsets[v]);
+    const auto last = out.kernels.begin() + static_cast<std::ptrdiff_t>(out.offsets[v + 1]);
+    // Attribution comes in kernel index order, which is mostly start order: check before sorting.
+    if (!std::is_sorted(first, last, by_start)) std::stable_sort(first, last, by_start);
   }
   if (!attribution.empty()) out.device = kernels[static_cast<size_t>(attribution.front().kernel.value())].device;
   return out;
