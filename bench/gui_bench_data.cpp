@@ -7,6 +7,7 @@
 #include <random>
 #include <vector>
 
+#include "nimble/core/op_graph.h"
 #include "nimble/store/run_reader.h"
 #include "nimble/store/run_writer.h"
 #include "nimble/store/timeline_reader.h"
@@ -102,6 +103,26 @@ struct Generator {
   int64_t last_api_end_ns = 0;
 };
 
+// Two chains (op v depends on v - 2) that join at every eighth op (which also depends on v - 1), so
+// that about half the ops are on the critical path and the plan has two streams.
+OpGraph BranchingGraph(int32_t ops) {
+  OpGraph graph;
+  for (int32_t v = 0; v < ops; ++v) graph.ops.push_back({OpId(v), "op_" + std::to_string(v), "kind", "", 0});
+  for (int32_t v = 1; v < ops; ++v) {
+    if (v >= 2) graph.edges.push_back({OpId(v - 2), OpId(v), EdgeKind::kData});
+    if (v % 8 == 0 || v == 1) graph.edges.push_back({OpId(v - 1), OpId(v), EdgeKind::kData});
+  }
+  return graph;
+}
+
+// The i-th of an iteration's `count` kernels (in start order) belongs to op i * ops / count.
+void Attribute(int32_t ops, int64_t first_index, size_t count, std::vector<KernelAttribution>& out) {
+  for (size_t i = 0; i < count; ++i) {
+    const auto op = static_cast<int32_t>(static_cast<int64_t>(i) * ops / static_cast<int64_t>(count));
+    out.push_back({OpId(op), KernelIndex(first_index + static_cast<int64_t>(i))});
+  }
+}
+
 }  // namespace
 
 Status WriteBenchRun(const std::string& path, const BenchRunShape& shape) {
@@ -118,6 +139,7 @@ Status WriteBenchRun(const std::string& path, const BenchRunShape& shape) {
   std::vector<KernelRecord> kernels;
   std::vector<ApiCallRecord> calls;
   std::vector<NvtxRange> ranges;
+  std::vector<KernelAttribution> attribution;
   int64_t written = 0;
   int64_t t_ns = 1'000'000'000;
   while (written < shape.kernels) {
@@ -128,11 +150,13 @@ Status WriteBenchRun(const std::string& path, const BenchRunShape& shape) {
       gen.LaunchCalls(kernels, calls);
       NIMBLE_RETURN_IF_ERROR(writer->AppendApiCalls(calls, gen.strings));
     }
+    if (shape.ops > 0) Attribute(shape.ops, written, kernels.size(), attribution);
     ranges.push_back({t_ns - 30'000, end_ns + 10'000, ThreadId(1001), gen.iteration, StringId()});
     written += static_cast<int64_t>(kernels.size());
     t_ns = end_ns + gen.Uniform(50'000, 120'000);
   }
   NIMBLE_RETURN_IF_ERROR(writer->AppendRanges(ranges, gen.strings));
+  if (shape.ops > 0) NIMBLE_RETURN_IF_ERROR(writer->WriteGraph(BranchingGraph(shape.ops), attribution));
   return writer->Commit();
 }
 
@@ -157,8 +181,10 @@ BenchArgs ParseBenchArgs(int argc, char** argv, int default_viewports) {
     else if (flag == "--viewports") args.viewports = std::atoi(argv[i + 1]);
     else if (flag == "--threads") args.threads = std::atoi(argv[i + 1]);
     else if (flag == "--api") args.api_calls = std::atoi(argv[i + 1]) != 0;
+    else if (flag == "--ops") args.ops = std::atoi(argv[i + 1]);
   }
   if (args.api_calls && args.db == BenchArgs().db) args.db = "/tmp/nimble_gui_bench_10m_api.db";
+  if (args.ops > 0 && args.db == BenchArgs().db) args.db = "/tmp/nimble_gui_bench_10m_ops.db";
   return args;
 }
 

@@ -3,7 +3,7 @@
 // of every row for the whole run at 1920 px - and the draw lists of random pan/zoom viewports, with the
 // peak resident memory. A timed program rather than Google Benchmark: the load runs once, cold, and the
 // viewport times need their median and 99th percentile.
-//   nimble_gui_timeline_bench [--db PATH] [--kernels N] [--viewports N] [--threads N] [--api 1]
+//   nimble_gui_timeline_bench [--db PATH] [--kernels N] [--viewports N] [--threads N] [--api 1] [--ops N]
 #include <sys/resource.h>
 #include <time.h>
 
@@ -96,14 +96,16 @@ int Run(const Args& args) {
   BenchRunShape shape;
   shape.kernels = args.kernels;
   shape.api_calls = args.api_calls;
+  shape.ops = args.ops;
   const Clock::time_point gen = Clock::now();
   if (Status s = EnsureBenchRun(args.db, shape); !s.ok()) {
     std::fprintf(stderr, "%s\n", s.ToString().c_str());
     return 1;
   }
-  std::printf("database: %s (%lld kernels, %d streams%s; ready in %.1f s)\n", args.db.c_str(),
+  const std::string graph = args.ops > 0 ? ", a graph of " + std::to_string(args.ops) + " ops" : "";
+  std::printf("database: %s (%lld kernels, %d streams%s%s; ready in %.1f s)\n", args.db.c_str(),
               static_cast<long long>(args.kernels), shape.streams, args.api_calls ? ", a launch call each" : "",
-              Ms(gen) / 1000);
+              graph.c_str(), Ms(gen) / 1000);
   const double rss_before = PeakRssMiB();
 
   const Clock::time_point start = Clock::now();

@@ -1,7 +1,6 @@
 #include "nimble/analysis/prediction.h"
 
 #include <algorithm>
-#include <string>
 #include <unordered_map>
 
 #include "nimble/analysis/occupancy.h"
@@ -9,10 +8,6 @@
 
 namespace nimble::analysis {
 namespace {
-
-bool InWindow(const KernelRecord& k, const std::optional<TimeWindow>& window) {
-  return !window.has_value() || (k.start_ns >= window->start_ns && k.start_ns < window->end_ns);
-}
 
 // Mean spacing of the launch calls of `kernels`; kernels replayed from one graph share one call.
 int64_t MeanLaunchGapNs(const Trace& trace, const std::vector<const KernelRecord*>& kernels) {
@@ -38,33 +33,24 @@ int64_t MeanLaunchGapNs(const Trace& trace, const std::vector<const KernelRecord
 
 StatusOr<Workload> BuildWorkload(const Trace& trace, int32_t num_ops, std::span<const KernelAttribution> attribution,
                                  const DeviceInfo* device, std::optional<TimeWindow> window) {
-  std::vector<std::vector<const KernelRecord*>> by_op(static_cast<size_t>(num_ops));
-  std::vector<const KernelRecord*> all;
-  for (const KernelAttribution& a : attribution) {
-    if (a.op.value() < 0 || a.op.value() >= num_ops) {
-      return InvalidArgument("kernel attribution names op " + std::to_string(a.op.value()) + ", but the graph has " +
-                             std::to_string(num_ops) + " ops");
-    }
-    if (a.kernel.value() < 0 || a.kernel.value() >= static_cast<int64_t>(trace.kernels.size())) {
-      return InvalidArgument("kernel attribution of op " + std::to_string(a.op.value()) + " names kernel " +
-                             std::to_string(a.kernel.value()) + ", which the trace does not have");
-    }
-    const KernelRecord& k = trace.kernels[static_cast<size_t>(a.kernel.value())];
-    if (!InWindow(k, window)) continue;
-    by_op[static_cast<size_t>(a.op.value())].push_back(&k);
-    all.push_back(&k);
-  }
+  NIMBLE_ASSIGN_OR_RETURN(const OpKernels weighed, WeighOps(num_ops, attribution, KernelSpans(trace), window));
+  return WorkloadOf(trace, weighed, device);
+}
+
+Workload WorkloadOf(const Trace& trace, const OpKernels& weighed, const DeviceInfo* device) {
   Workload out;
-  out.op_kernels.resize(static_cast<size_t>(num_ops));
+  out.op_kernels.resize(weighed.op_time_ns.size());
   const DeviceInfo unknown_device;
-  for (size_t v = 0; v < by_op.size(); ++v) {
-    auto& kernels = by_op[v];
-    std::sort(kernels.begin(), kernels.end(), [](auto* a, auto* b) { return a->start_ns < b->start_ns; });
-    for (const KernelRecord* k : kernels) {
-      const double share = EstimateOccupancy(*k, device != nullptr ? *device : unknown_device).gpu_share;
-      out.op_kernels[v].push_back({k->dur_ns(), share});
+  for (size_t v = 0; v < out.op_kernels.size(); ++v) {
+    for (KernelIndex index : weighed.of(v)) {
+      const KernelRecord& k = trace.kernels[static_cast<size_t>(index.value())];
+      const double share = EstimateOccupancy(k, device != nullptr ? *device : unknown_device).gpu_share;
+      out.op_kernels[v].push_back({k.dur_ns(), share});
     }
   }
+  std::vector<const KernelRecord*> all;
+  all.reserve(weighed.kernels.size());
+  for (KernelIndex index : weighed.kernels) all.push_back(&trace.kernels[static_cast<size_t>(index.value())]);
   out.launch_gap_ns = MeanLaunchGapNs(trace, all);
   return out;
 }

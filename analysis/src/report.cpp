@@ -1,7 +1,9 @@
 #include "nimble/analysis/report.h"
 
 #include <algorithm>
+#include <utility>
 
+#include "nimble/analysis/op_weights.h"
 #include "nimble/analysis/stream_plan.h"
 #include "nimble/core/median.h"
 
@@ -18,16 +20,6 @@ std::optional<DeviceReport> AnalyzeDevice(const Trace& trace, DeviceId device, c
   for (const TimeWindow& w : windows) out.iterations.push_back(analyzer.Compute(w));
   out.longest_gaps = LongestGaps(out.run.gaps, options.top_gaps);
   return out;
-}
-
-// The device of the first attributed kernel, else the first device with activity.
-DeviceId GraphDevice(const Trace& trace, std::span<const KernelAttribution> attribution, const Report& report) {
-  for (const KernelAttribution& a : attribution) {
-    if (a.kernel.value() >= 0 && a.kernel.value() < static_cast<int64_t>(trace.kernels.size())) {
-      return trace.kernels[static_cast<size_t>(a.kernel.value())].device;
-    }
-  }
-  return report.devices.empty() ? DeviceId(0) : report.devices.front().run.device;
 }
 
 const DeviceReport* FindDeviceReport(const Report& report, DeviceId device) {
@@ -53,31 +45,38 @@ struct GraphInputs {
   Dag dag;
 };
 
-StatusOr<GraphInputs> AnalyzeGraph(const ReportInput& input, const ReportOptions& options, const Report& report) {
+// Weights, workload and device: with attribution, the kernels of one iteration (WeighingWindow) and
+// the device they ran on; without, Op::gpu_time_ns and the first device with activity.
+Status WeighGraph(const ReportInput& input, const std::vector<TimeWindow>& windows, const Report& report,
+                  GraphInputs& out) {
+  GraphReport& g = out.graph;
+  if (input.attribution.empty()) {
+    g.device = report.devices.empty() ? DeviceId(0) : report.devices.front().run.device;
+    g.op_time_ns = OpWeights(*input.graph);
+    out.workload = WorkloadFromOpTimes(*input.graph);
+    return OkStatus();
+  }
+  NIMBLE_ASSIGN_OR_RETURN(OpKernels weighed, WeighOps(g.num_ops, input.attribution, KernelSpans(*input.trace),
+                                                      WeighingWindow(windows)));
+  g.device = weighed.device;
+  out.workload = WorkloadOf(*input.trace, weighed, FindDeviceInfo(input, g.device));
+  g.op_time_ns = std::move(weighed.op_time_ns);
+  return OkStatus();
+}
+
+StatusOr<GraphInputs> AnalyzeGraph(const ReportInput& input, const ReportOptions& options,
+                                   const std::vector<TimeWindow>& windows, const Report& report) {
   GraphInputs out;
   NIMBLE_ASSIGN_OR_RETURN(out.dag, Dag::FromOpGraph(*input.graph));
   GraphReport& g = out.graph;
   g.num_ops = out.dag.num_nodes();
   g.num_edges = out.dag.num_edges();
-  g.device = GraphDevice(*input.trace, input.attribution, report);
-  // One iteration weighs the ops: the last window (warmest), else the whole run.
+  NIMBLE_RETURN_IF_ERROR(WeighGraph(input, windows, report, out));
+  // The ratio compares with the weighing iteration's active time: the last window, else the whole run.
   const DeviceReport* device_report = FindDeviceReport(report, g.device);
   const TimelineMetrics* iteration = nullptr;
   if (device_report != nullptr) {
     iteration = device_report->iterations.empty() ? &device_report->run : &device_report->iterations.back();
-  }
-  if (input.attribution.empty()) {
-    out.workload = WorkloadFromOpTimes(*input.graph);
-  } else {
-    const std::optional<TimeWindow> window =
-        device_report != nullptr && !device_report->iterations.empty() ? std::optional(iteration->window) : std::nullopt;
-    NIMBLE_ASSIGN_OR_RETURN(out.workload, BuildWorkload(*input.trace, g.num_ops, input.attribution,
-                                                        FindDeviceInfo(input, g.device), window));
-  }
-  for (const auto& kernels : out.workload.op_kernels) {
-    int64_t total = 0;
-    for (const SimKernel& k : kernels) total += k.dur_ns;
-    g.op_time_ns.push_back(total);
   }
   NIMBLE_ASSIGN_OR_RETURN(g.critical_path, ComputeCriticalPath(out.dag, g.op_time_ns));
   g.critical_path_ratio = iteration != nullptr ? Ratio(g.critical_path.length_ns, iteration->active_ns) : 0;
@@ -120,7 +119,7 @@ StatusOr<Report> BuildReport(const ReportInput& input, const ReportOptions& opti
     if (auto d = AnalyzeDevice(*input.trace, device, windows, options)) report.devices.push_back(std::move(*d));
   }
   if (input.graph == nullptr) return report;
-  auto analyzed = AnalyzeGraph(input, options, report);
+  auto analyzed = AnalyzeGraph(input, options, windows, report);
   if (!analyzed.ok()) return analyzed.status().WithContext("op graph");
   report.graph = std::move(analyzed->graph);
   auto predicted = Predict(analyzed->dag, analyzed->workload, report.graph->assignment, options.prediction);

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <map>
+#include <utility>
 
 #include "intervals.h"
+#include "nimble/analysis/activity_sweep.h"
 
 namespace nimble::analysis {
 
@@ -60,19 +62,21 @@ TimelineMetrics TimelineAnalyzer::Compute(TimeWindow window) const {
   out.device = device_;
   out.window = window;
   const std::vector<Activity> selected = Select(window);
-  std::vector<Interval> all;
+  ActivitySweep sweep(window);
   std::vector<Interval> kernels;
   std::map<StreamId, std::vector<Interval>> by_stream;
   std::map<StreamId, int64_t> kernels_by_stream;
   for (const Activity& a : selected) {
-    all.push_back({a.start_ns, a.end_ns});
+    sweep.Add(a.start_ns, a.end_ns, [&a] { return NextWork{a.stream, a.correlation, a.from_graph}; });
     by_stream[a.stream].push_back({a.start_ns, a.end_ns});
     if (a.is_graph_launch) ++out.graph_launch_count;
     if (!a.is_kernel) continue;
     kernels.push_back({a.start_ns, a.end_ns});
     ++kernels_by_stream[a.stream];
   }
-  out.active_ns = TotalLength(MergeIntervals(std::move(all)));
+  ActivityUnion activity = std::move(sweep).Finish();
+  ClassifyGaps(classifier_, activity);
+  out.active_ns = activity.active_ns;
   out.idle_ns = std::max<int64_t>(0, window.dur_ns() - out.active_ns);
   out.overlap_ns = TimeAtDepth(kernels, 2);
   out.kernel_count = static_cast<int64_t>(kernels.size());
@@ -80,33 +84,9 @@ TimelineMetrics TimelineAnalyzer::Compute(TimeWindow window) const {
   for (auto& [stream, spans] : by_stream) {
     out.streams.push_back({stream, TotalLength(MergeIntervals(std::move(spans))), kernels_by_stream[stream]});
   }
-  AddGaps(selected, window, out);
+  for (const IdleGap& gap : activity.gaps) out.idle_by_cause.Add(gap);
+  out.gaps = std::move(activity.gaps);
   return out;
-}
-
-void TimelineAnalyzer::AddGaps(const std::vector<Activity>& selected, TimeWindow window, TimelineMetrics& out) const {
-  // Walk by start; `covered_until` is the end of the union so far. A start past it closes a gap,
-  // and the activity starting there is the work that ended it.
-  int64_t covered_until = window.start_ns;
-  auto add = [&](int64_t start_ns, int64_t end_ns, const Activity* next) {
-    IdleGap gap;
-    gap.start_ns = start_ns;
-    gap.dur_ns = end_ns - start_ns;
-    if (next != nullptr) {
-      gap.next_stream = next->stream;
-      gap.next_correlation = next->correlation;
-      gap.next_from_graph = next->from_graph;
-    }
-    gap.cause = classifier_.Classify(start_ns, end_ns,
-                                     next != nullptr ? std::optional(next->correlation) : std::nullopt);
-    out.idle_by_cause.Add(gap);
-    out.gaps.push_back(gap);
-  };
-  for (const Activity& a : selected) {
-    if (a.start_ns > covered_until) add(covered_until, a.start_ns, &a);
-    covered_until = std::max(covered_until, a.end_ns);
-  }
-  if (covered_until < window.end_ns) add(covered_until, window.end_ns, nullptr);
 }
 
 std::vector<DeviceId> ActiveDevices(const Trace& trace) {

@@ -1,6 +1,6 @@
 // The viewer driven as a person would, in a real window: open the model run, zoom with the wheel, click
-// a kernel (details, launch link), jump from the critical-path table, drag-select in the ruler, search,
-// keys for iterations, and open a broken file (a message box, not a crash).
+// a kernel (details, launch link, its record read after the file is gone), jump from the critical-path
+// table, drag-select in the ruler, search, keys for iterations, and open a broken file (a message box).
 #include <QApplication>
 #include <QLineEdit>
 #include <QListWidget>
@@ -114,6 +114,7 @@ TEST_F(MainWindowTest, WheelZoomsAboutTheCursorAndKeysFitIterations) {
 
 TEST_F(MainWindowTest, ClickingAKernelShowsDetailsAndItsLaunch) {
   Load(db_);
+  fs::remove(db_);  // the full record must come through the run's open reader, not a reopened file
   TimelineView* view = window_->timeline();
   QTest::keyClick(view, Qt::Key_I);  // iteration 1: kernels are wide
   const int32_t stream7 = view->runs()[0]->timeline.FindLane(LaneKind::kStream, DeviceId(0), StreamId(7), ThreadId());

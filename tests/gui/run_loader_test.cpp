@@ -1,16 +1,20 @@
 // The loader against the analysis library on random runs (same gaps, causes, longest gaps, critical path
 // and op weights as analysis::BuildReport on the full trace), on the known model run, and on files it
-// must refuse with a clear message.
+// must refuse with a clear message. Both sides sweep and weigh through analysis, so the random runs guard
+// what the viewer adds: its merge of compact rows, relative times, and kernel spans taken from rows.
 #include "nimble/gui/run_loader.h"
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "gui_test_runs.h"
 #include "nimble/analysis/report.h"
 #include "nimble/store/run_reader.h"
+#include "nimble/store/timeline_reader.h"
 
 namespace nimble::gui {
 namespace {
@@ -162,6 +166,43 @@ TEST_F(RunLoaderTest, LoadsTheModelRunAsDesigned) {
   }
   EXPECT_EQ(loaded->speedups.size(), 3u);
   EXPECT_EQ(loaded->Label(), "inception_block.pt · eager · run 1");
+}
+
+TEST_F(RunLoaderTest, KernelDetailsComeFromTheLoadsOpenDatabase) {
+  const std::string path = PathOf("model.db");
+  testing::WriteModelRun(path);
+  auto reader = store::RunReader::Open(path);
+  ASSERT_TRUE(reader.ok());
+  auto trace = (*reader)->LoadTrace(RunId(1));
+  ASSERT_TRUE(trace.ok());
+  reader->reset();
+  auto loaded = LoadRun(path, RunId(1));
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  ASSERT_NE(loaded->records, nullptr);
+  // Gone from the directory: only a reader that is still open can answer now.
+  fs::remove(path);
+  ASSERT_FALSE(store::TimelineReader::Open(path).ok());
+  const RunRecords& records = *loaded->records;
+  // Details are asked for from worker tasks, several at once when the user clicks quickly.
+  std::vector<std::thread> threads;
+  std::atomic<int> wrong{0};
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      for (size_t i = 0; i < trace->kernels.size(); ++i) {
+        const KernelRecord& want = trace->kernels[i];
+        auto got = records.LoadKernel(KernelIndex(static_cast<int64_t>(i)));
+        if (!got.ok() || got->start_ns != want.start_ns || got->end_ns != want.end_ns || got->grid.x != want.grid.x ||
+            records.strings().Get(got->name) != trace->strings.Get(want.name)) {
+          ++wrong;
+        }
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(wrong.load(), 0);
+  const auto missing = records.LoadKernel(KernelIndex(static_cast<int64_t>(trace->kernels.size())));
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
 }
 
 TEST_F(RunLoaderTest, RefusesBrokenFilesWithAClearMessage) {

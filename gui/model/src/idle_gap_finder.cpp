@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <unordered_set>
+#include <utility>
 
 namespace nimble::gui {
 namespace {
@@ -33,12 +34,11 @@ CorrelationId CorrelationOf(const RunTimeline& timeline, ItemRef ref) {
   }
 }
 
-// Walks a device's activity in start order (ties in kind, index order, as the analysis sorts it),
-// tracking the end of the union so far; a start past it closes a gap.
-class GapSweep {
+// Merges the device's stream rows into one walk in start order (ties in kind, index order, as the
+// analysis sorts them) and feeds it to analysis::ActivitySweep, which owns the gap arithmetic.
+class DeviceMerge {
  public:
-  GapSweep(const RunTimeline& timeline, DeviceId device) : timeline_(timeline) {
-    out_.device = device;
+  DeviceMerge(const RunTimeline& timeline, DeviceId device) : timeline_(timeline), device_(device) {
     for (const Lane& lane : timeline.lanes) {
       if (lane.kind != LaneKind::kStream || lane.device != device) continue;
       for (const RowItems& row : lane.rows) cursors_.push_back({&row, lane.stream, 0});
@@ -49,14 +49,17 @@ class GapSweep {
   }
 
   DeviceGaps Run() {
+    analysis::ActivitySweep sweep;
     for (size_t c = Earliest(); c != kNone; c = Earliest()) {
       Cursor& cur = cursors_[c];
-      Visit(cur.row->start_ns(cur.next), cur.row->end_ns(cur.next), cur.stream, ItemRef::FromBits(head_ref_[c]));
+      const ItemRef ref = ItemRef::FromBits(head_ref_[c]);
+      // The viewer's rows do not say which kernels a graph replayed: next_from_graph stays false.
+      sweep.Add(cur.row->start_ns(cur.next), cur.row->end_ns(cur.next),
+                [&] { return analysis::NextWork{cur.stream, CorrelationOf(timeline_, ref)}; });
       ++cur.next;
       Advance(c);
     }
-    if (any_ && covered_until_ns_ < out_.span_end_ns) AddGap(out_.span_end_ns, nullptr, ItemRef());
-    return std::move(out_);
+    return {device_, std::move(sweep).Finish()};
   }
 
  private:
@@ -83,61 +86,21 @@ class GapSweep {
     head_ref_[c] = more ? cur.row->ref(cur.next).bits() : UINT32_MAX;
   }
 
-  void Visit(int64_t start_ns, int64_t end_ns, StreamId stream, ItemRef ref) {
-    if (!any_) {
-      out_.span_start_ns = covered_until_ns_ = start_ns;
-      out_.span_end_ns = end_ns;
-      any_ = true;
-    }
-    out_.span_end_ns = std::max(out_.span_end_ns, end_ns);
-    // Empty activity marks the span but neither covers time nor ends a gap (the analysis clips it away).
-    if (end_ns <= start_ns) return;
-    if (start_ns > covered_until_ns_) AddGap(start_ns, &stream, ref);
-    if (end_ns > covered_until_ns_) {
-      out_.active_ns += end_ns - std::max(covered_until_ns_, start_ns);
-      covered_until_ns_ = end_ns;
-    }
-  }
-
-  // The gap from the union's end to `end_ns`; `next_stream` is null for the trailing gap.
-  void AddGap(int64_t end_ns, const StreamId* next_stream, ItemRef next) {
-    analysis::IdleGap gap;
-    gap.start_ns = covered_until_ns_;
-    gap.dur_ns = end_ns - covered_until_ns_;
-    if (next_stream != nullptr) {
-      gap.next_stream = *next_stream;
-      gap.next_correlation = CorrelationOf(timeline_, next);
-    }
-    out_.gaps.push_back(gap);
-  }
-
   const RunTimeline& timeline_;
+  DeviceId device_;
   std::vector<Cursor> cursors_;
   std::vector<int64_t> head_start_;  // per cursor; INT64_MAX when it is done
   std::vector<uint32_t> head_ref_;
-  DeviceGaps out_;
-  bool any_ = false;
-  int64_t covered_until_ns_ = 0;
 };
 
 }  // namespace
 
-DeviceGaps FindDeviceGaps(const RunTimeline& timeline, DeviceId device) { return GapSweep(timeline, device).Run(); }
-
-void ClassifyGaps(const analysis::GapClassifier& classifier, DeviceGaps& gaps) {
-  for (analysis::IdleGap& gap : gaps.gaps) {
-    // Only the trailing gap (up to the span's end) has no next work; every other gap ends where
-    // non-empty work starts, before the span's end.
-    const bool trailing = &gap == &gaps.gaps.back() && gap.start_ns + gap.dur_ns == gaps.span_end_ns;
-    gap.cause = classifier.Classify(gap.start_ns, gap.start_ns + gap.dur_ns,
-                                    trailing ? std::nullopt : std::optional(gap.next_correlation));
-  }
-}
+DeviceGaps FindDeviceGaps(const RunTimeline& timeline, DeviceId device) { return DeviceMerge(timeline, device).Run(); }
 
 std::vector<ApiCallRecord> LaunchCallsOfGaps(const RunTimeline& timeline, const std::vector<DeviceGaps>& devices) {
   std::unordered_set<int64_t> wanted;
   for (const DeviceGaps& d : devices) {
-    for (const analysis::IdleGap& gap : d.gaps) wanted.insert(gap.next_correlation.value());
+    for (const analysis::IdleGap& gap : d.activity.gaps) wanted.insert(gap.next_correlation.value());
   }
   std::vector<ApiCallRecord> out;
   for (const Lane& lane : timeline.lanes) {

@@ -34,7 +34,7 @@ Status ReadSlice(const store::TimelineReader& reader, RunId run, int64_t base_ns
 
 }  // namespace
 
-Status ReadKernels(const std::string& path, RunId run, int64_t kernel_end, int64_t base_ns, bool with_correlation,
+Status ReadKernels(const store::TimelineReader& reader, RunId run, int64_t kernel_end, int64_t base_ns, bool with_correlation,
                    const LoadOptions& options, double progress_from, double progress_to, LaneSet& lanes,
                    RunTimeline& timeline) {
   const int64_t threads =
@@ -52,28 +52,21 @@ Status ReadKernels(const std::string& path, RunId run, int64_t kernel_end, int64
     const double done = static_cast<double>(rows_read.load()) / static_cast<double>(std::max<int64_t>(kernel_end, 1));
     options.progress(progress_from + (progress_to - progress_from) * done, "Reading kernels");
   };
+  const std::string path = reader.path();  // helpers open their own readers: one reader per thread
   std::vector<std::thread> helpers;
   for (size_t i = 1; i < slices.size(); ++i) {
     helpers.emplace_back([&, i] {
       Slice& slice = slices[i];
-      auto reader = store::TimelineReader::Open(path);
-      if (!reader.ok()) {
-        slice.status = reader.status();
-        return;
-      }
-      slice.status = ReadSlice(**reader, run, base_ns, with_correlation, timeline, slice, options.cancel,
-                               [&](int64_t n) { rows_read += n; });
-      ++helpers_done;
+      auto own = store::TimelineReader::Open(path);
+      slice.status = own.ok() ? ReadSlice(**own, run, base_ns, with_correlation, timeline, slice, options.cancel,
+                                          [&](int64_t n) { rows_read += n; })
+                              : own.status();
+      ++helpers_done;  // also on failure: the calling thread waits for every helper
     });
   }
   // The calling thread reads the first slice and alone reports progress, for all slices.
-  Status first_status;
-  {
-    auto reader = store::TimelineReader::Open(path);
-    first_status = reader.ok() ? ReadSlice(**reader, run, base_ns, with_correlation, timeline, slices[0],
-                                           options.cancel, [&](int64_t n) { rows_read += n; report(); })
-                               : reader.status();
-  }
+  const Status first_status = ReadSlice(reader, run, base_ns, with_correlation, timeline, slices[0], options.cancel,
+                                        [&](int64_t n) { rows_read += n; report(); });
   // Keep the progress moving while the other slices finish.
   while (helpers_done.load() < helpers.size()) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));

@@ -26,8 +26,9 @@ Status ReadHostTables(const store::TimelineReader& reader, RunId run, std::optio
                       const std::atomic<bool>* cancel, RunTimeline& timeline, LaneSet& lanes, HostTables& out);
 
 // Reads kernels [0, kernel_end) into `lanes` (and their correlation ids when `with_correlation`),
-// reporting progress from `progress_from` to `progress_to` of the whole load.
-Status ReadKernels(const std::string& path, RunId run, int64_t kernel_end, int64_t base_ns, bool with_correlation,
+// reporting progress from `progress_from` to `progress_to` of the whole load. The calling thread reads
+// the first share through `reader`; each other share's thread opens its own reader of the same file.
+Status ReadKernels(const store::TimelineReader& reader, RunId run, int64_t kernel_end, int64_t base_ns, bool with_correlation,
                    const LoadOptions& options, double progress_from, double progress_to, LaneSet& lanes,
                    RunTimeline& timeline);
 

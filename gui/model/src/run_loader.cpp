@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <memory>
+#include <utility>
 
 #include "nimble/gui/idle_gap_finder.h"
 #include "nimble/store/run_reader.h"
@@ -54,21 +56,21 @@ std::vector<DeviceId> GpuDevices(const RunTimeline& timeline) {
 void AddIdleLane(DeviceGaps gaps, size_t longest_gaps, LoadedRun& out) {
   DeviceIdleSummary& summary = out.devices.emplace_back();
   summary.device = gaps.device;
-  summary.span_start_ns = gaps.span_start_ns;
-  summary.span_end_ns = gaps.span_end_ns;
-  summary.active_ns = gaps.active_ns;
+  summary.span_start_ns = gaps.activity.span.start_ns;
+  summary.span_end_ns = gaps.activity.span.end_ns;
+  summary.active_ns = gaps.activity.active_ns;
   Lane idle;
   idle.kind = LaneKind::kDeviceIdle;
   idle.device = gaps.device;
   RowItems& row = idle.rows.emplace_back();
-  row.Reserve(gaps.gaps.size());
-  for (size_t i = 0; i < gaps.gaps.size() && i <= ItemRef::kMaxIndex; ++i) {
-    const analysis::IdleGap& g = gaps.gaps[i];
+  row.Reserve(gaps.activity.gaps.size());
+  for (size_t i = 0; i < gaps.activity.gaps.size() && i <= ItemRef::kMaxIndex; ++i) {
+    const analysis::IdleGap& g = gaps.activity.gaps[i];
     summary.totals.Add(g);
     row.Add(g.start_ns, g.start_ns + g.dur_ns, static_cast<int32_t>(g.cause), ItemRef(ItemKind::kGap, static_cast<uint32_t>(i)));
   }
   row.Finish();
-  summary.longest = analysis::LongestGaps(std::move(gaps.gaps), longest_gaps);
+  summary.longest = analysis::LongestGaps(std::move(gaps.activity.gaps), longest_gaps);
   auto& lanes = out.timeline.lanes;
   const auto at = std::find_if(lanes.begin(), lanes.end(),
                                [&](const Lane& l) { return l.kind == LaneKind::kStream && l.device == summary.device; });
@@ -81,11 +83,11 @@ void AddIdleLanes(Trace classifier_trace, size_t longest_gaps, LoadedRun& out) {
   std::vector<DeviceGaps> devices;
   for (DeviceId device : GpuDevices(out.timeline)) {
     DeviceGaps gaps = FindDeviceGaps(out.timeline, device);
-    if (!gaps.empty()) devices.push_back(std::move(gaps));
+    if (!gaps.activity.empty()) devices.push_back(std::move(gaps));
   }
   classifier_trace.api_calls = LaunchCallsOfGaps(out.timeline, devices);
   for (DeviceGaps& gaps : devices) {
-    ClassifyGaps(analysis::GapClassifier(classifier_trace, gaps.device), gaps);
+    analysis::ClassifyGaps(analysis::GapClassifier(classifier_trace, gaps.device), gaps.activity);
     AddIdleLane(std::move(gaps), longest_gaps, out);
   }
 }
@@ -141,7 +143,7 @@ StatusOr<LoadedRun> LoadRun(const std::string& path, RunId run, const LoadOption
   out.timings.host_tables_ms = MsSince(t);
 
   const bool with_correlation = !out.timeline.api_correlation.empty();
-  NIMBLE_RETURN_IF_ERROR(ReadKernels(path, run, kernel_end, out.timeline.base_ns, with_correlation, options, 0.05,
+  NIMBLE_RETURN_IF_ERROR(ReadKernels(*reader, run, kernel_end, out.timeline.base_ns, with_correlation, options, 0.05,
                                      0.85, lanes, out.timeline));
   out.timings.kernels_ms = MsSince(t);
 
@@ -163,6 +165,8 @@ StatusOr<LoadedRun> LoadRun(const std::string& path, RunId run, const LoadOption
   NIMBLE_ASSIGN_OR_RETURN(out.speedups, run_reader->LoadSpeedups(run));
   NIMBLE_ASSIGN_OR_RETURN(out.stats, run_reader->LoadStats(run));
   out.timings.ops_ms = MsSince(t);
+  // The load is done with the reader: from here on it serves details, from any thread.
+  out.records = std::make_shared<const RunRecords>(std::move(reader), run);
   out.timings.total_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
   Report(options, 1, "Done");
   return out;

@@ -5,7 +5,6 @@
 #include "nimble/gui/palette.h"
 #include "nimble/gui/ruler_ticks.h"
 #include "nimble/gui/theme.h"
-#include "nimble/store/timeline_reader.h"
 
 namespace nimble::gui {
 namespace {
@@ -110,15 +109,12 @@ void DetailsPane::ShowItem(const ItemLocation& location) {
                           .rows[static_cast<size_t>(location.row)]
                           .ref(static_cast<size_t>(location.item));
   if (ref.kind() != ItemKind::kKernel) return;
-  // The full record is in the database only: read it off the UI thread.
+  if (run->records == nullptr) return;
+  // The full record is in the database only: read it off the UI thread, through the run's open reader.
   watcher_.setFuture(QtConcurrent::run([run, ref, generation]() -> Fetched {
-    Fetched out{generation, {}, {}};
-    auto reader = store::TimelineReader::Open(run->path);
-    if (!reader.ok()) return {generation, reader.status().message(), {}};
-    auto kernel = (*reader)->LoadKernel(run->info.id, KernelIndex(ref.index()));
+    auto kernel = run->records->LoadKernel(KernelIndex(ref.index()));
     if (!kernel.ok()) return {generation, kernel.status().message(), {}};
-    out.fields = DescribeKernelRecord(*kernel, (*reader)->strings());
-    return out;
+    return {generation, {}, DescribeKernelRecord(*kernel, run->records->strings())};
   }));
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "nimble/analysis/dag.h"
+#include "nimble/analysis/op_weights.h"
 #include "nimble/analysis/simulator.h"
 #include "nimble/analysis/timeline.h"
 #include "nimble/core/op_graph.h"
@@ -34,10 +35,14 @@ struct Workload {
   int64_t launch_gap_ns = 0;  // mean host time between consecutive launch calls; 0 when not measurable
 };
 
-// Kernels attributed to each of `num_ops` ops whose start lies in `window` (all when absent). Shares come
-// from `device` (null: share 1, see occupancy.h). Fails on an attribution naming a missing op or kernel.
+// Kernels attributed to each of `num_ops` ops whose start lies in `window` (all when absent), as
+// WeighOps selects them. Shares come from `device` (null: share 1, see occupancy.h). Fails on an
+// attribution naming a missing op or kernel.
 StatusOr<Workload> BuildWorkload(const Trace& trace, int32_t num_ops, std::span<const KernelAttribution> attribution,
                                  const DeviceInfo* device, std::optional<TimeWindow> window);
+
+// The same from kernels already weighed (WeighOps over KernelSpans(trace)).
+Workload WorkloadOf(const Trace& trace, const OpKernels& weighed, const DeviceInfo* device);
 
 // Without kernel records: one kernel per op of its gpu_time_ns, filling the GPU.
 Workload WorkloadFromOpTimes(const OpGraph& graph);

@@ -11,17 +11,10 @@
 #include <vector>
 
 #include "nimble/analysis/idle_gaps.h"
+#include "nimble/analysis/time_window.h"
 #include "nimble/core/trace.h"
 
 namespace nimble::analysis {
-
-// Half-open [start_ns, end_ns) on the trace's clock.
-struct TimeWindow {
-  int64_t start_ns = 0;
-  int64_t end_ns = 0;
-  int64_t dur_ns() const { return end_ns - start_ns; }
-  friend bool operator==(const TimeWindow&, const TimeWindow&) = default;
-};
 
 struct StreamBusy {
   StreamId stream;
@@ -63,7 +56,6 @@ class TimelineAnalyzer {
     bool is_graph_launch;  // a whole graph recorded at graph level
   };
   std::vector<Activity> Select(TimeWindow window) const;  // clipped to the window, by start
-  void AddGaps(const std::vector<Activity>& selected, TimeWindow window, TimelineMetrics& out) const;
 
   DeviceId device_;
   GapClassifier classifier_;

@@ -1,13 +1,13 @@
-// Idle gaps of one device, computed from the timeline's own compact rows rather than from full records:
-// the holes in the union of its kernels, sets and device-side copies over its activity span, then
-// classified by analysis::GapClassifier. Same gaps, order and causes as analysis::TimelineAnalyzer on
-// the activity span (tested against it), in O(n x streams) time and no copy of the items. Finding and
-// classifying are separate so that the classifier need only index the launch calls of the gaps' next
-// work, not every API call of the run. Pure functions of their inputs.
+// Idle gaps of one device from the timeline's own compact rows rather than full records: its kernels,
+// sets, device-side copies and graph launches merged across streams in start order, in O(n x streams)
+// time and no copy of the items, and swept by analysis::ActivitySweep, as TimelineAnalyzer sweeps them
+// (so the same gaps, order and causes on the activity span). Finding and classifying are separate so
+// that the classifier indexes only the launch calls of the gaps' next work. Pure functions.
 #pragma once
 
 #include <vector>
 
+#include "nimble/analysis/activity_sweep.h"
 #include "nimble/analysis/idle_gaps.h"
 #include "nimble/gui/run_timeline.h"
 
@@ -15,19 +15,15 @@ namespace nimble::gui {
 
 struct DeviceGaps {
   DeviceId device;
-  int64_t span_start_ns = 0;  // first activity, relative to the timeline's base
-  int64_t span_end_ns = 0;    // last activity end
-  int64_t active_ns = 0;      // length of the union of its activity
-  std::vector<analysis::IdleGap> gaps;  // in time order; start_ns relative to the timeline's base
-  bool empty() const { return span_end_ns <= span_start_ns; }
+  // Over the device's activity span; times relative to the timeline's base. The rows do not say which
+  // kernels a graph replayed, so next_from_graph is false.
+  analysis::ActivityUnion activity;
 };
 
-// The gaps, each with cause kOther until classified. Copies that involve host memory are not activity.
+// The gaps, each with cause kOther until analysis::ClassifyGaps sets it with a classifier over records
+// relative to the timeline's base (holding at least the API calls whose correlation ids end the gaps).
+// Copies that involve host memory are not activity.
 DeviceGaps FindDeviceGaps(const RunTimeline& timeline, DeviceId device);
-
-// Sets each gap's cause. `classifier` must be built over records whose times are relative to the
-// timeline's base, holding at least the API calls whose correlation ids end the gaps.
-void ClassifyGaps(const analysis::GapClassifier& classifier, DeviceGaps& gaps);
 
 // The API calls of `timeline` whose correlation ids end a gap of `devices` (times relative), for a
 // classifier that indexes only what it will be asked about.

@@ -1,8 +1,10 @@
 // Everything the viewer shows of one run, as loaded: its row in the runs table, the timeline, idle time
-// per device with the longest gaps, the op analysis when the run has a graph, and the stored speedups
-// and data-quality counts. Built on a loading thread, then shared read-only (std::shared_ptr<const>).
+// per device with the longest gaps, the op analysis when the run has a graph, the stored speedups and
+// data-quality counts, and the run's open database for details. Built on a loading thread, then shared
+// read-only (std::shared_ptr<const>); `records` may then be called from any thread (run_records.h).
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -10,6 +12,7 @@
 #include "nimble/analysis/idle_gaps.h"
 #include "nimble/core/run.h"
 #include "nimble/gui/op_analysis.h"
+#include "nimble/gui/run_records.h"
 #include "nimble/gui/run_timeline.h"
 
 namespace nimble::gui {
@@ -44,6 +47,7 @@ struct LoadedRun {
   std::vector<Speedup> speedups;
   std::vector<StatEntry> stats;
   LoadTimings timings;
+  std::shared_ptr<const RunRecords> records;  // the reader that loaded the run, still open
 
   // "resnet50.pt · eager · run 1" (file name of the model, mode, id).
   std::string Label() const;

@@ -1,8 +1,7 @@
 // The op graph side of a run for the viewer: per-op GPU time, kernels and streams (measured and
-// assigned), and the critical path, weighed as analysis::BuildReport weighs it (one iteration: the last
-// iteration window on the graph's device, else the whole run; Op::gpu_time_ns without attribution), but
-// from the timeline's compact rows. Marks the timeline's kernels with their op and builds its
-// critical-path rows. Runs on the loading thread, before the timeline is shared.
+// assigned), and the critical path. Ops are weighed by analysis::WeighOps over the timeline's kernel
+// spans (one iteration, as the report weighs them); the path and plan come from analysis. Marks the
+// timeline's kernels with their op and builds its critical-path rows, on the loading thread.
 #pragma once
 
 #include <optional>
@@ -37,7 +36,7 @@ struct OpAnalysis {
   int64_t critical_path_ns = 0;
   DeviceId device;                       // where the graph's kernels ran
   std::optional<std::pair<int64_t, int64_t>> window;  // the weighing iteration (relative); none: whole run
-  bool assignment_stored = false;        // false: computed here (analysis::AssignStreams)
+  bool assignment_stored = false;        // false: computed here (analysis::PlanStreams)
   int32_t assigned_streams = 0;
   size_t assignment_syncs = 0;
 };

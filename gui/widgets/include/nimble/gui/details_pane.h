@@ -1,6 +1,6 @@
 // The details of the selected item (DescribeItem), or of the runs when nothing is selected. A kernel's
-// full record (grid, block, registers...) is read from the database on a worker thread and added when
-// it arrives; a newer selection discards an older answer. UI thread only.
+// full record (grid, block, registers...) is read through the run's open database (LoadedRun::records)
+// on a worker thread and added when it arrives; a newer selection discards an older answer. UI thread only.
 #pragma once
 
 #include <QFutureWatcher>
