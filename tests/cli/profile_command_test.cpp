@@ -114,7 +114,7 @@ TEST_F(ProfileCommandTest, ExistingFileThatIsNoDatabaseIsRefusedBeforeRunning) {
 
 TEST_F(ProfileCommandTest, WithoutAGpuSaysSoAndPointsToReport) {
 #if NIMBLE_MODEL_PROFILING
-  if (CudaDeviceCount() > 0) GTEST_SKIP() << "a CUDA device is present";
+  if (accelerate::CudaDeviceCount() > 0) GTEST_SKIP() << "a CUDA device is present";
   // A file that starts like a zip passes the file check; the device check comes next.
   const std::string model = File("m.pt", "PK\x03\x04 rest");
   const auto r = Prof(model + " --input 1x3x8x8" + Out());
