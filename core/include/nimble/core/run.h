@@ -1,15 +1,36 @@
 // A run: one recorded or accelerated execution stored in a run database, with what it measured.
 // Plain aggregates shared by store (which persists them), analysis (which fills results) and the tools.
+// Modes and severities are enums here; their names appear only where a run is stored or printed.
 // No threading concerns.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "nimble/core/ids.h"
 
 namespace nimble {
+
+// How a run was executed. Declared in the order the viewer lists speedups: eager execution first,
+// then the two schedules measured against it.
+enum class RunMode {
+  kProgram,    // "program": a CUDA program recorded by injection
+  kEager,      // "eager": a model profiled op by op
+  kAotSingle,  // "aot-single": the single-stream CUDA graph stored by the accelerate workflow
+  kAotMulti,   // "aot-multi": the multi-stream CUDA graph stored by the accelerate workflow
+};
+
+// Ordered: a larger value is more severe.
+enum class Severity { kInfo, kWarning, kError };
+
+// The names run databases, model.nimble and the reports use; the Parse functions accept exactly these.
+const char* RunModeName(RunMode mode);
+std::optional<RunMode> ParseRunMode(std::string_view name);
+const char* SeverityName(Severity severity);
+std::optional<Severity> ParseSeverity(std::string_view name);
 
 struct RunInfo {
   RunId id;
