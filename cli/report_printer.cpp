@@ -137,7 +137,7 @@ void PrintPrediction(std::ostream& out, const analysis::PredictionReport& p) {
 void PrintReport(std::ostream& out, const workflow::RunReport& run_report) {
   const analysis::Report& report = run_report.report;
   const RunInfo& r = run_report.run;
-  out << "run " << r.id.value() << " (" << r.mode << "): " << r.model;
+  out << "run " << r.id.value() << " (" << RunModeName(r.mode) << "): " << r.model;
   if (!r.inputs.empty()) out << " --input " << r.inputs;
   if (!r.device.empty()) out << " on " << r.device;
   out << "\n";

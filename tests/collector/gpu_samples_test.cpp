@@ -32,7 +32,7 @@ void ExpectCleanRun(const RecordedRun& r) {
   EXPECT_EQ(r.Stat("collector.incomplete_records"), 0);
   EXPECT_EQ(r.Stat("collector.cupti_errors"), 0);
   EXPECT_EQ(r.Stat("collector.status"), 0);
-  EXPECT_EQ(r.run.mode, "program");
+  EXPECT_EQ(r.run.mode, RunMode::kProgram);
   EXPECT_FALSE(r.run.device.empty());
   ASSERT_FALSE(r.trace.devices.empty());
   EXPECT_GT(r.trace.devices[0].sm_count, 0);

@@ -37,7 +37,7 @@ struct RunInfo {
   std::string model;       // model file or program path
   std::string inputs;      // e.g. "1x3x224x224"
   std::string device;      // e.g. "NVIDIA H100 80GB HBM3"
-  std::string mode;        // "program", "eager", "aot-single", "aot-multi", ...
+  RunMode mode = RunMode::kProgram;
   std::string command;     // the command line that produced it
   int32_t iterations = 0;
   int32_t warmup = 0;
@@ -56,7 +56,7 @@ struct Metric {
 
 // Measured against predicted latency of one execution mode.
 struct Speedup {
-  std::string mode;          // "eager", "aot-single", "aot-multi"
+  RunMode mode = RunMode::kEager;
   double measured_ms = 0;    // median latency measured; 0 when not measured
   double predicted_ms = 0;   // simulated latency; 0 when not predicted
   double baseline_ms = 0;    // what the speedup is relative to
@@ -67,7 +67,7 @@ struct Speedup {
 struct StatEntry {
   std::string name;
   int64_t value = 0;
-  std::string severity;      // "info", "warning", "error"
+  Severity severity = Severity::kInfo;
   std::string description;
   friend bool operator==(const StatEntry&, const StatEntry&) = default;
 };
