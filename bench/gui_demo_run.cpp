@@ -13,6 +13,7 @@
 
 #include "nimble/analysis/report.h"
 #include "nimble/analysis/stream_assignment.h"
+#include "nimble/core/median.h"
 #include "nimble/store/run_writer.h"
 
 namespace nimble::bench {
@@ -170,10 +171,7 @@ Schedule Replay(const std::vector<OpSpec>& ops, const StreamAssignment& streams,
   return s;
 }
 
-double MedianMs(std::vector<int64_t> v) {
-  std::sort(v.begin(), v.end());
-  return static_cast<double>(v[v.size() / 2]) / 1e6;
-}
+double MedianMs(std::vector<int64_t> v) { return static_cast<double>(Median(std::move(v))) / 1e6; }
 
 Status Write(const std::string& path, RunMode mode, const Schedule& s, const OpGraph& graph,
              const std::vector<Speedup>& speedups) {

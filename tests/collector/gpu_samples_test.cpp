@@ -7,6 +7,7 @@
 #include <map>
 
 #include "gpu_test_support.h"
+#include "nimble/core/median.h"
 
 namespace nimble::collector::testing {
 namespace {
@@ -171,9 +172,7 @@ int64_t MedianSpanNs(const std::vector<Record>& records, Key key) {
   }
   std::vector<int64_t> lengths;
   for (const auto& [k, span] : spans) lengths.push_back(span.second - span.first);
-  if (lengths.empty()) return 0;
-  std::nth_element(lengths.begin(), lengths.begin() + lengths.size() / 2, lengths.end());
-  return lengths[lengths.size() / 2];
+  return Median(std::move(lengths));
 }
 
 TEST(GpuSamplesTest, GraphLevelTraceRecordsOneSpanPerReplay) {
