@@ -122,7 +122,7 @@ void BM_PipelineToDatabase(benchmark::State& state) {
     std::filesystem::remove(path);
     RunInfo run;
     run.model = "bench";
-    run.mode = "program";
+    run.mode = RunMode::kProgram;
     auto sink = StoreSink::Create(path, run);
     if (!sink.ok()) {
       state.SkipWithError(sink.status().message().c_str());

@@ -132,7 +132,7 @@ Status WriteBenchRun(const std::string& path, const BenchRunShape& shape) {
   run.model = "synthetic";
   run.inputs = std::to_string(shape.kernels) + " kernels";
   run.device = "generated";
-  run.mode = "program";
+  run.mode = RunMode::kProgram;
   run.command = "gui_timeline_bench";
   NIMBLE_ASSIGN_OR_RETURN(auto writer, store::RunWriter::Create(path, run));
   Generator gen(shape);

@@ -13,6 +13,7 @@
 
 #include "nimble/analysis/report.h"
 #include "nimble/analysis/stream_assignment.h"
+#include "nimble/core/median.h"
 #include "nimble/store/run_writer.h"
 
 namespace nimble::bench {
@@ -170,12 +171,9 @@ Schedule Replay(const std::vector<OpSpec>& ops, const StreamAssignment& streams,
   return s;
 }
 
-double MedianMs(std::vector<int64_t> v) {
-  std::sort(v.begin(), v.end());
-  return static_cast<double>(v[v.size() / 2]) / 1e6;
-}
+double MedianMs(std::vector<int64_t> v) { return static_cast<double>(Median(std::move(v))) / 1e6; }
 
-Status Write(const std::string& path, const std::string& mode, const Schedule& s, const OpGraph& graph,
+Status Write(const std::string& path, RunMode mode, const Schedule& s, const OpGraph& graph,
              const std::vector<Speedup>& speedups) {
   RunInfo run;
   run.model = "synthetic/inception_style.pt";
@@ -209,12 +207,12 @@ Status WriteDemo(const std::string& path) {
   NIMBLE_ASSIGN_OR_RETURN(const analysis::Report report, analysis::BuildReport(input, options));
   std::vector<Speedup> speedups = analysis::ReportSpeedups(report);
   for (Speedup& s : speedups) {
-    if (s.mode == "aot-single") s.measured_ms = MedianMs(single.iteration_ns);
-    if (s.mode == "aot-multi") s.measured_ms = MedianMs(multi.iteration_ns);
+    if (s.mode == RunMode::kAotSingle) s.measured_ms = MedianMs(single.iteration_ns);
+    if (s.mode == RunMode::kAotMulti) s.measured_ms = MedianMs(multi.iteration_ns);
   }
-  NIMBLE_RETURN_IF_ERROR(Write(path, "eager", eager, graph, speedups));
-  NIMBLE_RETURN_IF_ERROR(Write(path, "aot-single", single, graph, {}));
-  return Write(path, "aot-multi", multi, graph, {});
+  NIMBLE_RETURN_IF_ERROR(Write(path, RunMode::kEager, eager, graph, speedups));
+  NIMBLE_RETURN_IF_ERROR(Write(path, RunMode::kAotSingle, single, graph, {}));
+  return Write(path, RunMode::kAotMulti, multi, graph, {});
 }
 
 }  // namespace

@@ -58,7 +58,7 @@ RunInfo BenchRun() {
   run.model = "resnet50.pt";
   run.inputs = "1x3x224x224";
   run.device = "bench";
-  run.mode = "eager";
+  run.mode = RunMode::kEager;
   run.command = "store_writer_bench";
   return run;
 }

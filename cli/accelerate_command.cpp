@@ -61,8 +61,11 @@ int RunAccelerate(AccelerateArgs& args) {
   }
   PrintAccelerateTable(*result, std::cout);
   if (!result->stored_runs.empty()) {
-    std::cout << "stored runs aot-single" << (result->multi.captured ? " and aot-multi" : "") << " in "
-              << args.options.db << "\n";
+    std::cout << "stored runs";
+    for (size_t i = 0; i < result->stored_runs.size(); ++i) {
+      std::cout << (i == 0 ? " " : " and ") << RunModeName(result->stored_runs[i]);
+    }
+    std::cout << " in " << args.options.db << "\n";
   }
   std::cout << "wrote " << args.options.output << "\n";
   return kExitOk;
@@ -79,15 +82,15 @@ void PrintAccelerateTable(const workflow::AccelerateResult& r, std::ostream& out
       << " | 1.00x | 1 | 0 | - | - |\n";
   for (const workflow::ModeResult* mode : {&r.single, &r.multi}) {
     if (!mode->captured) continue;
-    out << "| " << mode->mode << " | " << FormatMs(mode->median_ms) << " | " << FormatMs(mode->predicted_ms) << " | "
-        << FormatRatio(r.baseline_ms, mode->median_ms) << " | " << mode->schedule.num_streams << " | "
-        << mode->schedule.syncs.size() << " | " << mode->max_rel_error << " | "
+    out << "| " << RunModeName(mode->mode) << " | " << FormatMs(mode->median_ms) << " | "
+        << FormatMs(mode->predicted_ms) << " | " << FormatRatio(r.baseline_ms, mode->median_ms) << " | "
+        << mode->schedule.num_streams << " | " << mode->schedule.syncs.size() << " | " << mode->max_rel_error << " | "
         << FormatMs(static_cast<double>(mode->peak_memory_bytes) / (1 << 20)) << " |\n";
   }
   out << "\nmulti-stream vs single-stream: measured " << FormatRatio(r.single.median_ms, r.multi.median_ms)
       << ", predicted " << FormatRatio(r.single.predicted_ms, r.multi.predicted_ms) << "\n";
   out << "preparation (assignment + rewrite + capture): " << FormatMs(static_cast<double>(r.prep_ns) / 1e6) << " ms\n";
-  out << "model.nimble runs " << r.chosen << ": " << r.choice_reason << "\n";
+  out << "model.nimble runs " << RunModeName(r.chosen) << ": " << r.choice_reason << "\n";
   for (const std::string& line : workflow::Diagnose(r)) out << "prediction off by more than 15%: " << line << "\n";
 }
 

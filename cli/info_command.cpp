@@ -22,7 +22,7 @@ int RunInfoCommand(const std::string& path) {
   std::cout << std::left << std::setw(5) << "run" << std::setw(12) << "mode" << std::setw(8) << "iters"
             << std::setw(16) << "inputs" << std::setw(28) << "device" << "model\n";
   for (const RunInfo& r : *runs) {
-    std::cout << std::left << std::setw(5) << r.id.value() << std::setw(12) << r.mode << std::setw(8)
+    std::cout << std::left << std::setw(5) << r.id.value() << std::setw(12) << RunModeName(r.mode) << std::setw(8)
               << r.iterations << std::setw(16) << (r.inputs.empty() ? "-" : r.inputs) << std::setw(28)
               << (r.device.empty() ? "-" : r.device) << r.model << "\n";
   }

@@ -19,7 +19,7 @@ void PrintSummary(std::ostream& out, const workflow::RecordResult& r) {
   if (r.hardware_timestamps) out << ", kernel timestamps from hardware";
   out << "\n  dropped records: " << r.dropped << "\n";
   for (const StatEntry& s : r.problems) {
-    out << "  " << s.severity << ": " << s.name << " = " << s.value << " (" << s.description << ")\n";
+    out << "  " << SeverityName(s.severity) << ": " << s.name << " = " << s.value << " (" << s.description << ")\n";
   }
 }
 

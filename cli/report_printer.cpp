@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <iomanip>
+#include <optional>
 
 #include "nimble/workflow/format.h"
 #include "nimble/analysis/idle_gaps.h"
+#include "nimble/core/median.h"
 
 namespace nimble::cli {
 namespace {
@@ -29,14 +31,12 @@ const char* CauseLabel(GapCause cause) {
   return "?";
 }
 
-// The iteration whose active time is the median: a representative window, not an average of none.
+// The iteration whose span is the median: a representative window, not an average of none.
 const TimelineMetrics* MedianIteration(const std::vector<TimelineMetrics>& iterations) {
-  if (iterations.empty()) return nullptr;
-  std::vector<const TimelineMetrics*> sorted;
-  for (const auto& it : iterations) sorted.push_back(&it);
-  std::sort(sorted.begin(), sorted.end(),
-            [](const auto* a, const auto* b) { return a->window.dur_ns() < b->window.dur_ns(); });
-  return sorted[sorted.size() / 2];
+  std::vector<int64_t> spans;
+  for (const auto& it : iterations) spans.push_back(it.window.dur_ns());
+  const std::optional<size_t> median = MedianIndex(spans);
+  return median ? &iterations[*median] : nullptr;
 }
 
 void Row(std::ostream& out, const std::string& label, const std::string& a, const std::string& b = "") {
@@ -137,7 +137,7 @@ void PrintPrediction(std::ostream& out, const analysis::PredictionReport& p) {
 void PrintReport(std::ostream& out, const workflow::RunReport& run_report) {
   const analysis::Report& report = run_report.report;
   const RunInfo& r = run_report.run;
-  out << "run " << r.id.value() << " (" << r.mode << "): " << r.model;
+  out << "run " << r.id.value() << " (" << RunModeName(r.mode) << "): " << r.model;
   if (!r.inputs.empty()) out << " --input " << r.inputs;
   if (!r.device.empty()) out << " on " << r.device;
   out << "\n";

@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
+
 namespace nimble::accelerate {
 namespace {
 
@@ -28,6 +30,13 @@ StreamAssignment DecodeSchedule(const json& j) {
   return schedule;
 }
 
+// Only the two captured schedules make a model.nimble.
+std::optional<RunMode> ParseArtifactMode(const std::string& name) {
+  const std::optional<RunMode> mode = ParseRunMode(name);
+  if (mode == RunMode::kAotSingle || mode == RunMode::kAotMulti) return mode;
+  return std::nullopt;
+}
+
 std::string DeviceText(const std::string& name, const std::string& capability) {
   return capability.empty() ? name : name + " (" + capability + ")";
 }
@@ -39,7 +48,7 @@ std::string EncodeArtifactMeta(const ArtifactMeta& meta) {
       {"format_version", meta.format_version}, {"nimble_version", meta.nimble_version},
       {"torch_version", meta.torch_version},   {"device_name", meta.device_name},
       {"compute_capability", meta.compute_capability}, {"source_model", meta.source_model},
-      {"mode", meta.mode},                     {"input_shapes", meta.input_shapes},
+      {"mode", RunModeName(meta.mode)},        {"input_shapes", meta.input_shapes},
       {"input_dtype", meta.input_dtype},       {"float32_precision", meta.float32_precision},
       {"schedule", EncodeSchedule(meta.schedule)}, {"figures", meta.figures},
   };
@@ -57,7 +66,13 @@ StatusOr<ArtifactMeta> DecodeArtifactMeta(const std::string& text, const std::st
     meta.device_name = j.at("device_name").get<std::string>();
     meta.compute_capability = j.at("compute_capability").get<std::string>();
     meta.source_model = j.value("source_model", "");
-    meta.mode = j.at("mode").get<std::string>();
+    const std::string mode = j.at("mode").get<std::string>();
+    const std::optional<RunMode> parsed = ParseArtifactMode(mode);
+    if (!parsed) {
+      return DataLoss(file + ": " + kArtifactMetaFile + " names an unknown mode '" + mode +
+                      "' (expected aot-single or aot-multi)");
+    }
+    meta.mode = *parsed;
     meta.input_shapes = j.at("input_shapes").get<std::vector<std::vector<int64_t>>>();
     meta.input_dtype = j.value("input_dtype", "float32");
     meta.float32_precision = j.value("float32_precision", kFloat32PrecisionIeee);

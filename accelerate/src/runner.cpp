@@ -1,10 +1,11 @@
 // Runner: LoadArtifact + AotGraph behind a small, torch-free surface.
 #include "nimble/accelerate/runner.h"
 
-#include <algorithm>
+#include <utility>
 
 #include "nimble/accelerate/artifact.h"
 #include "nimble/accelerate/model_timing.h"
+#include "nimble/core/median.h"
 
 namespace nimble::accelerate {
 
@@ -44,8 +45,7 @@ StatusOr<std::vector<int64_t>> Runner::Latencies(int32_t iters) { return state_-
 StatusOr<double> Runner::MedianLatencyMs(int32_t iters) {
   if (iters < 1) return InvalidArgument("iterations must be at least 1");
   NIMBLE_ASSIGN_OR_RETURN(std::vector<int64_t> latencies, Latencies(iters));
-  std::sort(latencies.begin(), latencies.end());
-  return static_cast<double>(latencies[latencies.size() / 2]) / 1e6;
+  return static_cast<double>(Median(std::move(latencies))) / 1e6;
 }
 
 const std::vector<std::vector<int64_t>>& Runner::input_shapes() const { return state_->graph->input_shapes(); }

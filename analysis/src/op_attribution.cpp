@@ -111,16 +111,17 @@ std::vector<int64_t> MedianOpTimes(const Trace& trace, std::span<const KernelAtt
 }
 
 std::vector<StatEntry> OpAttribution::ToStats() const {
-  const std::string severity = unattributed == 0 ? "info" : "warning";
+  using enum Severity;
+  const Severity severity = unattributed == 0 ? kInfo : kWarning;
   return {
-      {"attribution.kernels", kernel_count, "info", "kernels recorded"},
-      {"attribution.by_external_id", by_external_id, "info", "kernels attributed by the op id pushed around their launch"},
-      {"attribution.by_launch_time", by_launch_time, "info",
+      {"attribution.kernels", kernel_count, kInfo, "kernels recorded"},
+      {"attribution.by_external_id", by_external_id, kInfo, "kernels attributed by the op id pushed around their launch"},
+      {"attribution.by_launch_time", by_launch_time, kInfo,
        "kernels whose launch carried no op id, attributed by the op bracket their launch fell in"},
       {"attribution.unattributed", unattributed, severity, "kernels attributed to no op"},
       {"attribution.unattributed_ns", unattributed_ns, severity, "GPU time of the kernels attributed to no op"},
-      {"attribution.kernel_ns", kernel_ns, "info", "GPU time of all kernels (sum of durations)"},
-      {"attribution.foreign_ids", foreign_ids, foreign_ids == 0 ? "info" : "warning",
+      {"attribution.kernel_ns", kernel_ns, kInfo, "GPU time of all kernels (sum of durations)"},
+      {"attribution.foreign_ids", foreign_ids, foreign_ids == 0 ? kInfo : kWarning,
        "kernels whose pushed id names no op of the graph"},
   };
 }

@@ -68,9 +68,9 @@ std::vector<Speedup> ReportSpeedups(const Report& report) {
   const PredictionReport& p = *report.prediction;
   const double baseline_ms = Ms(p.measured_ns);
   return {
-      {"eager", baseline_ms, Ms(p.predicted.eager_ns), baseline_ms},
-      {"aot-single", 0, Ms(p.predicted.aot_single_ns), baseline_ms},
-      {"aot-multi", 0, Ms(p.predicted.aot_multi_ns), baseline_ms},
+      {RunMode::kEager, baseline_ms, Ms(p.predicted.eager_ns), baseline_ms},
+      {RunMode::kAotSingle, 0, Ms(p.predicted.aot_single_ns), baseline_ms},
+      {RunMode::kAotMulti, 0, Ms(p.predicted.aot_multi_ns), baseline_ms},
   };
 }
 

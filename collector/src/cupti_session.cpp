@@ -213,11 +213,11 @@ bool CuptiSession::EndHardwareRequest() {
 void CuptiSession::AddTimestampStats(std::vector<StatEntry>& extra) {
   std::lock_guard lock(hardware_mu_);
   const bool on = hardware_ == HardwareTimestamps::kOn;
-  extra.push_back(StatEntry{"collector.kernel_timestamps", on ? 1 : 0, "info",
+  extra.push_back(StatEntry{"collector.kernel_timestamps", on ? 1 : 0, Severity::kInfo,
                             on ? "1: kernel timestamps from the GPU's hardware event system"
                                : "0: kernel timestamps from CUPTI's software instrumentation"});
   if (hardware_ == HardwareTimestamps::kRefused) {
-    extra.push_back(StatEntry{"collector.hardware_timestamps_refused", 1, "warning",
+    extra.push_back(StatEntry{"collector.hardware_timestamps_refused", 1, Severity::kWarning,
                               "hardware kernel timestamps were requested but not switched on: " + hardware_refusal_ +
                                   "; kernels carry software timestamps"});
   }
@@ -323,7 +323,7 @@ Status CuptiSession::Stop(std::vector<StatEntry> extra) {
   if (auto read = ReadDeviceProperties(); read.ok()) {
     devices = std::move(read).value();
   } else {
-    extra.push_back(StatEntry{"collector.device_query_failed", 1, "warning", read.status().message()});
+    extra.push_back(StatEntry{"collector.device_query_failed", 1, Severity::kWarning, read.status().message()});
   }
   CollectorStats buffer_stats;
   buffer_stats.buffers_refused = pool_.refused();
@@ -331,7 +331,8 @@ Status CuptiSession::Stop(std::vector<StatEntry> extra) {
   buffer_stats.cupti_dropped_records = cupti_dropped_.load();
   {
     std::lock_guard lock(error_mu_);
-    extra.push_back(StatEntry{"collector.cupti_errors", cupti_errors_, cupti_errors_ == 0 ? "info" : "error",
+    extra.push_back(StatEntry{"collector.cupti_errors", cupti_errors_,
+                              cupti_errors_ == 0 ? Severity::kInfo : Severity::kError,
                               cupti_errors_ == 0 ? "failed CUPTI calls during the session" : first_error_});
   }
   stop_status_ = pipeline_.Finish(buffer_stats, std::move(extra), std::move(devices));

@@ -26,7 +26,7 @@ Status CheckSingleCupti(const std::vector<std::string>& mapped, std::vector<Stat
     return FailedPrecondition("two copies of libcupti are loaded in this process (" + list +
                               "); the collector must use the one the framework loaded");
   }
-  stats.push_back(StatEntry{"collector.cupti_library", static_cast<int64_t>(mapped.size()), "info",
+  stats.push_back(StatEntry{"collector.cupti_library", static_cast<int64_t>(mapped.size()), Severity::kInfo,
                             mapped.empty() ? "no libcupti mapped at start" : mapped.front()});
   return OkStatus();
 }

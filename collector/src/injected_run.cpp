@@ -25,7 +25,7 @@ StatusOr<std::unique_ptr<InjectedRun>> InjectedRun::Begin(const InjectionOptions
   RunInfo info;
   info.command = ProcessCommandLine();
   info.model = info.command.substr(0, info.command.find(' '));
-  info.mode = "program";
+  info.mode = RunMode::kProgram;
   info.created_unix_s = static_cast<int64_t>(std::time(nullptr));
   auto sink = StoreSink::Create(options.output_path, info);
   if (!sink.ok()) return sink.status().WithContext("cannot write " + options.output_path);
@@ -44,7 +44,7 @@ InjectedRun::InjectedRun(std::string path, std::unique_ptr<StoreSink> sink)
 
 void InjectedRun::Finish(int signal_number) {
   if (finished_.exchange(true)) return;
-  StatEntry status{"collector.status", signal_number, signal_number == 0 ? "info" : "error",
+  StatEntry status{"collector.status", signal_number, signal_number == 0 ? Severity::kInfo : Severity::kError,
                    signal_number == 0 ? "flushed at process exit"
                                       : std::string("flushed on signal ") + std::to_string(signal_number) + " (" +
                                             strsignal(signal_number) + "); the run ends there"};

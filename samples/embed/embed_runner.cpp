@@ -35,6 +35,8 @@ int main(int argc, char** argv) {
   std::printf("output 0 has shape %s; largest values:\n", nimble::accelerate::ShapeText(first.shape).c_str());
   for (size_t i = 0; i < top; ++i) std::printf("  [%zu] %.5f\n", order[i], first.data[order[i]]);
   nimble::StatusOr<double> latency = runner->MedianLatencyMs(100);
-  if (latency.ok()) std::printf("median latency (%s, 100 replays): %.4f ms\n", runner->meta().mode.c_str(), *latency);
+  if (latency.ok()) {
+    std::printf("median latency (%s, 100 replays): %.4f ms\n", nimble::RunModeName(runner->meta().mode), *latency);
+  }
   return latency.ok() ? 0 : 1;
 }

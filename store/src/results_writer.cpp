@@ -20,7 +20,7 @@ void BindRunColumns(Statement& s, const RunInfo& run) {
   s.BindText(1, run.model);
   s.BindText(2, run.inputs);
   s.BindText(3, run.device);
-  s.BindText(4, run.mode);
+  s.BindText(4, RunModeName(run.mode));
   s.BindText(5, run.command);
   s.BindInt(6, run.iterations);
   s.BindInt(7, run.warmup);
@@ -199,7 +199,7 @@ Status ReplaceSpeedups(Database& db, RunId run, std::span<const Speedup> speedup
       "INSERT INTO speedups (runId, mode, measuredMs, predictedMs, baselineMs) VALUES (?, ?, ?, ?, ?)"));
   ins.BindInt(1, run.value());
   for (const Speedup& s : speedups) {
-    ins.BindText(2, s.mode);
+    ins.BindText(2, RunModeName(s.mode));
     ins.BindDouble(3, s.measured_ms);
     ins.BindDouble(4, s.predicted_ms);
     ins.BindDouble(5, s.baseline_ms);
@@ -209,16 +209,15 @@ Status ReplaceSpeedups(Database& db, RunId run, std::span<const Speedup> speedup
 }
 
 Status AddStatValue(Database& db, RunId run, const StatEntry& entry) {
-  // An empty severity or description keeps the one already stored.
+  // The latest severity wins; an empty description keeps the one already stored.
   NIMBLE_ASSIGN_OR_RETURN(Statement upsert, db.Prepare(
       "INSERT INTO stats (runId, name, value, severity, description) VALUES (?, ?, ?, ?, ?) "
-      "ON CONFLICT (runId, name) DO UPDATE SET value = value + excluded.value, "
-      "severity = CASE excluded.severity WHEN '' THEN severity ELSE excluded.severity END, "
+      "ON CONFLICT (runId, name) DO UPDATE SET value = value + excluded.value, severity = excluded.severity, "
       "description = CASE excluded.description WHEN '' THEN description ELSE excluded.description END"));
   upsert.BindInt(1, run.value());
   upsert.BindText(2, entry.name);
   upsert.BindInt(3, entry.value);
-  upsert.BindText(4, entry.severity);
+  upsert.BindText(4, SeverityName(entry.severity));
   upsert.BindText(5, entry.description);
   return upsert.Run();
 }

@@ -106,8 +106,10 @@ StatusOr<std::vector<Speedup>> RunReader::LoadSpeedups(RunId run) const {
   std::vector<Speedup> out;
   NIMBLE_RETURN_IF_ERROR(impl_->ForEachRow(
       "SELECT mode, measuredMs, predictedMs, baselineMs FROM speedups WHERE runId = ? ORDER BY rowid", run,
-      [&](const Statement& row) {
-        out.push_back({row.ColumnText(0), row.ColumnDouble(1), row.ColumnDouble(2), row.ColumnDouble(3)});
+      [&](const Statement& row) -> Status {
+        NIMBLE_ASSIGN_OR_RETURN(RunMode mode, impl_->EnumColumn(row, 0, ParseRunMode, "speedups", "mode", run));
+        out.push_back({mode, row.ColumnDouble(1), row.ColumnDouble(2), row.ColumnDouble(3)});
+        return OkStatus();
       }));
   return out;
 }
@@ -117,8 +119,10 @@ StatusOr<std::vector<StatEntry>> RunReader::LoadStats(RunId run) const {
   std::vector<StatEntry> out;
   NIMBLE_RETURN_IF_ERROR(impl_->ForEachRow(
       "SELECT name, value, severity, description FROM stats WHERE runId = ? ORDER BY rowid", run,
-      [&](const Statement& row) {
-        out.push_back({row.ColumnText(0), row.ColumnInt(1), row.ColumnText(2), row.ColumnText(3)});
+      [&](const Statement& row) -> Status {
+        NIMBLE_ASSIGN_OR_RETURN(Severity severity, impl_->EnumColumn(row, 2, ParseSeverity, "stats", "severity", run));
+        out.push_back({row.ColumnText(0), row.ColumnInt(1), severity, row.ColumnText(3)});
+        return OkStatus();
       }));
   return out;
 }

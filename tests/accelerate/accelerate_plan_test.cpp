@@ -47,7 +47,7 @@ Trace ThreeIterations(std::vector<KernelAttribution>* attribution) {
   return trace;
 }
 
-void WriteRun(const std::string& db, const std::string& mode, const OpGraph& graph, const Trace* trace,
+void WriteRun(const std::string& db, RunMode mode, const OpGraph& graph, const Trace* trace,
               const std::vector<KernelAttribution>& attribution, bool tf32 = false) {
   RunInfo run;
   run.model = "m.pt";
@@ -56,7 +56,7 @@ void WriteRun(const std::string& db, const std::string& mode, const OpGraph& gra
   ASSERT_TRUE(writer.ok()) << writer.status().ToString();
   if (trace != nullptr) ASSERT_TRUE((*writer)->AppendTrace(*trace).ok());
   ASSERT_TRUE((*writer)->WriteGraph(graph, attribution).ok());
-  if (tf32) ASSERT_TRUE((*writer)->AddStat({"profile.tf32_allowed", 1, "info", "TF32 convolutions"}).ok());
+  if (tf32) ASSERT_TRUE((*writer)->AddStat({"profile.tf32_allowed", 1, Severity::kInfo, "TF32 convolutions"}).ok());
   ASSERT_TRUE((*writer)->Commit().ok());
 }
 
@@ -71,9 +71,9 @@ TEST(AcceleratePlanTest, WorkloadComesFromTheRecordedRunsMedianIteration) {
   std::filesystem::remove(db);
   std::vector<KernelAttribution> attribution;
   const Trace trace = ThreeIterations(&attribution);
-  WriteRun(db, "eager", TwoOps(), &trace, attribution);
-  WriteRun(db, "aot-single", TwoOps(), nullptr, {});  // as nimble-accelerate stores its results
-  WriteRun(db, "eager", TwoOps(), &trace, attribution, /*tf32=*/true);  // other convolution kernels
+  WriteRun(db, RunMode::kEager, TwoOps(), &trace, attribution);
+  WriteRun(db, RunMode::kAotSingle, TwoOps(), nullptr, {});  // as nimble-accelerate stores its results
+  WriteRun(db, RunMode::kEager, TwoOps(), &trace, attribution, /*tf32=*/true);  // other convolution kernels
   StatusOr<MeasuredWorkload> workload = WorkloadOf(db, TwoOps(), /*tf32=*/false);
   ASSERT_TRUE(workload.ok()) << workload.status().ToString();
   ASSERT_EQ(workload->workload.op_kernels.size(), 2u);
@@ -106,7 +106,7 @@ TEST(AcceleratePlanTest, OnlyRunsOfTheSamePrecisionAreUsed) {
   std::filesystem::remove(db);
   std::vector<KernelAttribution> attribution;
   const Trace trace = ThreeIterations(&attribution);
-  WriteRun(db, "eager", TwoOps(), &trace, attribution, /*tf32=*/true);
+  WriteRun(db, RunMode::kEager, TwoOps(), &trace, attribution, /*tf32=*/true);
   StatusOr<MeasuredWorkload> ieee = WorkloadOf(db, TwoOps(), /*tf32=*/false);
   EXPECT_EQ(ieee.status().code(), StatusCode::kNotFound);
   EXPECT_NE(ieee.status().message().find("--no-tf32"), std::string::npos) << ieee.status().message();

@@ -7,7 +7,6 @@
 // prediction uses are recorded on the device.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 #include <string>
@@ -21,6 +20,7 @@
 #include "nimble/accelerate/stream_rewrite.h"
 #include "nimble/analysis/dag.h"
 #include "nimble/analysis/stream_assignment.h"
+#include "nimble/core/median.h"
 #include "nimble/workflow/replay_costs.h"
 #include "test_models.h"
 
@@ -64,11 +64,6 @@ Captured Capture(const ModelGraph& model, const StreamAssignment& assignment) {
   EXPECT_TRUE(graph.ok()) << graph.status().ToString();
   if (graph.ok()) captured.graph = std::move(*graph);
   return captured;
-}
-
-double Median(std::vector<int64_t> ns) {
-  std::sort(ns.begin(), ns.end());
-  return static_cast<double>(ns[ns.size() / 2]);
 }
 
 TEST(AotGpuTest, MultiSingleAndEagerAgree) {

@@ -21,7 +21,7 @@ ArtifactMeta H100Meta() {
   meta.device_name = "NVIDIA H100 80GB HBM3";
   meta.compute_capability = "sm_90";
   meta.source_model = "inception_v3.pt";
-  meta.mode = "aot-multi";
+  meta.mode = RunMode::kAotMulti;
   meta.input_shapes = {{1, 3, 299, 299}};
   meta.schedule.num_streams = 2;
   meta.schedule.op_stream = {StreamId(0), StreamId(1), StreamId(0)};
@@ -90,6 +90,22 @@ TEST(ArtifactMetaTest, BadJsonIsDataLoss) {
   StatusOr<ArtifactMeta> decoded = DecodeArtifactMeta("{\"format_version\": 1}", "m.nimble");
   ASSERT_FALSE(decoded.ok());
   EXPECT_EQ(decoded.status().code(), StatusCode::kDataLoss);
+}
+
+TEST(ArtifactMetaTest, ModeIsWrittenByNameAndAnUnknownOneIsRefusedNamingIt) {
+  const std::string text = EncodeArtifactMeta(H100Meta());
+  const size_t field = text.find("\"mode\": \"aot-multi\"");
+  ASSERT_NE(field, std::string::npos) << text;
+  for (const std::string other : {"eager", "aot-triple", ""}) {
+    std::string changed = text;
+    changed.replace(field, std::string("\"mode\": \"aot-multi\"").size(), "\"mode\": \"" + other + "\"");
+    StatusOr<ArtifactMeta> decoded = DecodeArtifactMeta(changed, "m.nimble");
+    ASSERT_FALSE(decoded.ok()) << other;
+    EXPECT_EQ(decoded.status().code(), StatusCode::kDataLoss);
+    EXPECT_NE(decoded.status().message().find("m.nimble: nimble/meta.json names an unknown mode '" + other + "'"),
+              std::string::npos)
+        << decoded.status().message();
+  }
 }
 
 TEST(ArtifactMetaTest, LoadingFilesThatAreNotArtifacts) {

@@ -71,7 +71,7 @@ ScheduledModel CheckSchedule(const ModelGraph& model, const std::vector<std::vec
   EXPECT_TRUE(host.ok());
   meta.nimble_version = host->nimble_version;
   meta.torch_version = host->torch_version;
-  meta.mode = "aot-multi";
+  meta.mode = RunMode::kAotMulti;
   meta.input_shapes = shapes;
   meta.schedule = assignment;
   const std::string file = TestDir() + "/rewrite_" + std::to_string(std::random_device{}()) + ".nimble";

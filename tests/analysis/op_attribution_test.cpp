@@ -54,7 +54,7 @@ TEST(OpAttributionTest, OtherKindsAndIdsOutsideTheGraphDoNotCount) {
   EXPECT_EQ(a.unattributed_ns, 160);
   EXPECT_DOUBLE_EQ(a.unattributed_share(), 1.0);
   bool warned = false;
-  for (const StatEntry& s : a.ToStats()) warned = warned || (s.name == "attribution.unattributed" && s.severity == "warning");
+  for (const StatEntry& s : a.ToStats()) warned = warned || (s.name == "attribution.unattributed" && s.severity == Severity::kWarning);
   EXPECT_TRUE(warned);
 }
 

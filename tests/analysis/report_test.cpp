@@ -98,9 +98,9 @@ TEST(ReportTest, MetricsAndSpeedupsForTheStore) {
   EXPECT_EQ(Find(metrics, "measured_latency_ns", -1)->value, 100000);
   const std::vector<Speedup> speedups = ReportSpeedups(*report);
   ASSERT_EQ(speedups.size(), 3u);
-  EXPECT_EQ(speedups[0].mode, "eager");
+  EXPECT_EQ(speedups[0].mode, RunMode::kEager);
   EXPECT_DOUBLE_EQ(speedups[0].measured_ms, 0.1);
-  EXPECT_EQ(speedups[2].mode, "aot-multi");
+  EXPECT_EQ(speedups[2].mode, RunMode::kAotMulti);
   EXPECT_DOUBLE_EQ(speedups[2].baseline_ms, 0.1);
   EXPECT_GT(speedups[2].predicted_ms, 0);
 }

@@ -67,7 +67,7 @@ class ReportCommandTest : public ::testing::Test {
                 const std::vector<KernelAttribution>& attribution = {}) {
     RunInfo run;
     run.model = "synthetic";
-    run.mode = "program";
+    run.mode = RunMode::kProgram;
     auto writer = store::RunWriter::Create(db_, run);
     ASSERT_TRUE(writer.ok()) << writer.status().ToString();
     ASSERT_TRUE((*writer)->AppendTrace(trace).ok());

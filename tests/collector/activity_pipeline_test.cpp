@@ -96,7 +96,7 @@ TEST(ActivityPipelineTest, CountsWhatAFailingSinkCouldNotTake) {
     auto [buffer, bytes] = FilledBuffer(pool, b * 10 + 1, 10);
     pipeline.Submit(buffer, bytes);
   }
-  const Status s = pipeline.Finish(CollectorStats{}, {StatEntry{"collector.status", 0, "info", "test"}}, {});
+  const Status s = pipeline.Finish(CollectorStats{}, {StatEntry{"collector.status", 0, Severity::kInfo, "test"}}, {});
   EXPECT_EQ(s.code(), StatusCode::kDataLoss);
   EXPECT_EQ(sink.consumed, 2);  // not called again after it failed
   EXPECT_EQ(StatValue(sink.summary.stats, "collector.records_lost_in_sink"), 20);

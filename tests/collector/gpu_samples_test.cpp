@@ -7,6 +7,7 @@
 #include <map>
 
 #include "gpu_test_support.h"
+#include "nimble/core/median.h"
 
 namespace nimble::collector::testing {
 namespace {
@@ -32,7 +33,7 @@ void ExpectCleanRun(const RecordedRun& r) {
   EXPECT_EQ(r.Stat("collector.incomplete_records"), 0);
   EXPECT_EQ(r.Stat("collector.cupti_errors"), 0);
   EXPECT_EQ(r.Stat("collector.status"), 0);
-  EXPECT_EQ(r.run.mode, "program");
+  EXPECT_EQ(r.run.mode, RunMode::kProgram);
   EXPECT_FALSE(r.run.device.empty());
   ASSERT_FALSE(r.trace.devices.empty());
   EXPECT_GT(r.trace.devices[0].sm_count, 0);
@@ -171,9 +172,7 @@ int64_t MedianSpanNs(const std::vector<Record>& records, Key key) {
   }
   std::vector<int64_t> lengths;
   for (const auto& [k, span] : spans) lengths.push_back(span.second - span.first);
-  if (lengths.empty()) return 0;
-  std::nth_element(lengths.begin(), lengths.begin() + lengths.size() / 2, lengths.end());
-  return lengths[lengths.size() / 2];
+  return Median(std::move(lengths));
 }
 
 TEST(GpuSamplesTest, GraphLevelTraceRecordsOneSpanPerReplay) {

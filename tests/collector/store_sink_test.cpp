@@ -17,7 +17,7 @@ namespace {
 RunInfo ProgramRun() {
   RunInfo run;
   run.model = "./sample";
-  run.mode = "program";
+  run.mode = RunMode::kProgram;
   run.command = "./sample -n 2";
   return run;
 }
@@ -62,7 +62,7 @@ TEST(StoreSinkTest, WritesAReadableRun) {
   ASSERT_TRUE(reader.ok()) << reader.status().ToString();
   auto run = (*reader)->Run((*sink)->run().id);
   ASSERT_TRUE(run.ok()) << run.status().ToString();
-  EXPECT_EQ(run->mode, "program");
+  EXPECT_EQ(run->mode, RunMode::kProgram);
   EXPECT_EQ(run->iterations, 1);
   EXPECT_EQ(run->device, "Test GPU");
   auto trace = (*reader)->LoadTrace(run->id);

@@ -117,7 +117,7 @@ void WriteRandomRun(const std::string& path, const RandomRun& run) {
   std::filesystem::remove(path);
   RunInfo info;
   info.model = "random";
-  info.mode = "eager";
+  info.mode = RunMode::kEager;
   auto writer = store::RunWriter::Create(path, info);
   ASSERT_TRUE(writer.ok()) << writer.status().ToString();
   ASSERT_TRUE((*writer)->AppendTrace(run.trace).ok());

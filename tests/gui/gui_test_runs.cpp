@@ -32,7 +32,7 @@ constexpr OpSpec kOps[] = {
     {"classifier", "aten::linear", "sgemm_classifier", false, 128, 158, 100},
 };
 
-RunInfo ModelRunInfo(const std::string& mode) {
+RunInfo ModelRunInfo(RunMode mode) {
   RunInfo run;
   run.model = "samples/models/inception_block.pt";
   run.inputs = "1x3x299x299";
@@ -128,12 +128,14 @@ ModelRunFacts WriteModelRun(const std::string& path) {
   facts.last_ns = kBaseNs + 2 * kIterationNs + 158 * kUs;
   facts.critical_ops = {"conv_stem", "branch_3x3", "concat", "classifier"};
   facts.lanes = 5;  // GPU 0 idle, stream 7, stream 8, thread NVTX, thread API
-  auto writer = store::RunWriter::Create(path, ModelRunInfo("eager"));
+  auto writer = store::RunWriter::Create(path, ModelRunInfo(RunMode::kEager));
   Check(writer.status());
   Check((*writer)->AppendTrace(trace));
   Check((*writer)->WriteGraph(BlockGraph(), attribution));
   const std::vector<Speedup> speedups = {
-      {"eager", 0.163, 0.170, 0.163}, {"aot-single", 0.121, 0.118, 0.163}, {"aot-multi", 0.102, 0.095, 0.163}};
+      {RunMode::kEager, 0.163, 0.170, 0.163},
+      {RunMode::kAotSingle, 0.121, 0.118, 0.163},
+      {RunMode::kAotMulti, 0.102, 0.095, 0.163}};
   Check((*writer)->WriteSpeedups(speedups));
   Check((*writer)->Commit());
   return facts;
@@ -162,7 +164,7 @@ void AppendAcceleratedRun(const std::string& path) {
       trace.kernels.push_back(kernel);
     }
   }
-  auto writer = store::RunWriter::Create(path, ModelRunInfo("aot-multi"));
+  auto writer = store::RunWriter::Create(path, ModelRunInfo(RunMode::kAotMulti));
   Check(writer.status());
   Check((*writer)->AppendTrace(trace));
   Check((*writer)->WriteGraph(BlockGraph(), attribution));

@@ -84,7 +84,7 @@ TEST(GraphLaunchTest, DescribesAGraphRecordedAtGraphLevel) {
   trace.kernels = {k};
   RunInfo info;
   info.model = "graph";
-  info.mode = "program";
+  info.mode = RunMode::kProgram;
   auto writer = store::RunWriter::Create(dir + "/graph.db", info);
   ASSERT_TRUE(writer.ok()) << writer.status().ToString();
   ASSERT_TRUE((*writer)->AppendTrace(trace).ok());

@@ -40,7 +40,7 @@ int64_t FileSize(const std::string& path) {
 // The child: commits kCommittedBatches batches, says so on `ready_fd`, then starts one huge batch.
 [[noreturn]] void WriteUntilKilled(const std::string& path, int ready_fd) {
   StringTable strings;
-  auto writer = RunWriter::Create(path, testing::SampleRun("killed"), {.batch_records = kKilledBatchRecords + 1});
+  auto writer = RunWriter::Create(path, testing::SampleRun(RunMode::kProgram), {.batch_records = kKilledBatchRecords + 1});
   if (!writer.ok()) _exit(2);
   for (int b = 0; b < kCommittedBatches; ++b) {
     if (!(*writer)->AppendKernels(Kernels(strings, int64_t{b} * kBatchRecords, kBatchRecords), strings).ok()) _exit(3);
@@ -94,7 +94,7 @@ TEST_F(StoreInterruptedWriteTest, ExistingDatabaseKeepsExactlyTheCommittedBatche
   StringTable strings;
   const auto first_run = Kernels(strings, 0, 500);
   {
-    auto writer = RunWriter::Create(path, testing::SampleRun("eager"));
+    auto writer = RunWriter::Create(path, testing::SampleRun(RunMode::kEager));
     ASSERT_TRUE(writer.ok());
     ASSERT_TRUE((*writer)->AppendKernels(first_run, strings).ok());
     ASSERT_TRUE((*writer)->Commit().ok());
@@ -116,7 +116,7 @@ TEST_F(StoreInterruptedWriteTest, ExistingDatabaseKeepsExactlyTheCommittedBatche
   reader->reset();
 
   // The database is not left locked: another run can be appended.
-  auto next = RunWriter::Create(path, testing::SampleRun("after"));
+  auto next = RunWriter::Create(path, testing::SampleRun(RunMode::kProgram));
   ASSERT_TRUE(next.ok()) << next.status().ToString();
   ASSERT_TRUE((*next)->AppendKernels(first_run, strings).ok());
   ASSERT_TRUE((*next)->Commit().ok());
@@ -132,7 +132,7 @@ TEST_F(StoreInterruptedWriteTest, NewDatabaseNeverAppearsAtItsPath) {
 
   // The next session at that path replaces the leftovers and commits normally.
   StringTable strings;
-  auto writer = RunWriter::Create(path, testing::SampleRun("eager"));
+  auto writer = RunWriter::Create(path, testing::SampleRun(RunMode::kEager));
   ASSERT_TRUE(writer.ok()) << writer.status().ToString();
   ASSERT_TRUE((*writer)->AppendKernels(Kernels(strings, 0, 10), strings).ok());
   ASSERT_TRUE((*writer)->Commit().ok());

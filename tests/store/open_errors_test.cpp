@@ -24,7 +24,7 @@ class StoreOpenErrorsTest : public TempDirTest {
     StringTable strings;
     std::vector<KernelRecord> kernels;
     for (int i = 0; i < 5000; ++i) kernels.push_back(testing::MakeKernel(strings, i));
-    auto writer = RunWriter::Create(path, testing::SampleRun("eager"));
+    auto writer = RunWriter::Create(path, testing::SampleRun(RunMode::kEager));
     ASSERT_TRUE(writer.ok());
     ASSERT_TRUE((*writer)->AppendKernels(kernels, strings).ok());
     ASSERT_TRUE((*writer)->Commit().ok());
@@ -43,7 +43,7 @@ class StoreOpenErrorsTest : public TempDirTest {
     const std::string bytes = testing::ReadFileBytes(path);
     const std::vector<std::pair<std::string, std::function<Status()>>> attempts = {
         {"RunReader::Open", [&] { return RunReader::Open(path).status(); }},
-        {"RunWriter::Create", [&] { return RunWriter::Create(path, testing::SampleRun("eager")).status(); }},
+        {"RunWriter::Create", [&] { return RunWriter::Create(path, testing::SampleRun(RunMode::kEager)).status(); }},
         {"RunWriter::OpenRun", [&] { return RunWriter::OpenRun(path, RunId(1)).status(); }},
         {"UpgradeDatabase", [&] { return UpgradeDatabase(path); }},
     };
@@ -144,7 +144,7 @@ TEST_F(StoreOpenErrorsTest, DirectoryIsRefused) {
   const Status status = RunReader::Open(path).status();
   ASSERT_FALSE(status.ok());
   EXPECT_EQ(status.message().rfind(path + ": ", 0), 0u) << status.message();
-  EXPECT_FALSE(RunWriter::Create(path, testing::SampleRun("eager")).ok());
+  EXPECT_FALSE(RunWriter::Create(path, testing::SampleRun(RunMode::kEager)).ok());
   EXPECT_EQ(ListDir(), std::vector<std::string>{"adir"});
   EXPECT_TRUE(std::filesystem::is_empty(path));
 }
@@ -154,7 +154,7 @@ TEST_F(StoreOpenErrorsTest, UnwritableLocationsFailNamingThePathAndCreateNothing
   const std::string in_proc = "/proc/nimble_store_test_" + std::to_string(getpid()) + ".db";
   for (const std::string& path : {in_missing_dir, in_proc}) {
     SCOPED_TRACE(path);
-    for (const Status& status : {RunWriter::Create(path, testing::SampleRun("eager")).status(),
+    for (const Status& status : {RunWriter::Create(path, testing::SampleRun(RunMode::kEager)).status(),
                                  CreateDatabaseAtVersion(path, 1), RunReader::Open(path).status()}) {
       ASSERT_FALSE(status.ok());
       EXPECT_EQ(status.message().rfind(path + ": ", 0), 0u) << status.message();
@@ -163,8 +163,9 @@ TEST_F(StoreOpenErrorsTest, UnwritableLocationsFailNamingThePathAndCreateNothing
     EXPECT_FALSE(std::filesystem::exists(path + ".partial"));
   }
   EXPECT_TRUE(ListDir().empty());
-  EXPECT_NE(RunWriter::Create(in_missing_dir, testing::SampleRun("eager")).status().message().find("does not exist"),
-            std::string::npos);
+  EXPECT_NE(
+      RunWriter::Create(in_missing_dir, testing::SampleRun(RunMode::kEager)).status().message().find("does not exist"),
+      std::string::npos);
 }
 
 TEST_F(StoreOpenErrorsTest, ReadOnlyFileIsReadableButNotWritableOrUpgradable) {
@@ -182,7 +183,7 @@ TEST_F(StoreOpenErrorsTest, ReadOnlyFileIsReadableButNotWritableOrUpgradable) {
     auto trace = (*reader)->LoadTrace(RunId(1));
     if (!trace.ok() || trace->kernels.size() != 5000) return "read-only file did not load its 5000 kernels";
     reader->reset();
-    const Status write = RunWriter::Create(current, testing::SampleRun("eager")).status();
+    const Status write = RunWriter::Create(current, testing::SampleRun(RunMode::kEager)).status();
     if (write.ok() || write.message().rfind(current + ": ", 0) != 0) return "writing: " + write.ToString();
     const Status upgrade = RunReader::Open(old).status();
     if (upgrade.ok() || upgrade.message().rfind(old + ": ", 0) != 0 ||

@@ -63,7 +63,7 @@ TEST_F(StoreRoundTripTest, RandomTracesAndResultsSurviveForManySeedsAndBatchSize
     const Trace trace = testing::RandomTrace(rng, static_cast<int>(seed * 17));
     const auto results = testing::MakeRandomResults(rng, static_cast<int>(seed % 9), static_cast<int64_t>(trace.kernels.size()));
     const std::string path = PathOf("seed" + std::to_string(seed) + ".db");
-    RunInfo info = testing::SampleRun("eager");
+    RunInfo info = testing::SampleRun(RunMode::kEager);
     // Batch sizes from one record per transaction to everything in one.
     auto writer = RunWriter::Create(path, info, {.batch_records = static_cast<int64_t>(1 + (seed * 37) % 300)});
     ASSERT_TRUE(writer.ok()) << writer.status().ToString();
@@ -89,7 +89,7 @@ TEST_F(StoreRoundTripTest, SeveralRunsInOneFileStayApart) {
   for (int r = 0; r < 3; ++r) {
     traces.push_back(testing::RandomTrace(rng, 40 + r));
     results.push_back(testing::MakeRandomResults(rng, 4 + r, static_cast<int64_t>(traces.back().kernels.size())));
-    RunInfo info = testing::SampleRun(r == 0 ? "eager" : "aot-multi");
+    RunInfo info = testing::SampleRun(r == 0 ? RunMode::kEager : RunMode::kAotMulti);
     info.iterations = 10 + r;
     auto writer = RunWriter::Create(path, info, {.batch_records = 50});
     ASSERT_TRUE(writer.ok()) << writer.status().ToString();
@@ -119,7 +119,7 @@ TEST_F(StoreRoundTripTest, KernelIndexIsInsertionOrderAcrossBatchesAndReopens) {
     KernelRecord k = testing::MakeKernel(strings, (i * 7919) % 1000);
     kernels.push_back(k);
   }
-  auto writer = RunWriter::Create(path, testing::SampleRun("eager"), {.batch_records = 64});
+  auto writer = RunWriter::Create(path, testing::SampleRun(RunMode::kEager), {.batch_records = 64});
   ASSERT_TRUE(writer.ok());
   const RunId run = (*writer)->run_id();
   ASSERT_TRUE((*writer)->AppendKernels(std::span(kernels).first(600), strings).ok());
@@ -153,7 +153,7 @@ TEST_F(StoreRoundTripTest, StringsAreStoredOnceAndSharedBetweenRuns) {
       k.name = strings.Intern(i % 2 ? "a" : "b");
       kernels.push_back(k);
     }
-    auto writer = RunWriter::Create(path, testing::SampleRun("eager"), {.batch_records = 3});
+    auto writer = RunWriter::Create(path, testing::SampleRun(RunMode::kEager), {.batch_records = 3});
     ASSERT_TRUE(writer.ok());
     ASSERT_TRUE((*writer)->AppendKernels(kernels, strings).ok());
     ASSERT_TRUE((*writer)->Commit().ok());
@@ -179,7 +179,7 @@ TEST_F(StoreRoundTripTest, ResultsCanBeReplacedAndRunUpdated) {
   std::mt19937_64 rng(5);
   auto first = testing::MakeRandomResults(rng, 6, 0);
   auto second = testing::MakeRandomResults(rng, 3, 0);
-  auto writer = RunWriter::Create(path, testing::SampleRun("eager"));
+  auto writer = RunWriter::Create(path, testing::SampleRun(RunMode::kEager));
   ASSERT_TRUE(writer.ok());
   const RunId run = (*writer)->run_id();
   ASSERT_TRUE((*writer)->Commit().ok());
@@ -193,7 +193,7 @@ TEST_F(StoreRoundTripTest, ResultsCanBeReplacedAndRunUpdated) {
     ASSERT_TRUE((*results)->WriteMetrics(r->metrics).ok());
     ASSERT_TRUE((*results)->WriteSpeedups(r->speedups).ok());
   }
-  RunInfo updated = testing::SampleRun("eager");
+  RunInfo updated = testing::SampleRun(RunMode::kEager);
   updated.iterations = 1234;
   ASSERT_TRUE((*results)->UpdateRun(updated).ok());
   results->reset();
@@ -212,7 +212,7 @@ TEST_F(StoreRoundTripTest, ResultsCanBeReplacedAndRunUpdated) {
 
 TEST_F(StoreRoundTripTest, EmptyRunLoadsEmptyAndHasNoAssignment) {
   const std::string path = PathOf("empty.db");
-  auto writer = RunWriter::Create(path, testing::SampleRun("program"));
+  auto writer = RunWriter::Create(path, testing::SampleRun(RunMode::kProgram));
   ASSERT_TRUE(writer.ok());
   const RunId run = (*writer)->run_id();
   ASSERT_TRUE((*writer)->Commit().ok());

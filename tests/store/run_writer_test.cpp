@@ -29,7 +29,7 @@ TEST_F(StoreRunWriterTest, NewFileIsBuiltAsPartialAndMovedByCommit) {
   StringTable strings;
   std::vector<KernelRecord> kernels;
   for (int i = 0; i < 100; ++i) kernels.push_back(testing::MakeKernel(strings, i));
-  auto writer = RunWriter::Create(path, testing::SampleRun("eager"), {.batch_records = 10});
+  auto writer = RunWriter::Create(path, testing::SampleRun(RunMode::kEager), {.batch_records = 10});
   ASSERT_TRUE(writer.ok()) << writer.status().ToString();
   ASSERT_TRUE((*writer)->AppendKernels(kernels, strings).ok());
   EXPECT_EQ((*writer)->records_written(), 100);
@@ -44,7 +44,7 @@ TEST_F(StoreRunWriterTest, NewFileIsBuiltAsPartialAndMovedByCommit) {
   EXPECT_EQ(header[18], 2);
   EXPECT_EQ(header[19], 2);
   // Results written after Commit go to the final file in place.
-  ASSERT_TRUE((*writer)->AddStat({"late", 1, "info", "after commit"}).ok());
+  ASSERT_TRUE((*writer)->AddStat({"late", 1, Severity::kInfo, "after commit"}).ok());
   ASSERT_TRUE((*writer)->Commit().ok());
   EXPECT_EQ(ListDir(), std::vector<std::string>{"run.db"});
   writer->reset();
@@ -63,7 +63,7 @@ TEST_F(StoreRunWriterTest, DestroyingAnUncommittedWriterLeavesNoFile) {
   std::vector<KernelRecord> kernels;
   for (int i = 0; i < 50; ++i) kernels.push_back(testing::MakeKernel(strings, i));
   {
-    auto writer = RunWriter::Create(path, testing::SampleRun("eager"), {.batch_records = 8});
+    auto writer = RunWriter::Create(path, testing::SampleRun(RunMode::kEager), {.batch_records = 8});
     ASSERT_TRUE(writer.ok());
     ASSERT_TRUE((*writer)->AppendKernels(kernels, strings).ok());
     ASSERT_TRUE((*writer)->Flush().ok());
@@ -74,12 +74,12 @@ TEST_F(StoreRunWriterTest, DestroyingAnUncommittedWriterLeavesNoFile) {
 
 TEST_F(StoreRunWriterTest, UncommittedSecondRunKeepsFlushedBatchesAndDropsBufferedOnes) {
   const std::string path = PathOf("run.db");
-  ASSERT_TRUE(RunWriter::Create(path, testing::SampleRun("eager")).value()->Commit().ok());
+  ASSERT_TRUE(RunWriter::Create(path, testing::SampleRun(RunMode::kEager)).value()->Commit().ok());
   StringTable strings;
   std::vector<KernelRecord> kernels;
   for (int i = 0; i < 30; ++i) kernels.push_back(testing::MakeKernel(strings, i));
   {
-    auto writer = RunWriter::Create(path, testing::SampleRun("aot-multi"), {.batch_records = 10});
+    auto writer = RunWriter::Create(path, testing::SampleRun(RunMode::kAotMulti), {.batch_records = 10});
     ASSERT_TRUE(writer.ok());
     ASSERT_TRUE((*writer)->AppendKernels(std::span(kernels).first(25), strings).ok());  // 2 batches + 5 buffered
   }
@@ -94,7 +94,7 @@ TEST_F(StoreRunWriterTest, FailedBatchRollsBackAndLeavesEarlierBatchesIntact) {
   StringTable strings;
   std::vector<KernelRecord> good;
   for (int i = 0; i < 300; ++i) good.push_back(testing::MakeKernel(strings, i, 10));
-  auto writer = RunWriter::Create(path, testing::SampleRun("eager"), {.batch_records = 100});
+  auto writer = RunWriter::Create(path, testing::SampleRun(RunMode::kEager), {.batch_records = 100});
   ASSERT_TRUE(writer.ok());
   ASSERT_TRUE((*writer)->AppendKernels(good, strings).ok());
 
@@ -137,7 +137,7 @@ TEST_F(StoreRunWriterTest, FailedApiCallBatchNamesTheRecordAndKeepsNothingOfIt) 
   for (int i = 0; i < 100; ++i) {
     calls.push_back({1000 * i, 1000 * i + 500, ApiKind::kRuntime, ThreadId(7), 42, CorrelationId(i), launch, 211, 0});
   }
-  auto writer = RunWriter::Create(path, testing::SampleRun("eager"), {.batch_records = 100});
+  auto writer = RunWriter::Create(path, testing::SampleRun(RunMode::kEager), {.batch_records = 100});
   ASSERT_TRUE(writer.ok());
   ASSERT_TRUE((*writer)->AppendApiCalls(calls, strings).ok());  // one batch, inserted as a whole
   calls[50].end_ns = calls[50].start_ns - 1;
@@ -162,7 +162,7 @@ TEST_F(StoreRunWriterTest, FailedApiCallBatchNamesTheRecordAndKeepsNothingOfIt) 
 TEST_F(StoreRunWriterTest, EveryActivityTableRefusesEndBeforeStart) {
   const std::string path = PathOf("run.db");
   StringTable strings;
-  auto writer = RunWriter::Create(path, testing::SampleRun("eager"), {.batch_records = 1});
+  auto writer = RunWriter::Create(path, testing::SampleRun(RunMode::kEager), {.batch_records = 1});
   ASSERT_TRUE(writer.ok());
   RunWriter& w = **writer;
   const auto memcpy = Backwards<MemcpyRecord>();
@@ -188,7 +188,7 @@ TEST_F(StoreRunWriterTest, StringIdOutsideTheTableRejectsTheWholeCall) {
   std::vector<KernelRecord> kernels;
   for (int i = 0; i < 20; ++i) kernels.push_back(testing::MakeKernel(strings, i, 5));
   kernels[15].short_name = StringId(static_cast<int32_t>(strings.size()) + 3);
-  auto writer = RunWriter::Create(path, testing::SampleRun("eager"), {.batch_records = 4});
+  auto writer = RunWriter::Create(path, testing::SampleRun(RunMode::kEager), {.batch_records = 4});
   ASSERT_TRUE(writer.ok());
   Status s = (*writer)->AppendKernels(kernels, strings);
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
@@ -200,18 +200,18 @@ TEST_F(StoreRunWriterTest, StringIdOutsideTheTableRejectsTheWholeCall) {
 TEST_F(StoreRunWriterTest, AddStatAccumulatesByNamePerRun) {
   const std::string path = PathOf("run.db");
   for (int run = 0; run < 2; ++run) {
-    auto writer = RunWriter::Create(path, testing::SampleRun("eager"));
+    auto writer = RunWriter::Create(path, testing::SampleRun(RunMode::kEager));
     ASSERT_TRUE(writer.ok());
-    ASSERT_TRUE((*writer)->AddStat({"dropped_records", 5, "warning", "CUPTI buffer full"}).ok());
-    ASSERT_TRUE((*writer)->AddStat({"unmatched_correlation", 1, "info", "no API call"}).ok());
-    ASSERT_TRUE((*writer)->AddStat({"dropped_records", 7 + run, "", ""}).ok());
+    ASSERT_TRUE((*writer)->AddStat({"dropped_records", 5, Severity::kWarning, "CUPTI buffer full"}).ok());
+    ASSERT_TRUE((*writer)->AddStat({"unmatched_correlation", 1, Severity::kInfo, "no API call"}).ok());
+    ASSERT_TRUE((*writer)->AddStat({"dropped_records", 7 + run, Severity::kError, ""}).ok());
     ASSERT_TRUE((*writer)->Commit().ok());
   }
   auto reader = RunReader::Open(path);
   ASSERT_TRUE(reader.ok());
   for (int run = 1; run <= 2; ++run) {
-    const std::vector<StatEntry> expected = {{"dropped_records", 12 + (run - 1), "warning", "CUPTI buffer full"},
-                                             {"unmatched_correlation", 1, "info", "no API call"}};
+    const std::vector<StatEntry> expected = {{"dropped_records", 12 + (run - 1), Severity::kError, "CUPTI buffer full"},
+                                             {"unmatched_correlation", 1, Severity::kInfo, "no API call"}};
     EXPECT_EQ(*(*reader)->LoadStats(RunId(run)), expected);
   }
 }
@@ -220,7 +220,7 @@ TEST_F(StoreRunWriterTest, InvalidGraphAndAssignmentAreRefusedAndNothingIsReplac
   const std::string path = PathOf("run.db");
   std::mt19937_64 rng(3);
   auto good = testing::MakeRandomResults(rng, 4, 10);
-  auto writer = RunWriter::Create(path, testing::SampleRun("eager"));
+  auto writer = RunWriter::Create(path, testing::SampleRun(RunMode::kEager));
   ASSERT_TRUE(writer.ok());
   ASSERT_TRUE((*writer)->WriteGraph(good.graph, good.attribution).ok());
   ASSERT_TRUE((*writer)->WriteAssignment(good.assignment).ok());
@@ -252,7 +252,7 @@ TEST_F(StoreRunWriterTest, OpenRunOfAMissingRunOrFileFailsNamingTheFile) {
   EXPECT_EQ(none.status().code(), StatusCode::kNotFound);
   EXPECT_TRUE(StartsWith(none.status().message(), path));
   EXPECT_TRUE(ListDir().empty());
-  ASSERT_TRUE(RunWriter::Create(path, testing::SampleRun("eager")).value()->Commit().ok());
+  ASSERT_TRUE(RunWriter::Create(path, testing::SampleRun(RunMode::kEager)).value()->Commit().ok());
   auto missing = RunWriter::OpenRun(path, RunId(42));
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
@@ -260,9 +260,9 @@ TEST_F(StoreRunWriterTest, OpenRunOfAMissingRunOrFileFailsNamingTheFile) {
 }
 
 TEST_F(StoreRunWriterTest, UpdateRunOfAnotherRunIsRefused) {
-  auto writer = RunWriter::Create(PathOf("run.db"), testing::SampleRun("eager"));
+  auto writer = RunWriter::Create(PathOf("run.db"), testing::SampleRun(RunMode::kEager));
   ASSERT_TRUE(writer.ok());
-  RunInfo other = testing::SampleRun("eager");
+  RunInfo other = testing::SampleRun(RunMode::kEager);
   other.id = RunId((*writer)->run_id().value() + 1);
   EXPECT_EQ((*writer)->UpdateRun(other).code(), StatusCode::kInvalidArgument);
 }

@@ -265,7 +265,7 @@ TEST_F(StoreSchemaTest, WriterAppendsARunToAVersion1File) {
   ASSERT_TRUE(CreateDatabaseAtVersion(path, 1).ok());
   StringTable strings;
   std::vector<KernelRecord> kernels = {testing::MakeKernel(strings, 0), testing::MakeKernel(strings, 1)};
-  auto writer = RunWriter::Create(path, testing::SampleRun("eager"));
+  auto writer = RunWriter::Create(path, testing::SampleRun(RunMode::kEager));
   ASSERT_TRUE(writer.ok()) << writer.status().ToString();
   ASSERT_TRUE((*writer)->AppendKernels(kernels, strings).ok());
   ASSERT_TRUE((*writer)->Commit().ok());
@@ -291,7 +291,7 @@ TEST_F(StoreSchemaTest, TimeWindowThroughBlocksFindsExactlyTheOverlappingKernels
       if (run == 2) k.start_ns += 123, k.end_ns += 123;
       kernels.push_back(k);
     }
-    auto writer = RunWriter::Create(path, testing::SampleRun("eager"), {.batch_records = 700});
+    auto writer = RunWriter::Create(path, testing::SampleRun(RunMode::kEager), {.batch_records = 700});
     ASSERT_TRUE(writer.ok()) << writer.status().ToString();
     ASSERT_TRUE((*writer)->AppendKernels(std::span(kernels).first(2500), strings).ok());
     ASSERT_TRUE((*writer)->AppendKernels(std::span(kernels).subspan(2500), strings).ok());
@@ -334,7 +334,7 @@ TEST_F(StoreSchemaTest, KernelsAddedToAnOlderRunKeepTheirOwnKeys) {
     return out;
   };
   for (int run = 1; run <= 2; ++run) {
-    auto writer = RunWriter::Create(path, testing::SampleRun("eager"), {.batch_records = 300});
+    auto writer = RunWriter::Create(path, testing::SampleRun(RunMode::kEager), {.batch_records = 300});
     ASSERT_TRUE(writer.ok()) << writer.status().ToString();
     ASSERT_TRUE((*writer)->AppendKernels(kernels(0, 1000), strings).ok());
     ASSERT_TRUE((*writer)->Commit().ok());
@@ -364,7 +364,7 @@ TEST_F(StoreSchemaTest, KernelsAddedToAnOlderRunKeepTheirOwnKeys) {
 
 TEST_F(StoreSchemaTest, CommittedFileHasTheQueryIndexesAndUsesThem) {
   const std::string path = PathOf("run.db");
-  auto writer = RunWriter::Create(path, testing::SampleRun("eager"));
+  auto writer = RunWriter::Create(path, testing::SampleRun(RunMode::kEager));
   ASSERT_TRUE(writer.ok());
   ASSERT_TRUE((*writer)->Commit().ok());
   writer->reset();
@@ -453,7 +453,7 @@ TEST_F(StoreSchemaTest, WriterStoresEachLaunchConfigurationOnce) {
   };
   std::vector<KernelRecord> first;
   for (int64_t i = 0; i < 900; ++i) first.push_back(with_config(i, static_cast<int32_t>(1 + i % 3), 0));
-  auto writer = RunWriter::Create(path, testing::SampleRun("eager"), {.batch_records = 200});
+  auto writer = RunWriter::Create(path, testing::SampleRun(RunMode::kEager), {.batch_records = 200});
   ASSERT_TRUE(writer.ok()) << writer.status().ToString();
   ASSERT_TRUE((*writer)->AppendKernels(first, strings).ok());
   // A batch whose new configuration (grid 77) is written, then rolled back with the batch.
@@ -475,7 +475,7 @@ TEST_F(StoreSchemaTest, WriterStoresEachLaunchConfigurationOnce) {
                          "ON c.id = k.launchConfigId WHERE c.id IS NULL"), 0);
   }
   // A second run reuses the file's configurations.
-  auto second = RunWriter::Create(path, testing::SampleRun("eager"));
+  auto second = RunWriter::Create(path, testing::SampleRun(RunMode::kEager));
   ASSERT_TRUE(second.ok()) << second.status().ToString();
   ASSERT_TRUE((*second)->AppendKernels(std::span(first).first(10), strings).ok());
   ASSERT_TRUE((*second)->Commit().ok());
@@ -499,7 +499,7 @@ TEST_F(StoreSchemaTest, KernelWithAMissingLaunchConfigurationIsDataLoss) {
   const std::string path = PathOf("run.db");
   StringTable strings;
   std::vector<KernelRecord> kernels = {testing::MakeKernel(strings, 0)};
-  auto writer = RunWriter::Create(path, testing::SampleRun("eager"));
+  auto writer = RunWriter::Create(path, testing::SampleRun(RunMode::kEager));
   ASSERT_TRUE(writer.ok());
   ASSERT_TRUE((*writer)->AppendKernels(kernels, strings).ok());
   ASSERT_TRUE((*writer)->Commit().ok());

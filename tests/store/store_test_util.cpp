@@ -162,7 +162,7 @@ std::vector<std::string> TempDirTest::ListDir() const {
   return names;
 }
 
-RunInfo SampleRun(const std::string& mode) {
+RunInfo SampleRun(RunMode mode) {
   RunInfo run;
   run.model = "models/resnet50.pt";
   run.inputs = "1x3x224x224";
@@ -229,10 +229,12 @@ RandomResults MakeRandomResults(std::mt19937_64& rng, int ops, int64_t kernels) 
     }
   }
   std::uniform_real_distribution<double> real(-1e12, 1e12);
+  const RunMode modes[] = {RunMode::kProgram, RunMode::kEager, RunMode::kAotSingle, RunMode::kAotMulti};
+  const Severity severities[] = {Severity::kInfo, Severity::kWarning, Severity::kError};
   for (int i = 0; i < 5; ++i) {
     r.metrics.push_back({"metric_" + std::to_string(i % 3), real(rng), i % 2 ? "ns" : "ratio", static_cast<int32_t>(i - 1)});
-    r.speedups.push_back({"aot-" + std::to_string(i), real(rng), real(rng), real(rng)});
-    r.stats.push_back({"stat_" + std::to_string(i), Uniform(rng, -5, 1 << 30), i % 2 ? "warning" : "info",
+    r.speedups.push_back({modes[Uniform(rng, 0, 3)], real(rng), real(rng), real(rng)});
+    r.stats.push_back({"stat_" + std::to_string(i), Uniform(rng, -5, 1 << 30), severities[Uniform(rng, 0, 2)],
                        "description " + std::to_string(i)});
   }
   return r;

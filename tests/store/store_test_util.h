@@ -31,7 +31,7 @@ class TempDirTest : public ::testing::Test {
   std::filesystem::path dir_;
 };
 
-RunInfo SampleRun(const std::string& mode);
+RunInfo SampleRun(RunMode mode);
 
 // A kernel with every field set from `i`; names drawn from `names_count` distinct strings.
 KernelRecord MakeKernel(StringTable& strings, int64_t i, int names_count = 100);

@@ -94,12 +94,12 @@ TEST_F(ReportWorkflowTest, ResultRunsAreAddedOnTheSameConnection) {
   auto db = Open(path, store::Access::kReadWrite);
   ASSERT_NE(db, nullptr);
   const OpGraph graph = *db->reader().LoadGraph(RunId(1));
-  const std::vector<Speedup> speedups = {{"aot-single", 1.5, 1.4, 5.0}};
+  const std::vector<Speedup> speedups = {{RunMode::kAotSingle, 1.5, 1.4, 5.0}};
   const StreamAssignment single{std::vector<StreamId>(graph.ops.size(), StreamId(0)), 1, {}};
-  const RunInfo info{RunId(), "m.pt", "1x3x8x8", "GPU", "aot-single", "cmd", 10, 0, 1};
+  const RunInfo info{RunId(), "m.pt", "1x3x8x8", "GPU", RunMode::kAotSingle, "cmd", 10, 0, 1};
   auto id = db->AddResultRun(info, graph, {{}, speedups, &single});
   ASSERT_TRUE(id.ok()) << id.status().ToString();
-  EXPECT_EQ(db->reader().Run(*id)->mode, "aot-single");
+  EXPECT_EQ(db->reader().Run(*id)->mode, RunMode::kAotSingle);
   EXPECT_EQ(*db->reader().LoadSpeedups(*id), speedups);
   EXPECT_EQ(db->reader().LoadGraph(*id)->ops.size(), graph.ops.size());
   auto info_result = Info(*db);

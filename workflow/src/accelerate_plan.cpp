@@ -11,6 +11,7 @@
 
 #include "nimble/analysis/stream_plan.h"
 #include "nimble/analysis/timeline.h"
+#include "nimble/core/median.h"
 
 namespace nimble::workflow {
 namespace {
@@ -29,12 +30,11 @@ std::optional<std::pair<analysis::TimeWindow, size_t>> MedianIteration(const Tra
   const std::vector<analysis::TimeWindow> windows =
       range.empty() ? std::vector<analysis::TimeWindow>{} : analysis::WindowsFromNvtx(trace, range);
   *count = windows.size();
-  if (windows.empty()) return std::nullopt;
-  std::vector<size_t> order(windows.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return windows[a].dur_ns() < windows[b].dur_ns(); });
-  const size_t median = order[order.size() / 2];
-  return std::pair{windows[median], median};
+  std::vector<int64_t> spans;
+  for (const analysis::TimeWindow& window : windows) spans.push_back(window.dur_ns());
+  const std::optional<size_t> median = MedianIndex(spans);
+  if (!median) return std::nullopt;
+  return std::pair{windows[*median], *median};
 }
 
 }  // namespace

@@ -76,7 +76,7 @@ Status StoreResults(store::RunDatabase& db, AccelerateResult& r, const OpGraph& 
     const RunInfo run{RunId(), r.model, r.inputs, r.device, mode->mode, r.command, r.iterations, 0, now};
     const std::vector<Metric> metrics = ModeMetrics(r, *mode);
     const std::vector<Speedup> speedups = {
-        {"eager", r.baseline_ms, r.predicted_eager_ms, r.baseline_ms},
+        {RunMode::kEager, r.baseline_ms, r.predicted_eager_ms, r.baseline_ms},
         {mode->mode, mode->median_ms, mode->predicted_ms, r.baseline_ms},
     };
     NIMBLE_RETURN_IF_ERROR(db.AddResultRun(run, graph, {metrics, speedups, &mode->schedule}).status());

@@ -37,8 +37,8 @@ Session::Session(const AccelerateOptions& args, const store::RunDatabase* db, co
   result_.inputs = workflow::ShapesText(shapes_);
   result_.command = args.command_line;
   result_.iterations = args.iters;
-  result_.single.mode = "aot-single";
-  result_.multi.mode = "aot-multi";
+  result_.single.mode = RunMode::kAotSingle;
+  result_.multi.mode = RunMode::kAotMulti;
 }
 
 Status Session::Load() {
@@ -122,8 +122,9 @@ Status Session::CheckOutputs() {
       NIMBLE_ASSIGN_OR_RETURN(double error, MaxRelativeError(outputs, reference));
       mode->max_rel_error = std::max(mode->max_rel_error, error);
       if (!(error <= kMaxRelativeError)) {
-        return FailedPrecondition(args_.model + ": " + mode->mode + " outputs differ from the unmodified model "
-                                  "(max relative error " + std::to_string(error) + " > 1e-4); no model.nimble written");
+        return FailedPrecondition(args_.model + ": " + RunModeName(mode->mode) +
+                                  " outputs differ from the unmodified model (max relative error " +
+                                  std::to_string(error) + " > 1e-4); no model.nimble written");
       }
     }
   }
@@ -166,17 +167,17 @@ Status Session::Predict() {
 void Session::Choose() {
   const double predicted_gain = 1.0 - result_.multi.predicted_ms / std::max(result_.single.predicted_ms, 1e-9);
   const double measured_gain = 1.0 - result_.multi.median_ms / std::max(result_.single.median_ms, 1e-9);
-  result_.chosen = "aot-single";
+  result_.chosen = RunMode::kAotSingle;
   if (args_.mode == ModeChoice::kSingle) {
     result_.choice_reason = "--mode single";
   } else if (args_.mode == ModeChoice::kMulti && result_.multi.captured) {
-    result_.chosen = "aot-multi";
+    result_.chosen = RunMode::kAotMulti;
     result_.choice_reason = "--mode multi";
   } else if (!result_.multi.captured) {
     result_.choice_reason = args_.single_stream_only ? "--single-stream-only"
                                                       : "the assignment found no parallel ops (width 1)";
   } else if (measured_gain > kMinMultiGain) {
-    result_.chosen = "aot-multi";
+    result_.chosen = RunMode::kAotMulti;
     result_.choice_reason = "measured " + std::to_string(static_cast<int>(measured_gain * 100)) + "% faster than "
                             "single-stream (predicted " + std::to_string(static_cast<int>(predicted_gain * 100)) + "%)";
   } else {
@@ -188,7 +189,7 @@ void Session::Choose() {
 
 Status Session::Save() {
   progress_.Step("writing " + args_.output);
-  const bool multi = result_.chosen == "aot-multi";
+  const bool multi = result_.chosen == RunMode::kAotMulti;
   ArtifactMeta meta;
   NIMBLE_ASSIGN_OR_RETURN(ArtifactHost host, DescribeHost(args_.device));
   meta.nimble_version = host.nimble_version;

@@ -152,7 +152,7 @@ RunInfo MakeRunInfo(const Session& s) {
   run.model = s.options.model;
   run.inputs = ShapesText(s.options.inputs);
   run.device = s.device_name;
-  run.mode = "eager";
+  run.mode = RunMode::kEager;
   run.command = s.options.command_line;
   run.iterations = s.options.iters;
   run.warmup = s.options.warmup;

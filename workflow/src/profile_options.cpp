@@ -46,24 +46,25 @@ namespace nimble::workflow {
 
 std::vector<StatEntry> ProfileStats(const ProfileOptions& options, const std::vector<StatEntry>& collector_stats,
                                     const ProfileMeasurements& m) {
+  using enum Severity;
   std::vector<StatEntry> stats = collector_stats;
   for (StatEntry& s : m.attribution.ToStats()) stats.push_back(std::move(s));
   const bool matches = m.forward_diff >= 0 && m.forward_diff <= 1e-3;
-  stats.push_back({"profile.eager_matches_forward", matches ? 1 : 0, matches ? "info" : "warning",
+  stats.push_back({"profile.eager_matches_forward", matches ? 1 : 0, matches ? kInfo : kWarning,
                    "largest |difference| of the node-by-node outputs from the model's forward: " +
                        std::to_string(m.forward_diff)});
-  stats.push_back({"profile.tf32_allowed", options.tf32 ? 1 : 0, "info",
+  stats.push_back({"profile.tf32_allowed", options.tf32 ? 1 : 0, kInfo,
                    options.tf32 ? "cuDNN could use TF32 for fp32 convolutions (PyTorch's default)"
                                 : "fp32 math in IEEE precision (--no-tf32), as nimble-accelerate runs"});
-  stats.push_back({"profile.warmup_median_wall_ns", Median(m.warmup_wall_ns), "info",
+  stats.push_back({"profile.warmup_median_wall_ns", Median(m.warmup_wall_ns), kInfo,
                    "median iteration wall time of the warmup, collector off (" + std::to_string(options.warmup) + ")"});
-  stats.push_back({"profile.forward_latency_median_ns", Median(m.forward_ns), "info",
+  stats.push_back({"profile.forward_latency_median_ns", Median(m.forward_ns), kInfo,
                    "median latency of the module's own forward (TorchScript interpreter, fusers off), collector off (" +
                        std::to_string(options.timed_iters) + ")"});
-  stats.push_back({"profile.latency_median_ns", m.latency_ns(), "info",
+  stats.push_back({"profile.latency_median_ns", m.latency_ns(), kInfo,
                    "median iteration wall time, collector off: the latency per iteration (" +
                        std::to_string(options.timed_iters) + ")"});
-  stats.push_back({"profile.profiled_median_wall_ns", m.recorded_ns(), "info",
+  stats.push_back({"profile.profiled_median_wall_ns", m.recorded_ns(), kInfo,
                    "median iteration wall time, collector on"});
   return stats;
 }

@@ -191,7 +191,7 @@ StatusOr<RecordResult> ReadNewRun(const std::string& path, const std::set<RunId>
   out.hardware_timestamps = StatValue(stats, "collector.kernel_timestamps") == 1;
   out.dropped = StatValue(stats, "collector.dropped_records") + StatValue(stats, "collector.records_lost_in_sink");
   for (const StatEntry& s : stats) {
-    if (s.value != 0 && (s.severity == "warning" || s.severity == "error")) out.problems.push_back(s);
+    if (s.value != 0 && s.severity >= Severity::kWarning) out.problems.push_back(s);
   }
   return out;
 }

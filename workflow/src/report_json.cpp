@@ -66,7 +66,7 @@ json ReportToJson(const RunReport& run_report) {
   const analysis::Report& report = run_report.report;
   const RunInfo& run = run_report.run;
   json j;
-  j["run"] = {{"id", run.id.value()}, {"mode", run.mode},     {"model", run.model},
+  j["run"] = {{"id", run.id.value()}, {"mode", RunModeName(run.mode)}, {"model", run.model},
               {"inputs", run.inputs}, {"device", run.device}, {"iterations", run.iterations}};
   j["iteration_range"] = run_report.iteration_range;
   if (!run_report.warnings.empty()) j["warnings"] = run_report.warnings;

@@ -6,9 +6,7 @@ std::string LoadedRun::Label() const {
   std::string model = info.model;
   if (const size_t slash = model.find_last_of('/'); slash != std::string::npos) model = model.substr(slash + 1);
   if (model.empty()) model = "run";
-  std::string label = model;
-  if (!info.mode.empty()) label += " · " + info.mode;
-  return label + " · run " + std::to_string(info.id.value());
+  return model + " · " + RunModeName(info.mode) + " · run " + std::to_string(info.id.value());
 }
 
 int64_t LoadedRun::AlignNs() const {

@@ -61,8 +61,8 @@ QString RunSummaryHtml(const LoadedRuns& runs) {
     }
     // Data problems only: informational counts (records collected...) would bury them.
     for (const StatEntry& s : run->stats) {
-      if (s.value != 0 && (s.severity == "warning" || s.severity == "error")) {
-        f.emplace_back("Data " + s.severity + ": " + s.name, std::to_string(s.value));
+      if (s.value != 0 && s.severity >= Severity::kWarning) {
+        f.emplace_back(std::string("Data ") + SeverityName(s.severity) + ": " + s.name, std::to_string(s.value));
       }
     }
     html += Table(f);

@@ -13,13 +13,6 @@ namespace {
 constexpr Rgb kMeasuredRgb{0x59, 0xa1, 0x4f};
 constexpr Rgb kPredictedRgb{0x6b, 0x9a, 0xc4};
 
-int ModeRank(const std::string& mode) {
-  if (mode == "eager") return 0;
-  if (mode == "aot-single") return 1;
-  if (mode == "aot-multi") return 2;
-  return 3;
-}
-
 double Ratio(double baseline, double latency) { return baseline > 0 && latency > 0 ? baseline / latency : 0; }
 
 // Bar of `value` (0: none) between x and x + w, on a scale where `top` is `max_value`.
@@ -46,9 +39,8 @@ std::vector<Speedup> CollectSpeedups(const LoadedRuns& runs) {
       if (std::none_of(out.begin(), out.end(), [&](const Speedup& o) { return o.mode == s.mode; })) out.push_back(s);
     }
   }
-  std::stable_sort(out.begin(), out.end(), [](const Speedup& a, const Speedup& b) {
-    return ModeRank(a.mode) != ModeRank(b.mode) ? ModeRank(a.mode) < ModeRank(b.mode) : a.mode < b.mode;
-  });
+  // RunMode is declared in the order the chart shows.
+  std::sort(out.begin(), out.end(), [](const Speedup& a, const Speedup& b) { return a.mode < b.mode; });
   return out;
 }
 
@@ -96,7 +88,7 @@ void SpeedupChart::paintEvent(QPaintEvent*) {
     Bar(p, plot, centre - bar - 2, bar, Ratio(s.baseline_ms, s.measured_ms), max_value, ToQColor(kMeasuredRgb), false);
     Bar(p, plot, centre + 2, bar, Ratio(s.baseline_ms, s.predicted_ms), max_value, ToQColor(kPredictedRgb), true);
     p.setPen(ToQColor(kTextRgb));
-    p.drawText(QRectF(centre - group / 2, plot.bottom() + 4, group, 16), Qt::AlignCenter, QString::fromStdString(s.mode));
+    p.drawText(QRectF(centre - group / 2, plot.bottom() + 4, group, 16), Qt::AlignCenter, QString(RunModeName(s.mode)));
     p.setPen(ToQColor(kDimTextRgb));
     const QString latencies = QString("%1 | %2 ms")
                                   .arg(s.measured_ms > 0 ? QString::number(s.measured_ms, 'f', 3) : "-",

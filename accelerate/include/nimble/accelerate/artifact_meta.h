@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "nimble/core/run.h"
 #include "nimble/core/schedule.h"
 #include "nimble/core/status.h"
 
@@ -28,7 +29,7 @@ struct ArtifactMeta {
   std::string device_name;         // "NVIDIA H100 80GB HBM3", or "cpu"
   std::string compute_capability;  // "sm_90", or "" on the CPU
   std::string source_model;        // the model.pt it was made from
-  std::string mode;                // "aot-single" or "aot-multi"
+  RunMode mode = RunMode::kAotSingle;  // kAotSingle or kAotMulti; "aot-single" or "aot-multi" in the file
   std::vector<std::vector<int64_t>> input_shapes;
   std::string input_dtype = "float32";
   std::string float32_precision = kFloat32PrecisionIeee;  // "ieee" or "tf32"; files without the field: ieee

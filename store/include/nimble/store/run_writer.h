@@ -56,7 +56,8 @@ class RunWriter {
   Status WriteAssignment(const StreamAssignment& assignment);
   Status WriteMetrics(std::span<const Metric> metrics);
   Status WriteSpeedups(std::span<const Speedup> speedups);
-  // Adds `entry.value` to the stat of that name (created if new).
+  // Adds `entry.value` to the stat of that name (created if new); its severity replaces the stored
+  // one, and an empty description keeps the stored one.
   Status AddStat(const StatEntry& entry);
   // Updates the stored run row (e.g. iterations known only at the end).
   Status UpdateRun(const RunInfo& run);

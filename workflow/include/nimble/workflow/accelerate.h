@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "nimble/analysis/prediction.h"
+#include "nimble/core/run.h"
 #include "nimble/core/schedule.h"
 #include "nimble/core/status.h"
 #include "nimble/workflow/input_spec.h"
@@ -37,7 +38,7 @@ struct AccelerateOptions {
 };
 
 struct ModeResult {
-  std::string mode;              // "aot-single", "aot-multi"
+  RunMode mode = RunMode::kAotSingle;  // kAotSingle or kAotMulti
   bool captured = false;
   StreamAssignment schedule;
   double median_ms = 0;
@@ -59,12 +60,12 @@ struct AccelerateResult {
   double predicted_eager_ms = 0;
   int64_t prep_ns = 0;           // assignment + rewrite + capture
   ModeResult single, multi;
-  std::string chosen;            // the mode written to model.nimble
+  RunMode chosen = RunMode::kAotSingle;  // the mode written to model.nimble
   std::string choice_reason;
   // Set when the model could not be captured and options.allow_eager_fallback timed it eagerly
   // instead: the refusal; only baseline_ms is measured then, and nothing is stored or written.
   std::string eager_fallback_reason;
-  std::vector<std::string> stored_runs;  // modes stored in options.db
+  std::vector<RunMode> stored_runs;  // modes stored in options.db
 };
 
 // Lines saying which assumption failed for each mode whose measurement is off its prediction by

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "nimble/core/run.h"
 #include "nimble/core/status.h"
 #include "nimble/workflow/input_spec.h"
 
@@ -22,7 +23,7 @@ struct RunArtifactOptions {
 
 struct RunArtifactResult {
   std::string artifact;
-  std::string mode;            // "aot-single" or "aot-multi", as written by nimble-accelerate
+  RunMode mode = RunMode::kAotSingle;  // kAotSingle or kAotMulti, as written by nimble-accelerate
   int32_t streams = 0;
   int32_t syncs = 0;
   int64_t capture_ns = 0;

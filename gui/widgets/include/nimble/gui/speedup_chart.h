@@ -29,7 +29,7 @@ class SpeedupChart : public QWidget {
 };
 
 // One speedup per mode from every run's stored speedups (the first run naming a mode wins), ordered
-// eager, aot-single, aot-multi, then any other mode by name.
+// eager, aot-single, aot-multi.
 std::vector<Speedup> CollectSpeedups(const LoadedRuns& runs);
 
 }  // namespace nimble::gui
