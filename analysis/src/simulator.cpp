@@ -172,9 +172,18 @@ StatusOr<SimResult> Simulation::Run() {
       least_ns = std::min(least_ns, r.remaining_ns);
     }
     const double rate = demand > 1 ? 1 / demand : 1;
-    const double next_ns = std::min(now_ns + least_ns / rate, ready_.empty() ? kNever : ready_.top().first);
+    const double completion_ns = now_ns + least_ns / rate;
+    const double release_ns = ready_.empty() ? kNever : ready_.top().first;
+    const double next_ns = std::min(completion_ns, release_ns);
     if (next_ns == kNever) return Internal("simulation stalled: the schedule's dependencies cannot all be met");
-    for (Running& r : running) r.remaining_ns -= rate * (next_ns - now_ns);
+    // When the next event is a completion, the tasks with the least work left end now, whatever the
+    // subtraction leaves: at large times a small step can vanish in a double's rounding, and the loop
+    // must still make progress (a damaged recording with one huge kernel once made it spin forever).
+    const bool completes = completion_ns <= release_ns;
+    const double least_done_ns = least_ns * (1 + 1e-12) + kDoneEpsilonNs;
+    for (Running& r : running) {
+      r.remaining_ns = completes && r.remaining_ns <= least_done_ns ? 0 : r.remaining_ns - rate * (next_ns - now_ns);
+    }
     now_ns = std::max(now_ns, next_ns);
     for (size_t i = 0; i < running.size();) {
       if (running[i].remaining_ns > kDoneEpsilonNs) { ++i; continue; }

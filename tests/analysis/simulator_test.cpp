@@ -56,6 +56,20 @@ TEST(SimulatorTest, IndependentKernelsThatFillTheGpuDoNot) {
   }
 }
 
+// A damaged recording once gave one kernel a duration with a flipped high bit: next to it, the other
+// kernels' steps vanished in a double's rounding and the simulation never ended. It must end, with a
+// latency that still contains the huge kernel.
+TEST(SimulatorTest, HugeKernelBesideTinyOnesStillEnds) {
+  const Dag dag = testing::MustBuild(3, {});
+  const int64_t huge = int64_t{1} << 62;  // a double resolves 1024 ns steps there
+  const Kernels kernels = {{{huge, 0.5}}, {{3, 0.4}, {7, 0.3}}, {{1, 0.9}}};
+  for (const StreamAssignment& s : {SingleStream(dag), AssignStreams(dag)}) {
+    auto r = Simulate(dag, kernels, s, Replay());
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_GE(r->latency_ns, huge);
+  }
+}
+
 TEST(SimulatorTest, ProcessorSharingSlowsOversubscribedKernels) {
   const Dag dag = testing::MustBuild(2, {});
   const Kernels kernels{{{100, 0.75}}, {{100, 0.75}}};
