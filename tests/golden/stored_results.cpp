@@ -27,7 +27,7 @@ void AppendMetrics(const std::vector<Metric>& metrics, std::string& out) {
 void AppendSpeedups(const std::vector<Speedup>& speedups, std::string& out) {
   out += "  speedups: " + std::to_string(speedups.size()) + "\n";
   for (const Speedup& s : speedups) {
-    out += "    " + s.mode + ": measured " + Number(s.measured_ms) + " ms, predicted " + Number(s.predicted_ms) +
+    out += "    " + std::string(RunModeName(s.mode)) + ": measured " + Number(s.measured_ms) + " ms, predicted " + Number(s.predicted_ms) +
            " ms, baseline " + Number(s.baseline_ms) + " ms\n";
   }
 }
