@@ -16,10 +16,11 @@ void RegisterUpgradeCommand(CLI::App& app, Action& action) {
       auto upgraded = workflow::Upgrade(*path);
       if (!upgraded.ok()) return ReportError(upgraded.status());
       if (upgraded->from == upgraded->to) {
-        std::cout << *path << ": already at schema " << upgraded->to << "\n";
+        std::cout << *path << ": already at schema " << upgraded->to;
       } else {
-        std::cout << *path << ": upgraded from schema " << upgraded->from << " to " << upgraded->to << "\n";
+        std::cout << *path << ": upgraded from schema " << upgraded->from << " to " << upgraded->to;
       }
+      std::cout << "; " << upgraded->sealed_runs << " run(s) sealed with content digests\n";
       return kExitOk;
     };
   });

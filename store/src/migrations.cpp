@@ -240,6 +240,15 @@ CREATE TABLE CUPTI_ACTIVITY_KIND_GRAPH_TRACE (
 CREATE INDEX graph_trace_runId_start ON CUPTI_ACTIVITY_KIND_GRAPH_TRACE (runId, start);
 )sql";
 
+// Version 6: content digests (store/src/digests.h): per run and table, the row count and a digest of
+// every column of every row the readers load, written at commit and verified on reading. Shared tables
+// are digested under run 0. Runs of older files have none until `nimble-prof upgrade` seals them.
+constexpr const char* kMigration6Sql = R"sql(
+CREATE TABLE run_digests (
+  runId INTEGER NOT NULL, tableName TEXT NOT NULL, rowCount INTEGER NOT NULL, digest INTEGER NOT NULL,
+  lastRowid INTEGER, PRIMARY KEY (runId, tableName)) WITHOUT ROWID;
+)sql";
+
 struct EnumRow {
   int32_t id;
   const char* name;
@@ -324,6 +333,7 @@ Status ApplyMigration(Database& db, int version) {
     case 3: NIMBLE_RETURN_IF_ERROR(db.Exec(Migration3Sql())); break;
     case 4: NIMBLE_RETURN_IF_ERROR(db.Exec(kMigration4Sql)); break;
     case 5: NIMBLE_RETURN_IF_ERROR(db.Exec(kMigration5Sql)); break;
+    case 6: NIMBLE_RETURN_IF_ERROR(db.Exec(kMigration6Sql)); break;
     default: return Internal(db.path() + ": no migration to schema version " + std::to_string(version));
   }
   return db.Exec("PRAGMA user_version = " + std::to_string(version));

@@ -1,5 +1,6 @@
 #include "nimble/store/run_database.h"
 
+#include "digests.h"
 #include "open_database.h"
 #include "results_writer.h"
 #include "run_reader_impl.h"
@@ -45,6 +46,7 @@ StatusOr<RunId> RunDatabase::AddResultRun(const RunInfo& run, const OpGraph& gra
   NIMBLE_ASSIGN_OR_RETURN(const RunId id, InsertRun(db, run));
   NIMBLE_RETURN_IF_ERROR(ReplaceGraph(db, id, graph, {}));
   NIMBLE_RETURN_IF_ERROR(StoreResults(id, results));
+  NIMBLE_RETURN_IF_ERROR(WriteDigests(db, id));
   return id;
 }
 

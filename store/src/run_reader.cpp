@@ -35,20 +35,24 @@ StatusOr<RunInfo> RunReader::Run(RunId run) const {
 
 StatusOr<Trace> RunReader::LoadTrace(RunId run) const {
   NIMBLE_RETURN_IF_ERROR(CheckRunExists(impl_->db(), run));
+  NIMBLE_RETURN_IF_ERROR(impl_->VerifyOnce(run));
   return TraceLoader(impl_->db(), run).Load();
 }
 
+// The graph and attribution queries say `+runId` so that values come from the tables, never from a
+// covering index: the tables are what the run's content digests cover.
 StatusOr<OpGraph> RunReader::LoadGraph(RunId run) const {
   NIMBLE_RETURN_IF_ERROR(CheckRunExists(impl_->db(), run));
+  NIMBLE_RETURN_IF_ERROR(impl_->VerifyOnce(run));
   OpGraph graph;
   NIMBLE_RETURN_IF_ERROR(impl_->ForEachRow(
-      "SELECT opId, name, kind, outputShapes, gpuTimeNs FROM ops WHERE runId = ? ORDER BY opId", run,
+      "SELECT opId, name, kind, outputShapes, gpuTimeNs FROM ops WHERE +runId = ? ORDER BY opId", run,
       [&](const Statement& row) {
         graph.ops.push_back({OpId(static_cast<int32_t>(row.ColumnInt(0))), row.ColumnText(1), row.ColumnText(2),
                              row.ColumnText(3), row.ColumnInt(4)});
       }));
   NIMBLE_RETURN_IF_ERROR(impl_->ForEachRow(
-      "SELECT srcOpId, dstOpId, kind FROM op_edges WHERE runId = ? ORDER BY rowid", run, [&](const Statement& row) {
+      "SELECT srcOpId, dstOpId, kind FROM op_edges WHERE +runId = ? ORDER BY rowid", run, [&](const Statement& row) {
         graph.edges.push_back({OpId(static_cast<int32_t>(row.ColumnInt(0))),
                                OpId(static_cast<int32_t>(row.ColumnInt(1))), static_cast<EdgeKind>(row.ColumnInt(2))});
       }));
@@ -61,9 +65,10 @@ StatusOr<OpGraph> RunReader::LoadGraph(RunId run) const {
 
 StatusOr<std::vector<KernelAttribution>> RunReader::LoadAttribution(RunId run) const {
   NIMBLE_RETURN_IF_ERROR(CheckRunExists(impl_->db(), run));
+  NIMBLE_RETURN_IF_ERROR(impl_->VerifyOnce(run));
   std::vector<KernelAttribution> out;
   NIMBLE_RETURN_IF_ERROR(impl_->ForEachRow(
-      "SELECT opId, kernelIndex FROM op_kernels WHERE runId = ? ORDER BY rowid", run, [&](const Statement& row) {
+      "SELECT opId, kernelIndex FROM op_kernels WHERE +runId = ? ORDER BY rowid", run, [&](const Statement& row) {
         out.push_back({OpId(static_cast<int32_t>(row.ColumnInt(0))), KernelIndex(row.ColumnInt(1))});
       }));
   NIMBLE_RETURN_IF_ERROR(CheckAttribution(impl_->db(), run, out));

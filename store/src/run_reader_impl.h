@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <unordered_set>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "nimble/store/run_reader.h"
+#include "digests.h"
 #include "sqlite_db.h"
 
 namespace nimble::store {
@@ -19,6 +21,14 @@ class RunReader::Impl {
   Impl(std::unique_ptr<Database> db, int schema_version) : db_(std::move(db)), schema_version_(schema_version) {}
 
   Database& db() const { return *db_; }
+
+  // The run's content digests, checked the first time any of its rows are loaded.
+  Status VerifyOnce(RunId run) const {
+    if (verified_.contains(run.value())) return OkStatus();
+    NIMBLE_RETURN_IF_ERROR(VerifyDigests(*db_, run));
+    verified_.insert(run.value());
+    return OkStatus();
+  }
   int schema_version() const { return schema_version_; }
 
   // Prepares `sql` (whose one parameter is the run id, when `run` is valid) and calls `read_row`
@@ -73,6 +83,7 @@ class RunReader::Impl {
 
  private:
   std::unique_ptr<Database> db_;
+  mutable std::unordered_set<int64_t> verified_;
   int schema_version_;
 };
 

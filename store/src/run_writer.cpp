@@ -1,5 +1,7 @@
 #include "nimble/store/run_writer.h"
 
+#include "digests.h"
+
 #include <algorithm>
 #include <array>
 #include <optional>
@@ -125,6 +127,7 @@ Status RunWriter::Impl::StartNewRun(const RunInfo& run) {
 Status RunWriter::Impl::OpenExistingRun(RunId run) {
   NIMBLE_ASSIGN_OR_RETURN(std::unique_ptr<Database> db, OpenForWriting(path_));
   NIMBLE_RETURN_IF_ERROR(CheckRunExists(*db, run));
+  NIMBLE_RETURN_IF_ERROR(DropDigests(*db, run));
   run_ = run;
   NIMBLE_ASSIGN_OR_RETURN(next_kernel_index_, NextKernelIndex(*db, run));
   return Attach(std::move(db));
@@ -134,6 +137,7 @@ Status RunWriter::Impl::EnsureOpen() {
   if (db_ != nullptr) return OkStatus();
   if (!committed_) return FailedPrecondition(path_ + ": the writer is closed after a failed Commit()");
   NIMBLE_ASSIGN_OR_RETURN(std::unique_ptr<Database> db, OpenForWriting(path_));
+  NIMBLE_RETURN_IF_ERROR(DropDigests(*db, run_));  // sealed again by the next Commit()
   committed_ = false;
   return Attach(std::move(db));
 }
@@ -228,6 +232,11 @@ Status RunWriter::Impl::MoveIntoPlace() {
 Status RunWriter::Impl::Commit() {
   NIMBLE_RETURN_IF_ERROR(Flush());
   NIMBLE_RETURN_IF_ERROR(EnsureOpen());
+  {
+    NIMBLE_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(*db_));
+    NIMBLE_RETURN_IF_ERROR(WriteDigests(*db_, run_).WithContext("writing the run's digests"));
+    NIMBLE_RETURN_IF_ERROR(txn.Commit());
+  }
   NIMBLE_RETURN_IF_ERROR(building_new_file_ ? MoveIntoPlace() : CloseDatabase());
   committed_ = true;
   return OkStatus();

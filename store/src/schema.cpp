@@ -1,8 +1,11 @@
 #include "nimble/store/schema.h"
 
 #include <memory>
+#include <vector>
 
 #include "db_file.h"
+#include "digests.h"
+#include "integrity.h"
 #include "open_database.h"
 
 namespace nimble::store {
@@ -58,6 +61,32 @@ Status UpgradeDatabase(const std::string& path) {
 StatusOr<int> FileSchemaVersion(const std::string& path) {
   NIMBLE_ASSIGN_OR_RETURN(FileHeader header, InspectDatabaseFile(path));
   return header.user_version;
+}
+
+StatusOr<int> SealUnsealedRuns(const std::string& path) {
+  NIMBLE_ASSIGN_OR_RETURN(FileHeader header, InspectDatabaseFile(path));
+  NIMBLE_ASSIGN_OR_RETURN(std::unique_ptr<Database> db, OpenForWriting(path));
+  NIMBLE_RETURN_IF_ERROR(CheckOnOpen(*db, header.size_bytes));
+  std::vector<RunId> unsealed;
+  {
+    NIMBLE_ASSIGN_OR_RETURN(Statement runs, db->Prepare("SELECT runId FROM runs ORDER BY runId"));
+    while (true) {
+      NIMBLE_ASSIGN_OR_RETURN(bool has_row, runs.Step());
+      if (!has_row) break;
+      unsealed.push_back(RunId(runs.ColumnInt(0)));
+    }
+  }
+  int sealed = 0;
+  NIMBLE_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(*db));
+  for (RunId run : unsealed) {
+    NIMBLE_ASSIGN_OR_RETURN(const bool has, HasDigests(*db, run));
+    if (has) continue;
+    NIMBLE_RETURN_IF_ERROR(WriteDigests(*db, run));
+    ++sealed;
+  }
+  NIMBLE_RETURN_IF_ERROR(txn.Commit());
+  NIMBLE_RETURN_IF_ERROR(db->Close());
+  return sealed;
 }
 
 }  // namespace nimble::store

@@ -1,5 +1,7 @@
 #include "sqlite_db.h"
 
+#include "digests.h"
+
 #include <cerrno>
 #include <cstring>
 #include <utility>
@@ -159,6 +161,11 @@ StatusOr<std::unique_ptr<Database>> Database::Open(const std::string& path, Open
   }
   sqlite3_extended_result_codes(handle, 1);
   sqlite3_busy_timeout(handle, kBusyTimeoutMs);
+  if (const int fn = RegisterDigestFunction(handle); fn != SQLITE_OK) {
+    Status error = SqliteStatus(path, handle, fn, "registering nimble_digest");
+    sqlite3_close(handle);
+    return error;
+  }
   std::unique_ptr<Database> db(new Database(path, handle));
   if (mode == OpenMode::kQueryOnly) NIMBLE_RETURN_IF_ERROR(db->Exec("PRAGMA query_only = 1"));
   return db;

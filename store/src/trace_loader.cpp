@@ -73,7 +73,7 @@ StatusOr<StringId> TraceLoader::StringAt(const Statement& row, int col) {
 Status TraceLoader::LoadDevices() {
   return ForEachRow(
       "SELECT id, name, computeMajor, computeMinor, smCount, maxThreadsPerSm, maxBlocksPerSm, maxRegistersPerSm, "
-      "maxShmemPerSm, maxThreadsPerBlock, totalMemory, clockRateKhz FROM TARGET_INFO_GPU WHERE runId = ? "
+      "maxShmemPerSm, maxThreadsPerBlock, totalMemory, clockRateKhz FROM TARGET_INFO_GPU WHERE +runId = ? "
       "ORDER BY rowid",
       [&](const Statement& row) {
         DeviceInfo& d = trace_.devices.emplace_back();

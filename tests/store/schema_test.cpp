@@ -73,6 +73,7 @@ const char* const kVersion3Tables[] = {"kernel_time_blocks"};
 const char* const kVersion4Tables[] = {"kernel_launch_configs", "kernels"};
 // Version 5 adds CUDA graph launches recorded at graph level.
 const char* const kVersion5Tables[] = {"CUPTI_ACTIVITY_KIND_GRAPH_TRACE"};
+const char* const kVersion6Tables[] = {"run_digests"};
 
 // Every row of `sql`, as text, one line per row.
 std::string Rows(Database& db, const std::string& sql) {
@@ -118,11 +119,13 @@ TEST_F(StoreSchemaTest, EachVersionHasExactlyItsTables) {
     for (const char* table : kVersion3Tables) EXPECT_EQ(db->TableExists(table), version >= 3) << table;
     for (const char* table : kVersion4Tables) EXPECT_EQ(db->TableExists(table), version >= 4) << table;
     for (const char* table : kVersion5Tables) EXPECT_EQ(db->TableExists(table), version >= 5) << table;
+    for (const char* table : kVersion6Tables) EXPECT_EQ(db->TableExists(table), version >= 6) << table;
     const int64_t tables = Query(*db, "SELECT count(*) FROM sqlite_schema WHERE type = 'table'");
     EXPECT_EQ(tables, std::ssize(kVersion1Tables) + (version >= 2 ? std::ssize(kVersion2Tables) : 0) +
                           (version >= 3 ? std::ssize(kVersion3Tables) : 0) +
                           (version >= 4 ? std::ssize(kVersion4Tables) - 1 : 0) +
-                          (version >= 5 ? std::ssize(kVersion5Tables) : 0));
+                          (version >= 5 ? std::ssize(kVersion5Tables) : 0) +
+                          (version >= 6 ? std::ssize(kVersion6Tables) : 0));
     EXPECT_EQ(Query(*db, "SELECT count(*) FROM sqlite_schema WHERE type = 'view'"), version >= 4 ? 1 : 0);
     // Version 3 finds kernels by time through kernel_time_blocks instead of this index.
     EXPECT_EQ(Query(*db, "SELECT count(*) FROM sqlite_schema WHERE name = 'kernel_runId_start'"), version < 3 ? 1 : 0);
@@ -508,6 +511,22 @@ TEST_F(StoreSchemaTest, KernelWithAMissingLaunchConfigurationIsDataLoss) {
     auto db = OpenRaw(path);
     ASSERT_NE(db, nullptr);
     ASSERT_TRUE(db->Exec("UPDATE kernels SET launchConfigId = 99").ok());
+  }
+  {
+    // The run's content digest sees the change first.
+    auto reader = RunReader::Open(path);
+    ASSERT_TRUE(reader.ok());
+    auto trace = (*reader)->LoadTrace(RunId(1));
+    ASSERT_FALSE(trace.ok());
+    EXPECT_EQ(trace.status().code(), StatusCode::kDataLoss);
+    EXPECT_NE(trace.status().message().find("table kernels of run 1 no longer matches"), std::string::npos)
+        << trace.status().message();
+  }
+  {
+    // A run without digests (written before schema 6) still gets the loader's own check.
+    auto db = OpenRaw(path);
+    ASSERT_NE(db, nullptr);
+    ASSERT_TRUE(db->Exec("DELETE FROM run_digests").ok());
   }
   auto reader = RunReader::Open(path);
   ASSERT_TRUE(reader.ok());

@@ -4,6 +4,7 @@
 #include "nimble/workflow/report.h"
 
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -105,6 +106,25 @@ TEST_F(ReportWorkflowTest, ResultRunsAreAddedOnTheSameConnection) {
   auto info_result = Info(*db);
   ASSERT_TRUE(info_result.ok());
   EXPECT_EQ(info_result->runs.size(), 2u);
+}
+
+// The case a user met: one kernel's end changed inside its time block. Only the run's content digest
+// can see it; the report must be an error naming the file, never a confident wrong figure.
+TEST_F(ReportWorkflowTest, AValueChangedInsideARecordIsAnErrorNotAReport) {
+  const std::string path = Copy("inception_v3.db");
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
+  EXPECT_EQ(sqlite3_exec(raw, "UPDATE kernels SET end = end - 1 WHERE id = (SELECT id FROM kernels LIMIT 1 OFFSET 500)",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  EXPECT_EQ(sqlite3_changes(raw), 1);
+  sqlite3_close(raw);
+  auto db = store::RunDatabase::Open(path, store::Access::kRead);
+  ASSERT_TRUE(db.ok()) << db.status().ToString();
+  const Status refused = Report(**db, ReportOptions{.store = false}).status();
+  EXPECT_EQ(refused.code(), StatusCode::kDataLoss) << refused.ToString();
+  EXPECT_NE(refused.message().find(path), std::string::npos) << refused.message();
+  EXPECT_NE(refused.message().find("table kernels of run 1 no longer matches"), std::string::npos) << refused.message();
 }
 
 TEST_F(ReportWorkflowTest, MissingRunAndEmptyDatabaseAreNamed) {

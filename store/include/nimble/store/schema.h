@@ -9,7 +9,7 @@
 
 namespace nimble::store {
 
-inline constexpr int kSchemaVersion = 5;
+inline constexpr int kSchemaVersion = 6;
 
 // The kernel table's key (version 3; from version 4 the table `kernels`, shown with every column as the
 // view CUPTI_ACTIVITY_KIND_KERNEL): id = (runId << kKernelIdRunShift) + kernelIndex, so that a run's
@@ -38,6 +38,11 @@ Status CreateDatabaseAtVersion(const std::string& path, int version);
 
 // Upgrades `path` to kSchemaVersion in place (no-op when current). Error for newer or foreign files.
 Status UpgradeDatabase(const std::string& path);
+
+// Writes content digests (docs/schema.md, "Integrity") for the runs of `path` that have none (runs
+// written before schema 6), after checking the file: their current content becomes the reference.
+// Returns how many runs it sealed. The file must be at kSchemaVersion.
+StatusOr<int> SealUnsealedRuns(const std::string& path);
 
 // The schema version of an existing run database, from its header, without opening it in SQLite.
 StatusOr<int> FileSchemaVersion(const std::string& path);

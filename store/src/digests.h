@@ -1,0 +1,32 @@
+// Content digests: the one check that sees a changed value inside a record, which no structural check
+// can (a flipped bit in a kernel's end that stays inside its time block). When a run is committed,
+// every table the readers load gets a row in run_digests for that run (row count and an order-free
+// 64-bit digest of every column of every row); the tables shared by all runs (strings, launch
+// configurations) get one under run 0. Reading verifies a run's digests before trusting its rows.
+// Runs written before schema 6 have none until `nimble-prof upgrade` seals them. One thread per Database.
+#pragma once
+
+#include "nimble/core/ids.h"
+#include "sqlite_db.h"
+
+namespace nimble::store {
+
+// Registers the nimble_digest(...) aggregate on a connection: the wrapping sum of one 64-bit hash per
+// row, each over its values' types and bytes. Called by Database::Open for every connection.
+int RegisterDigestFunction(sqlite3* db);
+
+// Writes (replaces) the digests of `run`'s tables and of the shared tables. Inside the caller's
+// transaction when there is one.
+Status WriteDigests(Database& db, RunId run);
+
+// DataLoss naming the table when a stored digest no longer matches; OK when none is stored.
+Status VerifyDigests(Database& db, RunId run);
+
+// Removes `run`'s digests: a run reopened for writing is unsealed until its writer commits, so that a
+// writer that dies half-way leaves a run that reads as unsealed, not as damaged.
+Status DropDigests(Database& db, RunId run);
+
+// True when `run` has digests.
+StatusOr<bool> HasDigests(Database& db, RunId run);
+
+}  // namespace nimble::store
