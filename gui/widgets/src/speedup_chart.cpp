@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "nimble/gui/run_terms.h"
 #include "nimble/gui/theme.h"
 
 namespace nimble::gui {
@@ -12,13 +13,6 @@ namespace {
 
 constexpr Rgb kMeasuredRgb{0x59, 0xa1, 0x4f};
 constexpr Rgb kPredictedRgb{0x6b, 0x9a, 0xc4};
-
-int ModeRank(const std::string& mode) {
-  if (mode == "eager") return 0;
-  if (mode == "aot-single") return 1;
-  if (mode == "aot-multi") return 2;
-  return 3;
-}
 
 double Ratio(double baseline, double latency) { return baseline > 0 && latency > 0 ? baseline / latency : 0; }
 
