@@ -1,6 +1,7 @@
 // The viewer driven as a person would, in a real window: open the model run, zoom with the wheel, click
 // a kernel (details, launch link, its record read after the file is gone), jump from the critical-path
-// table, drag-select in the ruler, search, keys for iterations, and open a broken file (a message box).
+// table, drag-select in the ruler, search, keys for iterations, details and summary that say different
+// things, and open a broken file (a message box).
 #include <QApplication>
 #include <QLineEdit>
 #include <QListWidget>
@@ -91,6 +92,20 @@ TEST_F(MainWindowTest, OpensTheRunAndShowsItsLanes) {
   EXPECT_EQ(window_->tabs()->critical_table()->rowCount(), 4);
   EXPECT_EQ(window_->tabs()->critical_table()->item(0, 1)->text(), "conv_stem");
   EXPECT_EQ(window_->speedup_chart()->speedups().size(), 3u);
+}
+
+TEST_F(MainWindowTest, DetailsAndSummaryNeverSayTheSameThing) {
+  Load(db_);
+  auto* summary = qobject_cast<QTextBrowser*>(window_->tabs()->widget(0));
+  ASSERT_NE(summary, nullptr);
+  const QString overview = summary->toPlainText();
+  const QString guide = window_->details()->toPlainText();
+  EXPECT_TRUE(overview.contains("NVIDIA H100 80GB HBM3")) << overview.toStdString();
+  EXPECT_TRUE(overview.contains("Critical path")) << overview.toStdString();
+  EXPECT_TRUE(guide.contains("Nothing selected")) << guide.toStdString();
+  // No line of one pane stands in the other.
+  for (const QString& line : guide.split('\n', Qt::SkipEmptyParts)) EXPECT_FALSE(overview.contains(line.trimmed())) << line.toStdString();
+  for (const QString& line : overview.split('\n', Qt::SkipEmptyParts)) EXPECT_FALSE(guide.contains(line.trimmed())) << line.toStdString();
 }
 
 TEST_F(MainWindowTest, WheelZoomsAboutTheCursorAndKeysFitIterations) {
