@@ -1,7 +1,7 @@
 // The viewer driven as a person would, in a real window: open the model run, zoom with the wheel, click
 // a kernel (details, launch link, its record read after the file is gone), jump from the critical-path
-// table, drag-select in the ruler, search, keys for iterations, details and summary that say different
-// things, and open a broken file (a message box).
+// table, drag-select in the ruler, search, keys for iterations, text that fits (ruler, legend), details
+// and summary that say different things, and open a broken file (a message box).
 #include <QApplication>
 #include <QLineEdit>
 #include <QListWidget>
@@ -22,6 +22,7 @@
 #include "nimble/gui/main_window.h"
 #include "nimble/gui/search_panel.h"
 #include "nimble/gui/speedup_chart.h"
+#include "nimble/gui/timeline_legend.h"
 #include "nimble/gui/theme.h"
 #include "nimble/gui/timeline_view.h"
 
@@ -106,6 +107,34 @@ TEST_F(MainWindowTest, DetailsAndSummaryNeverSayTheSameThing) {
   // No line of one pane stands in the other.
   for (const QString& line : guide.split('\n', Qt::SkipEmptyParts)) EXPECT_FALSE(overview.contains(line.trimmed())) << line.toStdString();
   for (const QString& line : overview.split('\n', Qt::SkipEmptyParts)) EXPECT_FALSE(guide.contains(line.trimmed())) << line.toStdString();
+}
+
+TEST_F(MainWindowTest, RulerLabelsAndTheLegendFitAtEveryWidth) {
+  Load(db_);
+  TimelineView* view = window_->timeline();
+  const QFontMetricsF metrics(TimelineFont());
+  for (int width : {1600, 1200, 900}) {
+    window_->resize(width, 900);
+    QApplication::processEvents();
+    for (double zoom : {1.0, 0.37, 0.011, 3.3}) {
+      view->ZoomBy(zoom);
+      TimelineGeometry geometry;
+      geometry.viewport = view->viewport()->size();
+      for (const auto& [box, text] : RulerLabels(view->scale(), geometry)) {
+        SCOPED_TRACE(::testing::Message() << "width " << width << ", label " << text.toStdString());
+        EXPECT_GE(box.left(), geometry.lanes_left());
+        EXPECT_LE(box.right(), geometry.viewport.width());
+        EXPECT_GE(box.width() + 0.01, metrics.horizontalAdvance(text));
+      }
+    }
+    TimelineLegend* legend = window_->findChild<TimelineLegend*>();
+    ASSERT_NE(legend, nullptr);
+    const QFontMetrics legend_metrics(TimelineFont());
+    for (const TimelineLegend::Placed& placed : legend->Layout(legend_metrics)) {
+      EXPECT_LE(placed.rect.right(), legend->width()) << placed.text.toStdString();
+      EXPECT_LE(legend_metrics.horizontalAdvance(placed.text), placed.rect.width()) << placed.text.toStdString();
+    }
+  }
 }
 
 TEST_F(MainWindowTest, WheelZoomsAboutTheCursorAndKeysFitIterations) {

@@ -1,5 +1,6 @@
 // The parts of the timeline drawn around and over the lanes: the ruler with iteration marks, the lane
 // labels, and the overlays (search hits, selection, launch link, drag selection).
+#include <QFontMetricsF>
 #include <QPainterPath>
 
 #include <cmath>
@@ -51,13 +52,27 @@ void PaintRuler(QPainter& p, const PaintInput& in) {
   for (const Tick& tick : ticks.ticks) {
     const int x = left + static_cast<int>(std::lround(tick.x_px));
     p.fillRect(QRect(x, tick.major ? 14 : 20, 1, tick.major ? 12 : 6), ToQColor(tick.major ? kTextRgb : kDimTextRgb));
-    if (!tick.major) continue;
-    p.setPen(ToQColor(kTextRgb));
-    p.drawText(QRect(x + 3, 0, 120, 15), Qt::AlignVCenter | Qt::AlignLeft, QString::fromStdString(tick.label));
+  }
+  p.setPen(ToQColor(kTextRgb));
+  for (const auto& [box, text] : RulerLabels(in.scale, in.geometry)) {
+    p.drawText(box, Qt::AlignVCenter | Qt::AlignLeft | Qt::TextDontClip, text);  // the box is the text's own width
   }
   PaintIterations(p, in);
   p.fillRect(QRect(0, height - 1, width, 1), ToQColor(kLaneSeparatorRgb));
   p.fillRect(QRect(left - 1, 0, 1, height), ToQColor(kLaneSeparatorRgb));
+}
+
+std::vector<std::pair<QRectF, QString>> RulerLabels(const TimeScale& scale, const TimelineGeometry& geometry) {
+  const QFontMetricsF metrics(TimelineFont());
+  const int width = geometry.lanes_width();
+  const RulerTicks ticks = ComputeTicks(TimeScale(scale.left_ns(), scale.ns_per_px(), width));
+  const auto measure = [&](const std::string& text) { return metrics.horizontalAdvance(QString::fromStdString(text)); };
+  std::vector<std::pair<QRectF, QString>> out;
+  for (const PlacedLabel& label : PlaceLabels(ticks, width, measure)) {
+    out.emplace_back(QRectF(geometry.lanes_left() + label.left_px, 0, label.width_px, 15),
+                     QString::fromStdString(ticks.ticks[label.tick].label));
+  }
+  return out;
 }
 
 void PaintLabelColumn(QPainter& p, const PaintInput& in) {

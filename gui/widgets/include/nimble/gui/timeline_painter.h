@@ -77,6 +77,9 @@ class TimelinePainter {
 
 // Ruler, label column and overlays (timeline_overlays.cpp).
 void PaintRuler(QPainter& p, const PaintInput& in);
+// The ruler's tick labels as PaintRuler draws them: viewport rectangles inside the lanes' part of the
+// ruler, in the timeline font (ruler_ticks.h PlaceLabels).
+std::vector<std::pair<QRectF, QString>> RulerLabels(const TimeScale& scale, const TimelineGeometry& geometry);
 void PaintLabelColumn(QPainter& p, const PaintInput& in);
 void PaintOverlays(QPainter& p, const PaintInput& in);
 // Viewport rectangle of an item of a run (clipped to nothing when off screen); empty when not laid out.
