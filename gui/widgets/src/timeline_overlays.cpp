@@ -1,5 +1,5 @@
 // The parts of the timeline drawn around and over the lanes: the ruler with iteration marks, the lane
-// labels, and the overlays (search hits, selection, launch link, drag selection).
+// labels (with the busy chart's), and the overlays (search hits, selection, launch link, drag selection).
 #include <QFontMetricsF>
 #include <QPainterPath>
 
@@ -32,6 +32,40 @@ void PaintIterations(QPainter& p, const PaintInput& in) {
       p.drawText(bar.adjusted(3, -1, 0, 1), Qt::AlignVCenter | Qt::AlignLeft, QString("iteration %1").arg(i + 1));
     }
   }
+}
+
+// A device's tall idle row: "GPU 0 busy" and its share of the view over the chart, the chart's scale at
+// the column's edge, and the lane's own title at the gap strip.
+void PaintBusyLabels(QPainter& p, const PaintInput& in, const LayoutRow& row, const QFont& font) {
+  const LoadedRun& run = *(*in.runs)[static_cast<size_t>(row.run)];
+  const Lane& lane = run.timeline.lanes[static_cast<size_t>(row.lane)];
+  const int y = in.geometry.Y(row.y_px);
+  const int text_width = in.geometry.lanes_left() - 16;
+  QFont bold = font;
+  bold.setBold(true);
+  p.setFont(bold);
+  p.setPen(ToQColor(kTextRgb));
+  p.drawText(QRect(10, y + 2, text_width, 16), Qt::AlignVCenter | Qt::AlignLeft,
+             QString("GPU %1 busy").arg(lane.device.value()));
+  p.setFont(font);
+  p.setPen(ToQColor(kDimTextRgb));
+  const DeviceIdleSummary* device = FindDevice(run, lane.device);
+  const PixelGrid grid = TimelinePainter::RunGrid(in, static_cast<size_t>(row.run));
+  const int64_t start = grid.PixelStartNs(0);
+  const int64_t end = grid.PixelStartNs(grid.width_px);
+  if (device != nullptr && !lane.rows.empty() && end > start && row.height_px >= 56) {
+    const double share = static_cast<double>(device->busy.BusyNs(lane.rows[0], start, end)) / static_cast<double>(end - start);
+    p.drawText(QRect(10, y + 18, text_width, 16), Qt::AlignVCenter | Qt::AlignLeft,
+               QString("%1% of the time shown").arg(100 * share, 0, 'f', 1));
+  }
+  // The chart's 100% and 50% guides (PaintBusyChart) are labelled at the column's right edge.
+  const int chart_top = y + 6;
+  const int chart_height = row.height_px - TimelineGeometry::kIdleStripPx - 7;
+  const QRect scale(in.geometry.lanes_left() - 40, 0, 34, 12);
+  p.drawText(scale.translated(0, chart_top - 6), Qt::AlignVCenter | Qt::AlignRight, "100%");
+  if (chart_height >= 40) p.drawText(scale.translated(0, chart_top + chart_height / 2 - 6), Qt::AlignVCenter | Qt::AlignRight, "50%");
+  p.drawText(QRect(10, y + row.height_px - TimelineGeometry::kIdleStripPx, text_width, TimelineGeometry::kIdleStripPx),
+             Qt::AlignVCenter | Qt::AlignLeft, "idle gaps, by cause");
 }
 
 }  // namespace
@@ -95,7 +129,10 @@ void PaintLabelColumn(QPainter& p, const PaintInput& in) {
     }
     p.fillRect(QRect(0, y, left - 1, row.height_px), ToQColor(kLabelColumnRgb));
     const Lane& lane = run.timeline.lanes[static_cast<size_t>(row.lane)];
-    if (row.row == 0) {
+    if (row.row == 0 && lane.kind == LaneKind::kDeviceIdle &&
+        row.height_px >= TimelineGeometry::kIdleStripPx + TimelineGeometry::kMinBusyChartPx) {
+      PaintBusyLabels(p, in, row, font);
+    } else if (row.row == 0) {
       const bool gpu = lane.kind == LaneKind::kStream;
       p.setFont(gpu ? bold : font);
       p.setPen(ToQColor(lane.kind == LaneKind::kDeviceIdle ? kDimTextRgb : kTextRgb));

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "nimble/gui/theme.h"
 
@@ -30,13 +31,11 @@ void TimelineView::SetRuns(LoadedRuns runs) {
   runs_ = std::move(runs);
   colors_.clear();
   align_ns_.clear();
-  std::vector<const RunTimeline*> timelines;
   for (const auto& run : runs_) {
     colors_.push_back(ResolveColors(*run));
     align_ns_.push_back(run->AlignNs());
-    timelines.push_back(&run->timeline);
   }
-  layout_.Build(timelines, runs_.size() > 1);
+  RebuildLayout();
   selection_ = {};
   link_.reset();
   hits_.clear();
@@ -44,6 +43,26 @@ void TimelineView::SetRuns(LoadedRuns runs) {
   iteration_ = -1;
   UpdateScrollRange();
   FitActivity();
+}
+
+std::vector<const RunTimeline*> TimelineView::Timelines() const {
+  std::vector<const RunTimeline*> timelines;
+  for (const auto& run : runs_) timelines.push_back(&run->timeline);
+  return timelines;
+}
+
+void TimelineView::RebuildLayout() {
+  const std::vector<const RunTimeline*> timelines = Timelines();
+  const bool headers = runs_.size() > 1;
+  const int available = viewport()->height() - TimelineGeometry::kRulerHeightPx;
+  layout_.Build(timelines, headers, FitHeights(timelines, headers, available));
+}
+
+int TimelineView::FullHeightPx() const {
+  const std::vector<const RunTimeline*> timelines = Timelines();
+  const bool headers = runs_.size() > 1;
+  return TimelineGeometry::kRulerHeightPx +
+         LaidOutHeight(timelines, headers, FitHeights(timelines, headers, std::numeric_limits<int32_t>::max()));
 }
 
 int TimelineView::scroll_y() const { return verticalScrollBar()->value(); }
@@ -108,6 +127,7 @@ void TimelineView::paintEvent(QPaintEvent*) {
 void TimelineView::resizeEvent(QResizeEvent* event) {
   QAbstractScrollArea::resizeEvent(event);
   scale_.SetWidth(std::max(1, viewport()->width() - TimelineGeometry::kLabelWidthPx));
+  if (event->size().height() != event->oldSize().height()) RebuildLayout();
   UpdateScrollRange();
   ViewChanged();
 }

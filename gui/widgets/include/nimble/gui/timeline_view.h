@@ -1,8 +1,8 @@
 // The timeline widget: runs stacked one above the other (aligned at their first iteration), a ruler,
 // lane labels, and the interaction - wheel zoom about the cursor, drag to pan, shift-drag (or drag in
 // the ruler) to zoom to a range, keys, fit-to-iteration, click to select (with the launch link drawn
-// between an API call and its kernel), double-click to zoom to an item. Painting is delegated to
-// TimelinePainter over precomputed draw lists. UI thread only.
+// between an API call and its kernel), double-click to zoom to an item. A few lanes grow to fill the
+// view's height. Painting is delegated to TimelinePainter over precomputed draw lists. UI thread only.
 #pragma once
 
 #include <QAbstractScrollArea>
@@ -34,6 +34,9 @@ class TimelineView : public QAbstractScrollArea {
   ItemLocation HitTest(const QPoint& pos) const;
   // Kernels in the colour of their op's kind (true), or of their own name.
   void SetColorByOp(bool by_op);
+  // The height the ruler and lanes take with rows grown to their limits (lane_layout.h FitHeights): more
+  // than that, and the view has nothing to fill it with.
+  int FullHeightPx() const;
 
  public slots:
   void FitAll();
@@ -75,6 +78,9 @@ class TimelineView : public QAbstractScrollArea {
   std::pair<double, double> Bounds() const;
   void ViewChanged();
   void UpdateScrollRange();
+  // Lays the rows out again to fill the viewport's height.
+  void RebuildLayout();
+  std::vector<const RunTimeline*> Timelines() const;
   void ScrollToLane(int run, int lane);
   std::optional<std::pair<ItemLocation, ItemLocation>> FindLink(const ItemLocation& location) const;
 
