@@ -1,7 +1,8 @@
-// The viewer driven as a person would, in a real window: open the model run, zoom with the wheel, click
-// a kernel (details, launch link, its record read after the file is gone), jump from the critical-path
-// table, drag-select in the ruler, search, keys for iterations, text that fits (ruler, legend), details
-// and summary that say different things, and open a broken file (a message box).
+// The viewer driven as a person would, in a real window: open the model run (on its median iteration,
+// lanes filling the height the timeline is given), zoom with the wheel, click a kernel (details, launch
+// link, its record read after the file is gone), jump from the critical-path table, drag-select in the
+// ruler, search, keys for iterations, text that fits (ruler, legend), details and summary that say
+// different things, and open a broken file (a message box).
 #include <QApplication>
 #include <QLineEdit>
 #include <QListWidget>
@@ -19,6 +20,7 @@
 #include "gui_test_runs.h"
 #include "nimble/gui/details_pane.h"
 #include "nimble/gui/insight_tabs.h"
+#include "nimble/gui/iteration_detector.h"
 #include "nimble/gui/main_window.h"
 #include "nimble/gui/search_panel.h"
 #include "nimble/gui/speedup_chart.h"
@@ -93,6 +95,24 @@ TEST_F(MainWindowTest, OpensTheRunAndShowsItsLanes) {
   EXPECT_EQ(window_->tabs()->critical_table()->rowCount(), 4);
   EXPECT_EQ(window_->tabs()->critical_table()->item(0, 1)->text(), "conv_stem");
   EXPECT_EQ(window_->speedup_chart()->speedups().size(), 3u);
+}
+
+TEST_F(MainWindowTest, OpensOnTheMedianIterationWithLanesFillingTheTimeline) {
+  Load(db_);
+  TimelineView* view = window_->timeline();
+  const auto& iterations = view->runs()[0]->timeline.iterations;
+  const int median = MedianIteration(iterations);
+  EXPECT_EQ(view->current_iteration(), median);
+  const auto [start, end] = iterations[static_cast<size_t>(median)];
+  EXPECT_LT(view->scale().left_ns(), static_cast<double>(start - view->align_ns(0)));
+  EXPECT_GT(view->scale().right_ns(), static_cast<double>(end - view->align_ns(0)));
+  EXPECT_LT(view->scale().span_ns(), 1.2 * static_cast<double>(end - start)) << "one iteration, not the run";
+  // The lanes use the height they are given, and the tables take what they cannot use.
+  const int lanes_px = view->viewport()->height() - TimelineGeometry::kRulerHeightPx;
+  EXPECT_LE(view->layout().height_px(), lanes_px);
+  EXPECT_GT(view->layout().height_px(), lanes_px - 12);
+  EXPECT_LE(view->height(), view->FullHeightPx() + 2);
+  EXPECT_GT(window_->tabs()->height(), 300);
 }
 
 TEST_F(MainWindowTest, DetailsAndSummaryNeverSayTheSameThing) {

@@ -205,7 +205,8 @@ TEST_F(ScreenshotTest, BrokenDatabasesFailWithAMessage) {
                                                        {garbage, "not a SQLite database"},
                                                        {newer, "newer"},
                                                        {PathOf("absent.db"), "no such file"},
-                                                       {no_runs, "holds no run"}};
+                                                       {no_runs, "holds no run"},
+                                                       {dir_, "is a directory"}};
   for (const auto& [db, words] : cases) {
     const std::string png = db + ".png";
     const Result r = RunGui({"--screenshot", QString::fromStdString(png), QString::fromStdString(db)});
@@ -217,6 +218,34 @@ TEST_F(ScreenshotTest, BrokenDatabasesFailWithAMessage) {
   const Result usage = RunGui({"--screenshot", QString::fromStdString(PathOf("x.png")), "--range", "9:3",
                                QString::fromStdString(newer)});
   EXPECT_EQ(usage.exit_code, 2) << usage.output;
+}
+
+// Named on the command line of the interactive viewer, a file it cannot open ends it with status 1 and a
+// message, as nimble-prof does, rather than leaving an empty window behind a message box.
+TEST_F(ScreenshotTest, TheWindowExitsWithStatusOneOnAFileItCannotOpen) {
+  const std::string garbage = PathOf("garbage.db");
+  std::ofstream(garbage) << std::string(4096, 'z');
+  const std::pair<std::string, std::string> cases[] = {{garbage, "not a SQLite database"}, {dir_, "is a directory"}};
+  for (const auto& [path, words] : cases) {
+    const Result r = RunGui({QString::fromStdString(path)});
+    EXPECT_EQ(r.exit_code, 1) << path << ": " << r.output;
+    EXPECT_NE(r.output.find(path), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find(words), std::string::npos) << r.output;
+  }
+}
+
+TEST_F(ScreenshotTest, AnIterationBeyondTheRunWarnsWithTheCount) {
+  const std::string db = PathOf("model.db");
+  testing::WriteModelRun(db);
+  const Result r = RunGui({"--screenshot", QString::fromStdString(PathOf("x.png")), QString::fromStdString(db),
+                           "--iteration", "99", "--timeline-only"});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("--iteration 99: the run has 3 iterations (1 to 3); showing iteration 3"), std::string::npos)
+      << r.output;
+  const Result fine = RunGui({"--screenshot", QString::fromStdString(PathOf("y.png")), QString::fromStdString(db),
+                              "--iteration", "2", "--timeline-only"});
+  EXPECT_EQ(fine.exit_code, 0) << fine.output;
+  EXPECT_EQ(fine.output.find("warning"), std::string::npos) << fine.output;
 }
 
 }  // namespace

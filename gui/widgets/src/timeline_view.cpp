@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 
+#include "nimble/gui/iteration_detector.h"
 #include "nimble/gui/theme.h"
 
 namespace nimble::gui {
@@ -42,7 +43,7 @@ void TimelineView::SetRuns(LoadedRuns runs) {
   hits_run_ = -1;
   iteration_ = -1;
   UpdateScrollRange();
-  FitActivity();
+  FitFirstView();
 }
 
 std::vector<const RunTimeline*> TimelineView::Timelines() const {
@@ -145,6 +146,16 @@ void TimelineView::FitAll() {
   const auto [lo, hi] = Bounds();
   const double margin = (hi - lo) * kFitMargin;
   SetViewRange(lo - margin, hi + margin);
+}
+
+void TimelineView::FitFirstView() {
+  if (runs_.empty()) return;
+  const auto& iterations = runs_[0]->timeline.iterations;
+  if (iterations.empty()) {
+    FitActivity();
+    return;
+  }
+  FitIteration(runs_.size() == 1 ? MedianIteration(iterations) : 0);
 }
 
 void TimelineView::FitActivity() {

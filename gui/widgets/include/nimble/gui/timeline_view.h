@@ -40,7 +40,11 @@ class TimelineView : public QAbstractScrollArea {
 
  public slots:
   void FitAll();
-  // Fits the iterations of the first run, else the GPU activity of every run (the initial view).
+  // The view a run opens on: one iteration, readable rather than the whole run as a band - of one run
+  // its median iteration (a typical one), of several the first, where they are aligned; without
+  // iterations, the GPU activity of every run.
+  void FitFirstView();
+  // Fits the iterations of the first run, else the GPU activity of every run.
   void FitActivity();
   // Fits iteration `index` (0-based) of the first run; clamped to the iterations there are.
   void FitIteration(int index);
