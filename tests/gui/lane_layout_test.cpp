@@ -38,8 +38,8 @@ TEST(LaneLayoutFitTest, AFewLanesFillTheView) {
   EXPECT_EQ(layout.height_px(), height);
   // With room to spare the rows stop at their limits rather than grow without end.
   const LayoutHeights tall = FitHeights(runs, false, 5000);
-  EXPECT_EQ(tall.gpu_row_px, 3 * base.gpu_row_px);
-  EXPECT_EQ(tall.idle_px, 8 * base.idle_px);
+  EXPECT_EQ(tall.gpu_row_px, 2 * base.gpu_row_px);
+  EXPECT_EQ(tall.idle_px, 6 * base.idle_px);
   EXPECT_EQ(tall.host_row_px, 24);
   EXPECT_EQ(tall.header_px, base.header_px);
 }
@@ -70,7 +70,7 @@ TEST(LaneLayoutFitTest, FillsWithinOneStepOnRandomRuns) {
     EXPECT_GE(h.gpu_row_px, base.gpu_row_px);
     EXPECT_GE(h.idle_px, base.idle_px);
     EXPECT_GE(h.host_row_px, base.host_row_px);
-    EXPECT_LE(h.gpu_row_px, 3 * base.gpu_row_px);
+    EXPECT_LE(h.gpu_row_px, 2 * base.gpu_row_px);
     const int32_t compact = LaidOutHeight(runs, headers, base);
     const int32_t fitted = LaidOutHeight(runs, headers, h);
     if (compact >= available) {
@@ -78,7 +78,7 @@ TEST(LaneLayoutFitTest, FillsWithinOneStepOnRandomRuns) {
       continue;
     }
     EXPECT_LE(fitted, available);
-    const bool at_limits = h.gpu_row_px == 3 * base.gpu_row_px && h.idle_px == 8 * base.idle_px && h.host_row_px == 24;
+    const bool at_limits = h.gpu_row_px == 2 * base.gpu_row_px && h.idle_px == 6 * base.idle_px && h.host_row_px == 24;
     // Short of the height by less than one more pixel on every row, unless every row is at its limit.
     const int rows = idle + streams + std::max(host, host > 0 ? 1 : 0);
     if (!at_limits) EXPECT_LT(available - fitted, std::max(rows, 1) * 2);

@@ -22,7 +22,7 @@ struct LayoutHeights {
 };
 
 // Heights that fill `available_px` when the lanes need less at `base`: every row grows by one common
-// factor, stream rows (the GPU work) up to 3x, a device's idle row up to 8x (its busy chart grows above
+// factor, stream rows (the GPU work) up to 2x, a device's idle row up to 6x (its busy chart grows above
 // the gap strip), host rows up to 1.5x, run headers not at all; so a few lanes fill the view with tall,
 // labelled kernels and the GPU's busy share, while many lanes keep the compact heights. Never below `base`.
 LayoutHeights FitHeights(std::span<const RunTimeline* const> runs, bool run_headers, int32_t available_px,
