@@ -4,10 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include <filesystem>
-
-#include "gui_test_runs.h"
-#include "nimble/gui/run_loader.h"
+#include "model_run_fixture.h"
 
 namespace nimble::gui {
 namespace {
@@ -26,19 +23,7 @@ const OverviewLine* Line(const OverviewSection& section, const std::string& labe
   return nullptr;
 }
 
-class RunOverviewTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = testing::MakeScratchDir("overview");
-    testing::WriteModelRun(dir_ + "/model.db");
-    auto loaded = LoadRun(dir_ + "/model.db", RunId(1));
-    ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
-    run_ = std::move(*loaded);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-  std::string dir_;
-  LoadedRun run_;
-};
+using RunOverviewTest = testing::LoadedModelRunTest;
 
 TEST_F(RunOverviewTest, DescribesTheRunItsGpuTimeAndItsGraph) {
   const auto sections = DescribeRun(run_);
