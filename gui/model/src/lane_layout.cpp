@@ -47,8 +47,8 @@ int32_t Grown(int32_t base_px, double factor, double max_factor) {
 }
 
 // How far each kind of row grows. Stream rows stop at 2x: a kernel's name and duration fit in two lines
-// there, and taller rows only cost paint time (gui_paint_bench, 10 M kernels at 2130x1000: repaint
-// median +0.8 ms with 3x rows, +0.3 ms with 2x, against the compact heights).
+// there, and taller rows only cost paint time (gui_paint_bench, 10 M kernels at 2130x1000, repaint median
+// against the compact heights: +0.8 ms with 3x rows, +0.5 to +0.7 ms with 2x and the busy chart).
 constexpr double kStreamGrowth = 2.0;  // 44 px
 constexpr double kIdleGrowth = 6.0;    // 84 px: the busy chart over the gap strip
 constexpr double kHostGrowth = 1.5;    // host rows are context, not the subject
