@@ -2,7 +2,9 @@
 //   nimble-gui run.db                         one run (or every run of the file, stacked)
 //   nimble-gui baseline.db accelerated.db     compare: runs one above the other, aligned
 //   nimble-gui --screenshot out.png run.db [--range START_NS:END_NS] [--iteration K] [--size WxH]
-// Exit status: 0, 1 when a database cannot be opened or the picture not written, 2 for bad arguments.
+// Exit status: 0, 1 when a database named here cannot be opened (a directory, not a run database...) or
+// the picture not written, 2 for bad arguments. --iteration beyond the run's iterations warns, naming
+// how many there are, and shows the last.
 #include <CLI/CLI.hpp>
 
 #include <QApplication>
@@ -10,6 +12,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 
 #include "nimble/gui/main_window.h"
 #include "nimble/gui/theme.h"
@@ -33,6 +36,28 @@ bool ParseSize(const std::string& text, int& width, int& height) {
          width <= 16384 && height <= 16384;
 }
 
+// The databases named on the command line: one that cannot be opened ends the program with status 1,
+// as it does for nimble-prof (later files, opened from the window, get a message box instead). Once they
+// are loaded, the view asked for (--iteration, --select) is shown.
+void OpenFromCommandLine(nimble::gui::MainWindow& window, const nimble::gui::ScreenshotOptions& view) {
+  using nimble::gui::MainWindow;
+  window.SetInteractive(false);
+  auto failed = std::make_shared<QMetaObject::Connection>();
+  *failed = QObject::connect(&window, &MainWindow::loadFailed, &window, [](const QString& message) {
+    std::fprintf(stderr, "nimble-gui: %s\n", message.toStdString().c_str());
+    QApplication::exit(1);
+  });
+  QObject::connect(
+      &window, &MainWindow::runsLoaded, &window,
+      [&window, view, failed] {
+        QObject::disconnect(*failed);
+        window.SetInteractive(true);
+        if (view.iteration) nimble::gui::FitRequestedIteration(window, *view.iteration);
+        if (!view.select.empty()) window.search_box()->setText(QString::fromStdString(view.select));
+      },
+      Qt::SingleShotConnection);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -42,7 +67,8 @@ int main(int argc, char** argv) {
   cli.add_option("--run", args.run, "show only this run id of each database (default: every run)");
   cli.add_option("--screenshot", args.screenshot, "render the window to this PNG once loaded, then exit");
   cli.add_option("--range", args.range, "with --screenshot: view START_NS:END_NS (ruler time, 0 = first iteration)");
-  cli.add_option("--iteration", args.iteration, "with --screenshot: fit iteration K (1-based)");
+  CLI::Option* iteration =
+      cli.add_option("--iteration", args.iteration, "open on iteration K (1-based; default: the median iteration)");
   cli.add_option("--size", args.size, "window size WxH (default 1600x1000)");
   cli.add_option("--select", args.select, "select the first item whose name contains this text");
   cli.add_flag("--timeline-only", args.timeline_only, "with --screenshot: grab only the timeline");
@@ -61,7 +87,7 @@ int main(int argc, char** argv) {
   shot.output = args.screenshot;
   shot.timeline_only = args.timeline_only;
   shot.select = args.select;
-  if (args.iteration > 0) shot.iteration = args.iteration;
+  if (*iteration) shot.iteration = args.iteration;
   if (!args.range.empty() && !(shot.range_ns = nimble::gui::ParseRange(args.range))) {
     std::fprintf(stderr, "nimble-gui: --range wants START_NS:END_NS with START < END (got \"%s\")\n", args.range.c_str());
     return 2;
@@ -85,12 +111,8 @@ int main(int argc, char** argv) {
   for (const std::string& path : args.databases) {
     sources.push_back({path, args.run >= 0 ? std::optional<int64_t>(args.run) : std::nullopt});
   }
+  if (!screenshot) OpenFromCommandLine(window, shot);
   window.show();
   window.Open(std::move(sources));
-  if (!screenshot && !args.select.empty()) {
-    QObject::connect(&window, &nimble::gui::MainWindow::runsLoaded, &window, [&window, &args] {
-      window.search_box()->setText(QString::fromStdString(args.select));
-    });
-  }
   return app.exec();
 }

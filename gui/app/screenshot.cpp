@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "nimble/gui/item_search.h"
+#include "nimble/gui/iteration_detector.h"
 #include "nimble/gui/main_window.h"
 #include "nimble/gui/timeline_view.h"
 
@@ -29,6 +30,14 @@ std::optional<std::pair<double, double>> ParseRange(const std::string& text) {
   }
 }
 
+void FitRequestedIteration(MainWindow& window, int k) {
+  const size_t count = window.runs().empty() ? 0 : window.runs().front()->timeline.iterations.size();
+  const IterationPick pick = PickIteration(k, count);
+  if (!pick.warning.empty()) std::fprintf(stderr, "nimble-gui: warning: %s\n", pick.warning.c_str());
+  if (pick.index >= 0) window.timeline()->FitIteration(pick.index);
+  else window.timeline()->FitActivity();
+}
+
 ScreenshotRunner::ScreenshotRunner(MainWindow& window, ScreenshotOptions options)
     : QObject(&window), window_(window), options_(std::move(options)) {
   connect(&window_, &MainWindow::runsLoaded, this, &ScreenshotRunner::OnLoaded);
@@ -42,7 +51,7 @@ void ScreenshotRunner::OnFailed(const QString& message) {
 
 void ScreenshotRunner::OnLoaded() {
   TimelineView* view = window_.timeline();
-  if (options_.iteration) view->FitIteration(*options_.iteration - 1);
+  if (options_.iteration) FitRequestedIteration(window_, *options_.iteration);
   if (options_.range_ns) view->SetViewRange(options_.range_ns->first, options_.range_ns->second);
   if (!options_.select.empty() && !window_.runs().empty()) {
     // The first match that starts in view, else the first match.

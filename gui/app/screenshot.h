@@ -1,6 +1,7 @@
 // Headless rendering for docs and tests: once the window's runs are loaded, sets the view (a time range,
 // an iteration, a selected item), grabs the window or only the timeline, writes the PNG and quits the
-// application with 0; a load or write failure prints a message on stderr and quits with 1. UI thread.
+// application with 0; a load or write failure prints a message on stderr and quits with 1. Also the
+// --iteration choice that the interactive window shares. UI thread.
 #pragma once
 
 #include <QObject>
@@ -24,6 +25,10 @@ struct ScreenshotOptions {
 
 // Parses "START:END" in ns (each may be negative); nullopt when malformed or empty.
 std::optional<std::pair<double, double>> ParseRange(const std::string& text);
+
+// Fits iteration `k` (1-based, as --iteration) of the first run. Out of range, or in a run without
+// iterations, it says so on stderr, naming how many there are, and shows the nearest one (or the run).
+void FitRequestedIteration(MainWindow& window, int k);
 
 class ScreenshotRunner : public QObject {
   Q_OBJECT

@@ -1,8 +1,10 @@
 // The viewer's paint path with Qt (offscreen unless there is a display): loads the generated 10-million-
 // kernel run, paints the timeline once (the first paint: load + lanes + draw lists + QPainter into a
 // 1920 px wide lanes area), then repaints random pan/zoom viewports and reports median and 99th
-// percentile, wall and thread CPU, and the peak resident memory.
-//   nimble_gui_paint_bench [--db PATH] [--kernels N] [--viewports N] [--threads N]
+// percentile, wall and thread CPU, and the peak resident memory. --height sets the view's height: at
+// 1000 px the rows grow to fill it (busy chart, two-line kernel labels); at 240 they keep the compact
+// heights, which isolates what filling the height costs.
+//   nimble_gui_paint_bench [--db PATH] [--kernels N] [--viewports N] [--threads N] [--height PX]
 #include <sys/resource.h>
 #include <time.h>
 
@@ -56,6 +58,13 @@ using Args = nimble::bench::BenchArgs;
 
 Args Parse(int argc, char** argv) { return nimble::bench::ParseBenchArgs(argc, argv, 300); }
 
+int ViewHeight(int argc, char** argv) {
+  for (int i = 1; i + 1 < argc; ++i) {
+    if (std::string(argv[i]) == "--height") return std::max(200, std::atoi(argv[i + 1]));
+  }
+  return 1000;
+}
+
 // Repaints of random viewports: zoom levels from the whole run down to 1e-7 of it.
 void TimeRepaints(nimble::gui::TimelineView& view, QImage& image, int viewports) {
   const auto& t = view.runs()[0]->timeline;
@@ -95,7 +104,7 @@ int main(int argc, char** argv) {
   QApplication app(argc, argv);
   nimble::gui::ApplyTheme(app);
   nimble::gui::TimelineView view;
-  view.resize(nimble::gui::TimelineGeometry::kLabelWidthPx + 1920, 1000);
+  view.resize(nimble::gui::TimelineGeometry::kLabelWidthPx + 1920, ViewHeight(argc, argv));
   view.show();
   QApplication::processEvents();
 

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "gui_test_runs.h"
+#include "model_run_fixture.h"
 #include "nimble/gui/item_search.h"
 #include "nimble/gui/iteration_detector.h"
 #include "nimble/gui/run_loader.h"
@@ -21,19 +22,7 @@ std::string Field(const ItemDescription& d, const std::string& key) {
   return "<missing>";
 }
 
-class ModelRunTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = testing::MakeScratchDir("describe");
-    testing::WriteModelRun(dir_ + "/model.db");
-    auto loaded = LoadRun(dir_ + "/model.db", RunId(1));
-    ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
-    run_ = std::move(*loaded);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-  std::string dir_;
-  LoadedRun run_;
-};
+using ModelRunTest = testing::LoadedModelRunTest;
 
 TEST_F(ModelRunTest, DescribesAKernelWithItsOpAndLaunch) {
   const int32_t lane = run_.timeline.FindLane(LaneKind::kStream, DeviceId(0), StreamId(7), ThreadId());

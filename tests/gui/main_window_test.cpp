@@ -1,6 +1,8 @@
-// The viewer driven as a person would, in a real window: open the model run, zoom with the wheel, click
-// a kernel (details, launch link, its record read after the file is gone), jump from the critical-path
-// table, drag-select in the ruler, search, keys for iterations, and open a broken file (a message box).
+// The viewer driven as a person would, in a real window: open the model run (on its median iteration,
+// lanes filling the height the timeline is given), zoom with the wheel, click a kernel (details, launch
+// link, its record read after the file is gone), jump from the critical-path table, drag-select in the
+// ruler, search, keys for iterations, text that fits (ruler, legend), details and summary that say
+// different things, and open a broken file (a message box).
 #include <QApplication>
 #include <QLineEdit>
 #include <QListWidget>
@@ -18,9 +20,11 @@
 #include "gui_test_runs.h"
 #include "nimble/gui/details_pane.h"
 #include "nimble/gui/insight_tabs.h"
+#include "nimble/gui/iteration_detector.h"
 #include "nimble/gui/main_window.h"
 #include "nimble/gui/search_panel.h"
 #include "nimble/gui/speedup_chart.h"
+#include "nimble/gui/timeline_legend.h"
 #include "nimble/gui/theme.h"
 #include "nimble/gui/timeline_view.h"
 
@@ -91,6 +95,66 @@ TEST_F(MainWindowTest, OpensTheRunAndShowsItsLanes) {
   EXPECT_EQ(window_->tabs()->critical_table()->rowCount(), 4);
   EXPECT_EQ(window_->tabs()->critical_table()->item(0, 1)->text(), "conv_stem");
   EXPECT_EQ(window_->speedup_chart()->speedups().size(), 3u);
+}
+
+TEST_F(MainWindowTest, OpensOnTheMedianIterationWithLanesFillingTheTimeline) {
+  Load(db_);
+  TimelineView* view = window_->timeline();
+  const auto& iterations = view->runs()[0]->timeline.iterations;
+  const int median = MedianIteration(iterations);
+  EXPECT_EQ(view->current_iteration(), median);
+  const auto [start, end] = iterations[static_cast<size_t>(median)];
+  EXPECT_LT(view->scale().left_ns(), static_cast<double>(start - view->align_ns(0)));
+  EXPECT_GT(view->scale().right_ns(), static_cast<double>(end - view->align_ns(0)));
+  EXPECT_LT(view->scale().span_ns(), 1.2 * static_cast<double>(end - start)) << "one iteration, not the run";
+  // The lanes use the height they are given, and the tables take what they cannot use.
+  const int lanes_px = view->viewport()->height() - TimelineGeometry::kRulerHeightPx;
+  EXPECT_LE(view->layout().height_px(), lanes_px);
+  EXPECT_GT(view->layout().height_px(), lanes_px - 12);
+  EXPECT_LE(view->height(), view->FullHeightPx() + 2);
+  EXPECT_GT(window_->tabs()->height(), 300);
+}
+
+TEST_F(MainWindowTest, DetailsAndSummaryNeverSayTheSameThing) {
+  Load(db_);
+  auto* summary = qobject_cast<QTextBrowser*>(window_->tabs()->widget(0));
+  ASSERT_NE(summary, nullptr);
+  const QString overview = summary->toPlainText();
+  const QString guide = window_->details()->toPlainText();
+  EXPECT_TRUE(overview.contains("NVIDIA H100 80GB HBM3")) << overview.toStdString();
+  EXPECT_TRUE(overview.contains("Critical path")) << overview.toStdString();
+  EXPECT_TRUE(guide.contains("Nothing selected")) << guide.toStdString();
+  // No line of one pane stands in the other.
+  for (const QString& line : guide.split('\n', Qt::SkipEmptyParts)) EXPECT_FALSE(overview.contains(line.trimmed())) << line.toStdString();
+  for (const QString& line : overview.split('\n', Qt::SkipEmptyParts)) EXPECT_FALSE(guide.contains(line.trimmed())) << line.toStdString();
+}
+
+TEST_F(MainWindowTest, RulerLabelsAndTheLegendFitAtEveryWidth) {
+  Load(db_);
+  TimelineView* view = window_->timeline();
+  const QFontMetricsF metrics(TimelineFont());
+  for (int width : {1600, 1200, 900}) {
+    window_->resize(width, 900);
+    QApplication::processEvents();
+    for (double zoom : {1.0, 0.37, 0.011, 3.3}) {
+      view->ZoomBy(zoom);
+      TimelineGeometry geometry;
+      geometry.viewport = view->viewport()->size();
+      for (const auto& [box, text] : RulerLabels(view->scale(), geometry)) {
+        SCOPED_TRACE(::testing::Message() << "width " << width << ", label " << text.toStdString());
+        EXPECT_GE(box.left(), geometry.lanes_left());
+        EXPECT_LE(box.right(), geometry.viewport.width());
+        EXPECT_GE(box.width() + 0.01, metrics.horizontalAdvance(text));
+      }
+    }
+    TimelineLegend* legend = window_->findChild<TimelineLegend*>();
+    ASSERT_NE(legend, nullptr);
+    const QFontMetrics legend_metrics(TimelineFont());
+    for (const TimelineLegend::Placed& placed : legend->Layout(legend_metrics)) {
+      EXPECT_LE(placed.rect.right(), legend->width()) << placed.text.toStdString();
+      EXPECT_LE(legend_metrics.horizontalAdvance(placed.text), placed.rect.width()) << placed.text.toStdString();
+    }
+  }
 }
 
 TEST_F(MainWindowTest, WheelZoomsAboutTheCursorAndKeysFitIterations) {

@@ -1,9 +1,11 @@
-// The ruler: 1-2-5 steps, labels in a unit that suits the times shown, no crowding at any zoom.
+// The ruler: 1-2-5 steps, labels in a unit that suits the times shown, no crowding at any zoom, and
+// every label inside the ruler (the last one included).
 #include "nimble/gui/ruler_ticks.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
 
 namespace nimble::gui {
 namespace {
@@ -73,6 +75,50 @@ TEST(RulerTicksTest, MajorTicksAreSpacedAndLabelledAtEveryZoom) {
     // Wide enough for several labels, never more than fit.
     EXPECT_GE(majors, 2);
     EXPECT_LE(majors, 1600 / 90 + 1);
+  }
+}
+
+// About the width of the ruler's 8.5 pt font: 6.5 px a character.
+double TextWidth(const std::string& text) { return 6.5 * static_cast<double>(text.size()); }
+
+TEST(RulerTicksTest, TheLastLabelGoesLeftOfItsTickRatherThanPastTheEnd) {
+  // 0 ... 2 µs over 1000 px: the 2 µs tick sits at the very end; its label must not be cut there.
+  const TimeScale scale(0, 2.0, 1000);
+  const RulerTicks ticks = ComputeTicks(scale, 90);
+  const std::vector<PlacedLabel> labels = PlaceLabels(ticks, 1000, TextWidth);
+  ASSERT_FALSE(labels.empty());
+  const PlacedLabel& last = labels.back();
+  EXPECT_EQ(ticks.ticks[last.tick].label, "2.0 µs");
+  EXPECT_LT(last.left_px, ticks.ticks[last.tick].x_px);
+  EXPECT_LE(last.left_px + last.width_px, 1000);
+}
+
+TEST(RulerTicksTest, LabelsFitInsideTheRulerAtEveryZoomAndWidth) {
+  std::mt19937_64 rng(3);
+  std::uniform_real_distribution<double> unit(0, 1);
+  for (int trial = 0; trial < 2000; ++trial) {
+    const double width = 300 + 1700 * unit(rng);
+    const double ns_per_px = std::pow(10, -2 + 10 * unit(rng));
+    const double left = (unit(rng) - 0.3) * 1e4 * ns_per_px * (unit(rng) < 0.2 ? 1e5 : 1);
+    const TimeScale scale(left, ns_per_px, width);
+    const RulerTicks ticks = ComputeTicks(scale, 90);
+    const std::vector<PlacedLabel> labels = PlaceLabels(ticks, width, TextWidth);
+    SCOPED_TRACE(testing::Message() << "width " << width << " ns/px " << ns_per_px << " left " << left);
+    double previous_end = -1e18;
+    size_t majors = 0;
+    for (const Tick& t : ticks.ticks) majors += t.major;
+    for (const PlacedLabel& l : labels) {
+      ASSERT_TRUE(ticks.ticks[l.tick].major);
+      EXPECT_GE(l.left_px, 0);
+      EXPECT_LE(l.left_px + l.width_px, width);
+      EXPECT_EQ(l.width_px, TextWidth(ticks.ticks[l.tick].label));
+      EXPECT_GE(l.left_px, previous_end + 3) << "labels touch";
+      // Next to its own tick, never drifting to another's place.
+      EXPECT_LE(std::abs(l.left_px + l.width_px / 2 - ticks.ticks[l.tick].x_px), l.width_px / 2 + 3 + 1e-9);
+      previous_end = l.left_px + l.width_px;
+    }
+    // At most the first and the last labels can be crowded out.
+    EXPECT_GE(labels.size() + 2, majors);
   }
 }
 

@@ -53,6 +53,8 @@ void ExpectSameAsReport(const LoadedRun& loaded, const analysis::Report& report)
     EXPECT_EQ(got->active_ns, expected.run.active_ns);
     const RowItems* idle = IdleRow(loaded, expected.run.device);
     ASSERT_NE(idle, nullptr);
+    // The busy chart over the whole span says what analysis says of the device's active time.
+    EXPECT_EQ(got->busy.BusyNs(*idle, got->span_start_ns - 5, got->span_end_ns + 5), expected.run.active_ns);
     ASSERT_EQ(idle->size(), expected.run.gaps.size());
     for (size_t i = 0; i < idle->size(); ++i) {
       const analysis::IdleGap& gap = expected.run.gaps[i];

@@ -13,6 +13,7 @@
 #include "nimble/gui/lane_layout.h"
 #include "nimble/gui/palette.h"
 #include "nimble/gui/run_loader.h"
+#include "nimble/gui/timeline_painter.h"
 #include "nimble/store/schema.h"
 
 namespace nimble::gui {
@@ -20,8 +21,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr int kLabelWidthPx = 210;  // TimelineGeometry
-constexpr int kRulerHeightPx = 34;
+constexpr int kLabelWidthPx = TimelineGeometry::kLabelWidthPx;
+constexpr int kRulerHeightPx = TimelineGeometry::kRulerHeightPx;
 
 struct Result {
   int exit_code = -1;
@@ -67,6 +68,19 @@ class ScreenshotTest : public ::testing::Test {
   std::string dir_;
 };
 
+// The rows as the view lays them out in a picture `height_px` tall: grown to fill it (FitHeights).
+LaneLayout LayoutFor(const LoadedRun& run, int height_px) {
+  const RunTimeline* timelines[] = {&run.timeline};
+  LaneLayout layout;
+  layout.Build(timelines, false, FitHeights(timelines, false, height_px - kRulerHeightPx));
+  return layout;
+}
+
+// Picture y of the middle of a device's idle-gap strip (the bottom of its idle row) and of the
+// critical-path band of a stream row.
+int IdleStripY(const LayoutRow& row) { return kRulerHeightPx + row.y_px + row.height_px - TimelineGeometry::kIdleStripPx / 2; }
+int BandY(const LayoutRow& row) { return kRulerHeightPx + row.y_px + TimelineGeometry::BandTop(row.height_px) + 1; }
+
 TEST_F(ScreenshotTest, DrawsLanesCriticalPathAndGapsOfTheModelRun) {
   const std::string db = PathOf("model.db");
   const std::string png = PathOf("model.png");
@@ -91,28 +105,33 @@ TEST_F(ScreenshotTest, DrawsLanesCriticalPathAndGapsOfTheModelRun) {
   // Where each row is, from the loaded run's layout (itself unit-tested).
   auto loaded = LoadRun(db, RunId(1));
   ASSERT_TRUE(loaded.ok());
-  const RunTimeline* timelines[] = {&loaded->timeline};
-  LaneLayout layout;
-  layout.Build(timelines, false);
-  const int idle_y = kRulerHeightPx + layout.Find(0, 0, 0)->y_px;
-  const int main_y = kRulerHeightPx + layout.Find(0, 1, 0)->y_px;   // stream 7
-  const int side_y = kRulerHeightPx + layout.Find(0, 2, 0)->y_px;   // stream 8
-  const int band = 18;  // the critical-path band of a 22 px stream row: rows 17..19
+  const LaneLayout layout = LayoutFor(*loaded, image.height());
+  EXPECT_GT(layout.Find(0, 1, 0)->height_px, LayoutHeights().gpu_row_px) << "five lanes grow to fill 700 px";
+  const int idle_y = IdleStripY(*layout.Find(0, 0, 0));
+  const int main_y = kRulerHeightPx + layout.Find(0, 1, 0)->y_px;  // stream 7
+  const int main_band = BandY(*layout.Find(0, 1, 0));
+  const int side_band = BandY(*layout.Find(0, 2, 0));               // stream 8
 
   for (const testing::KnownInterval& k : facts.critical_kernels) {
     const int x = (m.X(k.start_ns) + m.X(k.end_ns - 1)) / 2;
-    EXPECT_EQ(At(image, x, main_y + band), kCriticalPathRgb) << "critical kernel at x " << x;
+    EXPECT_EQ(At(image, x, main_band), kCriticalPathRgb) << "critical kernel at x " << x;
   }
   int side_critical = 0;
-  for (int x = kLabelWidthPx; x < image.width(); ++x) side_critical += At(image, x, side_y + band) == kCriticalPathRgb;
+  for (int x = kLabelWidthPx; x < image.width(); ++x) side_critical += At(image, x, side_band) == kCriticalPathRgb;
   EXPECT_EQ(side_critical, 0) << "the side branches are not on the critical path";
   for (const testing::KnownGap& g : facts.long_gaps) {
     const int x = (m.X(g.interval.start_ns) + m.X(g.interval.end_ns - 1)) / 2;
-    EXPECT_EQ(At(image, x, idle_y + 7), GapCauseColor(g.cause)) << "gap at x " << x;
+    EXPECT_EQ(At(image, x, idle_y), GapCauseColor(g.cause)) << "gap at x " << x;
   }
   // The stem convolution is drawn in its op kind's colour.
   const int stem_x = (m.X(facts.critical_kernels[0].start_ns) + m.X(facts.critical_kernels[0].end_ns - 1)) / 2;
   EXPECT_EQ(At(image, stem_x, main_y + 4), ColorForName("aten::conv2d"));
+  // Above the gaps, the busy chart: full where a kernel runs, empty in a long gap.
+  const LayoutRow& idle_row = *layout.Find(0, 0, 0);
+  const int chart_y = kRulerHeightPx + idle_row.y_px + (idle_row.height_px - TimelineGeometry::kIdleStripPx) / 2;
+  EXPECT_EQ(At(image, stem_x, chart_y), kBusyRgb);
+  const testing::KnownGap& gap = facts.long_gaps.front();
+  EXPECT_NE(At(image, (m.X(gap.interval.start_ns) + m.X(gap.interval.end_ns - 1)) / 2, chart_y), kBusyRgb);
 }
 
 // The recorded Inception-v3 run bundled for GPU-less machines (samples/recorded): what a user opens
@@ -130,20 +149,18 @@ TEST_F(ScreenshotTest, DrawsTheRecordedInceptionRunWithItsCriticalPath) {
 
   auto loaded = LoadRun(db, RunId(1));
   ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
-  const RunTimeline* timelines[] = {&loaded->timeline};
-  LaneLayout layout;
-  layout.Build(timelines, false);
+  const LaneLayout layout = LayoutFor(*loaded, image.height());
   int separators = 0;
   for (int y = kRulerHeightPx; y < image.height(); ++y) separators += At(image, 5, y) == kLaneSeparatorRgb;
   EXPECT_EQ(separators, static_cast<int>(layout.lane_count()));
 
-  const int idle_y = kRulerHeightPx + layout.Find(0, 0, 0)->y_px;
-  const int stream_y = kRulerHeightPx + layout.Find(0, 1, 0)->y_px;
+  const int idle_y = IdleStripY(*layout.Find(0, 0, 0));
+  const int band_y = BandY(*layout.Find(0, 1, 0));
   int critical_px = 0;
   int host_late_px = 0;
   for (int x = kLabelWidthPx; x < image.width(); ++x) {
-    critical_px += At(image, x, stream_y + 18) == kCriticalPathRgb;
-    host_late_px += At(image, x, idle_y + 7) == GapCauseColor(analysis::GapCause::kHostLaunchLate);
+    critical_px += At(image, x, band_y) == kCriticalPathRgb;
+    host_late_px += At(image, x, idle_y) == GapCauseColor(analysis::GapCause::kHostLaunchLate);
   }
   const int width_px = image.width() - kLabelWidthPx;
   EXPECT_GT(critical_px, width_px / 20) << "the critical path (62 of 120 ops) is highlighted";
@@ -188,7 +205,8 @@ TEST_F(ScreenshotTest, BrokenDatabasesFailWithAMessage) {
                                                        {garbage, "not a SQLite database"},
                                                        {newer, "newer"},
                                                        {PathOf("absent.db"), "no such file"},
-                                                       {no_runs, "holds no run"}};
+                                                       {no_runs, "holds no run"},
+                                                       {dir_, "is a directory"}};
   for (const auto& [db, words] : cases) {
     const std::string png = db + ".png";
     const Result r = RunGui({"--screenshot", QString::fromStdString(png), QString::fromStdString(db)});
@@ -200,6 +218,34 @@ TEST_F(ScreenshotTest, BrokenDatabasesFailWithAMessage) {
   const Result usage = RunGui({"--screenshot", QString::fromStdString(PathOf("x.png")), "--range", "9:3",
                                QString::fromStdString(newer)});
   EXPECT_EQ(usage.exit_code, 2) << usage.output;
+}
+
+// Named on the command line of the interactive viewer, a file it cannot open ends it with status 1 and a
+// message, as nimble-prof does, rather than leaving an empty window behind a message box.
+TEST_F(ScreenshotTest, TheWindowExitsWithStatusOneOnAFileItCannotOpen) {
+  const std::string garbage = PathOf("garbage.db");
+  std::ofstream(garbage) << std::string(4096, 'z');
+  const std::pair<std::string, std::string> cases[] = {{garbage, "not a SQLite database"}, {dir_, "is a directory"}};
+  for (const auto& [path, words] : cases) {
+    const Result r = RunGui({QString::fromStdString(path)});
+    EXPECT_EQ(r.exit_code, 1) << path << ": " << r.output;
+    EXPECT_NE(r.output.find(path), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find(words), std::string::npos) << r.output;
+  }
+}
+
+TEST_F(ScreenshotTest, AnIterationBeyondTheRunWarnsWithTheCount) {
+  const std::string db = PathOf("model.db");
+  testing::WriteModelRun(db);
+  const Result r = RunGui({"--screenshot", QString::fromStdString(PathOf("x.png")), QString::fromStdString(db),
+                           "--iteration", "99", "--timeline-only"});
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("--iteration 99: the run has 3 iterations (1 to 3); showing iteration 3"), std::string::npos)
+      << r.output;
+  const Result fine = RunGui({"--screenshot", QString::fromStdString(PathOf("y.png")), QString::fromStdString(db),
+                              "--iteration", "2", "--timeline-only"});
+  EXPECT_EQ(fine.exit_code, 0) << fine.output;
+  EXPECT_EQ(fine.output.find("warning"), std::string::npos) << fine.output;
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 
+#include "nimble/core/median.h"
+
 namespace nimble::gui {
 
 IterationRanges DetectIterations(std::span<const TextRange> ranges) {
@@ -32,6 +34,26 @@ IterationRanges DetectIterations(std::span<const TextRange> ranges) {
     }
   }
   return best;
+}
+
+int MedianIteration(std::span<const std::pair<int64_t, int64_t>> windows) {
+  if (windows.empty()) return -1;
+  std::vector<int64_t> lengths;
+  lengths.reserve(windows.size());
+  for (const auto& [start, end] : windows) lengths.push_back(end - start);
+  const int64_t median = Median(lengths);
+  const auto it = std::find(lengths.begin(), lengths.end(), median);
+  return static_cast<int>(it - lengths.begin());
+}
+
+IterationPick PickIteration(int k, size_t count) {
+  const std::string asked = "--iteration " + std::to_string(k);
+  if (count == 0) return {-1, asked + ": the run has no iterations (no NVTX range repeats); showing all of it"};
+  const int last = static_cast<int>(count);
+  if (k >= 1 && k <= last) return {k - 1, ""};
+  const int shown = k < 1 ? 1 : last;
+  return {shown - 1, asked + ": the run has " + std::to_string(count) + (count == 1 ? " iteration" : " iterations") +
+                         " (1 to " + std::to_string(last) + "); showing iteration " + std::to_string(shown)};
 }
 
 }  // namespace nimble::gui

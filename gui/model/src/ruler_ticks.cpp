@@ -94,4 +94,21 @@ RulerTicks ComputeTicks(const TimeScale& scale, double min_label_spacing_px) {
   return out;
 }
 
+std::vector<PlacedLabel> PlaceLabels(const RulerTicks& ticks, double width_px,
+                                     const std::function<double(const std::string&)>& text_width_px, double gap_px) {
+  std::vector<PlacedLabel> out;
+  double free_from_px = 0;  // where the next label may start
+  for (size_t i = 0; i < ticks.ticks.size(); ++i) {
+    const Tick& tick = ticks.ticks[i];
+    if (!tick.major || tick.label.empty()) continue;
+    const double w = text_width_px(tick.label);
+    double left = std::max(tick.x_px + gap_px, 0.0);
+    if (left + w > width_px) left = tick.x_px - gap_px - w;
+    if (left < free_from_px || left + w > width_px) continue;
+    out.push_back({i, left, w});
+    free_from_px = left + w + gap_px;
+  }
+  return out;
+}
+
 }  // namespace nimble::gui

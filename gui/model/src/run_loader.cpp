@@ -70,6 +70,7 @@ void AddIdleLane(DeviceGaps gaps, size_t longest_gaps, LoadedRun& out) {
     row.Add(g.start_ns, g.start_ns + g.dur_ns, static_cast<int32_t>(g.cause), ItemRef(ItemKind::kGap, static_cast<uint32_t>(i)));
   }
   row.Finish();
+  summary.busy = BusyProfile(row, summary.span_start_ns, summary.span_end_ns);
   summary.longest = analysis::LongestGaps(std::move(gaps.activity.gaps), longest_gaps);
   auto& lanes = out.timeline.lanes;
   const auto at = std::find_if(lanes.begin(), lanes.end(),

@@ -3,72 +3,33 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include "nimble/gui/palette.h"
-#include "nimble/gui/ruler_ticks.h"
 #include "nimble/gui/theme.h"
+#include "rich_text.h"
 
 namespace nimble::gui {
 namespace {
 
-QString Esc(const std::string& s) { return QString::fromStdString(s).toHtmlEscaped(); }
-
-QString Table(const std::vector<std::pair<std::string, std::string>>& fields) {
-  QString html = "<table cellspacing='0' cellpadding='2'>";
-  for (const auto& [key, value] : fields) {
-    html += QString("<tr><td style='color:%1; padding-right:10px'>%2</td><td>%3</td></tr>")
-                .arg(ToQColor(kDimTextRgb).name(), Esc(key), Esc(value));
-  }
-  return html + "</table>";
-}
-
-QString Percent(double part, double whole) {
-  return whole > 0 ? QString::number(100.0 * part / whole, 'f', 1) + "%" : QString("-");
+// What the pane says while nothing is selected: how to get details, and the ways around the timeline.
+// The run itself is described in the Summary tab.
+QString GuideHtml() {
+  const std::vector<std::pair<std::string, std::string>> keys = {
+      {"Click", "details of a kernel, copy, API call, NVTX range or idle gap"},
+      {"Double-click, Z", "zoom to the selected item"},
+      {"Wheel, W, S", "zoom about the cursor"},
+      {"Drag, A, D", "pan (also Shift+wheel)"},
+      {"Shift+drag", "zoom to a range (also a drag in the ruler)"},
+      {"I, N, P", "fit this, the next, the previous iteration"},
+      {"F", "the whole run"},
+      {"Ctrl+F", "search by name"},
+      {"Esc", "clear the selection"},
+  };
+  return QString("<p style='color:%1; margin-bottom:2px'>Nothing selected</p><h3 style='margin-top:0'>Click an item on "
+                 "the timeline</h3>%2<p style='color:%1'>The run's summary, its longest idle gaps, its ops and its "
+                 "critical path are in the tabs under the timeline.</p>")
+      .arg(ToQColor(kDimTextRgb).name(), FieldsTable(keys));
 }
 
 }  // namespace
-
-QString RunSummaryHtml(const LoadedRuns& runs) {
-  QString html;
-  for (const auto& run : runs) {
-    html += QString("<h3>%1</h3>").arg(Esc(run->Label()));
-    std::vector<std::pair<std::string, std::string>> f;
-    f.emplace_back("Device", run->info.device);
-    f.emplace_back("Kernels", std::to_string(run->timeline.kernel_count));
-    if (!run->timeline.iteration_text.empty()) {
-      f.emplace_back("Iterations", std::to_string(run->timeline.iterations.size()) + " (NVTX \"" +
-                                       run->timeline.iteration_text + "\")");
-    }
-    for (const DeviceIdleSummary& d : run->devices) {
-      const double span = static_cast<double>(d.span_end_ns - d.span_start_ns);
-      f.emplace_back("GPU " + std::to_string(d.device.value()) + " active",
-                     FormatDuration(static_cast<double>(d.active_ns)) + " of " + FormatDuration(span) + " (" +
-                         Percent(static_cast<double>(d.active_ns), span).toStdString() + ")");
-      for (size_t c = 0; c < analysis::kNumGapCauses; ++c) {
-        if (d.totals.count[c] == 0) continue;
-        f.emplace_back("  idle: " + std::string(GapCauseLabel(static_cast<analysis::GapCause>(c))),
-                       FormatDuration(static_cast<double>(d.totals.dur_ns[c])) + " in " + std::to_string(d.totals.count[c]) +
-                           " gaps");
-      }
-    }
-    if (run->ops) {
-      f.emplace_back("Ops", std::to_string(run->ops->ops.size()));
-      f.emplace_back("Critical path", FormatDuration(static_cast<double>(run->ops->critical_path_ns)) + ", " +
-                                          std::to_string(run->ops->critical_path.size()) + " ops");
-      f.emplace_back("Stream assignment", std::to_string(run->ops->assigned_streams) + " streams, " +
-                                              std::to_string(run->ops->assignment_syncs) + " syncs (" +
-                                              (run->ops->assignment_stored ? "stored" : "computed") + ")");
-    } else if (!run->graph_problem.empty()) {
-      f.emplace_back("Op graph", "not analysed: " + run->graph_problem);
-    }
-    // Data problems only: informational counts (records collected...) would bury them.
-    for (const StatEntry& s : run->stats) {
-      if (s.value != 0 && s.severity >= Severity::kWarning) {
-        f.emplace_back(std::string("Data ") + SeverityName(s.severity) + ": " + s.name, std::to_string(s.value));
-      }
-    }
-    html += Table(f);
-  }
-  return html;
-}
 
 DetailsPane::DetailsPane(QWidget* parent) : QTextBrowser(parent) {
   setOpenLinks(false);
@@ -86,18 +47,17 @@ DetailsPane::~DetailsPane() { watcher_.waitForFinished(); }
 
 void DetailsPane::SetRuns(LoadedRuns runs) {
   runs_ = std::move(runs);
-  ShowSummary();
+  ShowGuide();
 }
 
-void DetailsPane::ShowSummary() {
+void DetailsPane::ShowGuide() {
   ++generation_;
-  setHtml("<p style='color:" + ToQColor(kDimTextRgb).name() + "'>Click an item on the timeline for its details.</p>" +
-          RunSummaryHtml(runs_));
+  setHtml(GuideHtml());
 }
 
 void DetailsPane::ShowItem(const ItemLocation& location) {
   if (!location.valid() || static_cast<size_t>(location.run) >= runs_.size()) {
-    ShowSummary();
+    ShowGuide();
     return;
   }
   const auto run = runs_[static_cast<size_t>(location.run)];
@@ -121,8 +81,8 @@ void DetailsPane::ShowItem(const ItemLocation& location) {
 void DetailsPane::Render() {
   QString html = QString("<p style='color:%1; margin-bottom:2px'>%2</p><h3 style='margin-top:0'>%3</h3>")
                      .arg(ToQColor(kDimTextRgb).name(), Esc(shown_.kind), Esc(shown_.title));
-  html += Table(shown_.fields);
-  if (!extra_.empty()) html += "<br>" + Table(extra_);
+  html += FieldsTable(shown_.fields);
+  if (!extra_.empty()) html += "<br>" + FieldsTable(extra_);
   setHtml(html);
 }
 

@@ -8,10 +8,11 @@
 #include <algorithm>
 #include <numeric>
 
-#include "nimble/gui/details_pane.h"
 #include "nimble/gui/palette.h"
 #include "nimble/gui/ruler_ticks.h"
+#include "nimble/gui/run_overview.h"
 #include "nimble/gui/theme.h"
+#include "rich_text.h"
 
 namespace nimble::gui {
 namespace {
@@ -53,6 +54,20 @@ void SetJump(QTableWidget* table, int row, const ItemLocation& loc, int64_t star
                                                                               start_ns, end_ns}));
 }
 
+// Every run's overview (DescribeRun), one after the other.
+QString SummaryHtml(const LoadedRuns& runs) {
+  QString html;
+  for (const auto& run : runs) {
+    std::vector<RichRow> rows;
+    for (const OverviewSection& section : DescribeRun(*run)) {
+      rows.push_back({section.title, "", "", false, true});
+      for (const OverviewLine& line : section.lines) rows.push_back({line.label, line.value, line.note, line.problem, false});
+    }
+    html += QString("<h3>%1</h3>").arg(Esc(run->Label())) + RowsTable(rows);
+  }
+  return html;
+}
+
 }  // namespace
 
 InsightTabs::InsightTabs(QWidget* parent) : QTabWidget(parent) {
@@ -76,7 +91,7 @@ InsightTabs::InsightTabs(QWidget* parent) : QTabWidget(parent) {
 
 void InsightTabs::SetRuns(LoadedRuns runs) {
   runs_ = std::move(runs);
-  summary_->setHtml(RunSummaryHtml(runs_));
+  summary_->setHtml(SummaryHtml(runs_));
   const QSignalBlocker block(run_selector_);
   run_selector_->clear();
   for (const auto& run : runs_) run_selector_->addItem(QString::fromStdString(run->Label()));

@@ -80,13 +80,13 @@ void MainWindow::BuildPanels() {
   top_layout->addWidget(timeline_, 1);
   top_layout->addWidget(legend_);
   tabs_->addTab(search_, "Search");
-  auto* split = new QSplitter(Qt::Vertical);
-  split->addWidget(top);
-  split->addWidget(tabs_);
-  split->setStretchFactor(0, 3);
-  split->setStretchFactor(1, 1);
-  split->setSizes({640, 260});
-  setCentralWidget(split);
+  split_ = new QSplitter(Qt::Vertical);
+  split_->addWidget(top);
+  split_->addWidget(tabs_);
+  split_->setStretchFactor(0, 3);
+  split_->setStretchFactor(1, 1);
+  split_->setSizes({640, 260});
+  setCentralWidget(split_);
 
   auto* side = new QSplitter(Qt::Vertical);
   side->addWidget(details_);
@@ -153,7 +153,9 @@ void MainWindow::OnLoaded(const LoadedRuns& runs) {
   details_->SetRuns(runs_);
   tabs_->SetRuns(runs_);
   speedups_->SetRuns(runs_);
+  speedups_->setVisible(!speedups_->speedups().empty());
   search_->SetRuns(runs_);
+  FitTimelinePane();
   int64_t kernels = 0;
   double load_ms = 0;
   for (const auto& run : runs_) {
@@ -178,6 +180,17 @@ void MainWindow::OnFailed(const QString& message) {
   auto* box = new QMessageBox(QMessageBox::Critical, "Cannot open the run database", message, QMessageBox::Ok, this);
   box->setAttribute(Qt::WA_DeleteOnClose);
   box->open();
+}
+
+// Lanes taller than their limit would only leave empty space under them: the timeline gets the height
+// its rows can use (at most three quarters of the splitter, at least kMinTimelinePx) and the tables
+// under it the rest.
+void MainWindow::FitTimelinePane() {
+  constexpr int kMinTimelinePx = 200;
+  const int total = split_->height() - split_->handleWidth();
+  const int want = timeline_->FullHeightPx() + legend_->height();
+  const int top = std::max(std::min(want, total * 3 / 4), std::min(kMinTimelinePx, total));
+  split_->setSizes({top, total - top});
 }
 
 void MainWindow::UpdateIterationLabel() {

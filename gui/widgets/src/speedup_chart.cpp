@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "nimble/gui/run_terms.h"
 #include "nimble/gui/theme.h"
 
 namespace nimble::gui {

@@ -1,5 +1,6 @@
 // The parts of the timeline drawn around and over the lanes: the ruler with iteration marks, the lane
-// labels, and the overlays (search hits, selection, launch link, drag selection).
+// labels (with the busy chart's), and the overlays (search hits, selection, launch link, drag selection).
+#include <QFontMetricsF>
 #include <QPainterPath>
 
 #include <cmath>
@@ -33,6 +34,40 @@ void PaintIterations(QPainter& p, const PaintInput& in) {
   }
 }
 
+// A device's tall idle row: "GPU 0 busy" and its share of the view over the chart, the chart's scale at
+// the column's edge, and the lane's own title at the gap strip.
+void PaintBusyLabels(QPainter& p, const PaintInput& in, const LayoutRow& row, const QFont& font) {
+  const LoadedRun& run = *(*in.runs)[static_cast<size_t>(row.run)];
+  const Lane& lane = run.timeline.lanes[static_cast<size_t>(row.lane)];
+  const int y = in.geometry.Y(row.y_px);
+  const int text_width = in.geometry.lanes_left() - 16;
+  QFont bold = font;
+  bold.setBold(true);
+  p.setFont(bold);
+  p.setPen(ToQColor(kTextRgb));
+  p.drawText(QRect(10, y + 2, text_width, 16), Qt::AlignVCenter | Qt::AlignLeft,
+             QString("GPU %1 busy").arg(lane.device.value()));
+  p.setFont(font);
+  p.setPen(ToQColor(kDimTextRgb));
+  const DeviceIdleSummary* device = FindDevice(run, lane.device);
+  const PixelGrid grid = TimelinePainter::RunGrid(in, static_cast<size_t>(row.run));
+  const int64_t start = grid.PixelStartNs(0);
+  const int64_t end = grid.PixelStartNs(grid.width_px);
+  if (device != nullptr && !lane.rows.empty() && end > start && row.height_px >= 56) {
+    const double share = static_cast<double>(device->busy.BusyNs(lane.rows[0], start, end)) / static_cast<double>(end - start);
+    p.drawText(QRect(10, y + 18, text_width, 16), Qt::AlignVCenter | Qt::AlignLeft,
+               QString("%1% of the time shown").arg(100 * share, 0, 'f', 1));
+  }
+  // The chart's 100% and 50% guides (PaintBusyChart) are labelled at the column's right edge.
+  const int chart_top = y + 6;
+  const int chart_height = row.height_px - TimelineGeometry::kIdleStripPx - 7;
+  const QRect scale(in.geometry.lanes_left() - 40, 0, 34, 12);
+  p.drawText(scale.translated(0, chart_top - 6), Qt::AlignVCenter | Qt::AlignRight, "100%");
+  if (chart_height >= 40) p.drawText(scale.translated(0, chart_top + chart_height / 2 - 6), Qt::AlignVCenter | Qt::AlignRight, "50%");
+  p.drawText(QRect(10, y + row.height_px - TimelineGeometry::kIdleStripPx, text_width, TimelineGeometry::kIdleStripPx),
+             Qt::AlignVCenter | Qt::AlignLeft, "idle gaps, by cause");
+}
+
 }  // namespace
 
 void PaintRuler(QPainter& p, const PaintInput& in) {
@@ -51,13 +86,27 @@ void PaintRuler(QPainter& p, const PaintInput& in) {
   for (const Tick& tick : ticks.ticks) {
     const int x = left + static_cast<int>(std::lround(tick.x_px));
     p.fillRect(QRect(x, tick.major ? 14 : 20, 1, tick.major ? 12 : 6), ToQColor(tick.major ? kTextRgb : kDimTextRgb));
-    if (!tick.major) continue;
-    p.setPen(ToQColor(kTextRgb));
-    p.drawText(QRect(x + 3, 0, 120, 15), Qt::AlignVCenter | Qt::AlignLeft, QString::fromStdString(tick.label));
+  }
+  p.setPen(ToQColor(kTextRgb));
+  for (const auto& [box, text] : RulerLabels(in.scale, in.geometry)) {
+    p.drawText(box, Qt::AlignVCenter | Qt::AlignLeft | Qt::TextDontClip, text);  // the box is the text's own width
   }
   PaintIterations(p, in);
   p.fillRect(QRect(0, height - 1, width, 1), ToQColor(kLaneSeparatorRgb));
   p.fillRect(QRect(left - 1, 0, 1, height), ToQColor(kLaneSeparatorRgb));
+}
+
+std::vector<std::pair<QRectF, QString>> RulerLabels(const TimeScale& scale, const TimelineGeometry& geometry) {
+  const QFontMetricsF metrics(TimelineFont());
+  const int width = geometry.lanes_width();
+  const RulerTicks ticks = ComputeTicks(TimeScale(scale.left_ns(), scale.ns_per_px(), width));
+  const auto measure = [&](const std::string& text) { return metrics.horizontalAdvance(QString::fromStdString(text)); };
+  std::vector<std::pair<QRectF, QString>> out;
+  for (const PlacedLabel& label : PlaceLabels(ticks, width, measure)) {
+    out.emplace_back(QRectF(geometry.lanes_left() + label.left_px, 0, label.width_px, 15),
+                     QString::fromStdString(ticks.ticks[label.tick].label));
+  }
+  return out;
 }
 
 void PaintLabelColumn(QPainter& p, const PaintInput& in) {
@@ -80,7 +129,10 @@ void PaintLabelColumn(QPainter& p, const PaintInput& in) {
     }
     p.fillRect(QRect(0, y, left - 1, row.height_px), ToQColor(kLabelColumnRgb));
     const Lane& lane = run.timeline.lanes[static_cast<size_t>(row.lane)];
-    if (row.row == 0) {
+    if (row.row == 0 && lane.kind == LaneKind::kDeviceIdle &&
+        row.height_px >= TimelineGeometry::kIdleStripPx + TimelineGeometry::kMinBusyChartPx) {
+      PaintBusyLabels(p, in, row, font);
+    } else if (row.row == 0) {
       const bool gpu = lane.kind == LaneKind::kStream;
       p.setFont(gpu ? bold : font);
       p.setPen(ToQColor(lane.kind == LaneKind::kDeviceIdle ? kDimTextRgb : kTextRgb));

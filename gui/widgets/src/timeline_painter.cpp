@@ -3,7 +3,9 @@
 #include <QFontMetrics>
 
 #include <algorithm>
+#include <cmath>
 
+#include "nimble/gui/ruler_ticks.h"
 #include "nimble/gui/theme.h"
 
 namespace nimble::gui {
@@ -11,8 +13,9 @@ namespace {
 
 // Vertical layout inside a stream row: the item box, then the critical-path band, then the separator.
 constexpr int kBoxTopPx = 2;
-constexpr int kBandPx = 3;
+constexpr int kBandPx = TimelineGeometry::kBandPx;
 constexpr int kMinLabelWidthPx = 46;  // narrower items get no name
+constexpr int kBusyColumnPx = 5;      // the busy chart's resolution: finer reads as noise
 
 Rgb ItemRgb(const PaintInput& in, const LoadedRun& run, size_t r, ItemRef ref, int32_t label) {
   const RunColors& colors = (*in.colors)[r];
@@ -89,8 +92,13 @@ void TimelinePainter::PaintRow(QPainter& p, const PaintInput& in, const LayoutRo
   }
   const LoadedRun& run = *(*in.runs)[static_cast<size_t>(row.run)];
   const Lane& lane = run.timeline.lanes[static_cast<size_t>(row.lane)];
-  const QRect box(in.geometry.lanes_left(), y, in.geometry.lanes_width(), row.height_px);
+  QRect box(in.geometry.lanes_left(), y, in.geometry.lanes_width(), row.height_px);
   p.fillRect(QRect(0, y, width, row.height_px), ToQColor(row.lane % 2 == 0 ? kRowEvenRgb : kRowOddRgb));
+  constexpr int kStrip = TimelineGeometry::kIdleStripPx;
+  if (lane.kind == LaneKind::kDeviceIdle && row.height_px >= kStrip + TimelineGeometry::kMinBusyChartPx) {
+    PaintBusyChart(p, in, row, QRect(box.left(), y, box.width(), row.height_px - kStrip));
+    box = QRect(box.left(), y + row.height_px - kStrip, box.width(), kStrip);
+  }
   if (lane.kind == LaneKind::kStream) PaintGapShade(p, in, row, box);
   if (static_cast<size_t>(row.row) < lane.rows.size()) {
     PaintSpans(p, in, row, lane.rows[static_cast<size_t>(row.row)], box);
@@ -122,9 +130,21 @@ void TimelinePainter::PaintSpans(QPainter& p, const PaintInput& in, const Layout
     p.fillRect(rect, fill);
     if (s.merged() || rect.width() < kMinLabelWidthPx || lane.kind == LaneKind::kDeviceIdle) continue;
     const std::string& name = run.timeline.strings.Get(StringId(items.label(s.first)));
-    p.setPen(TextColorOn(fill));
-    p.drawText(rect.adjusted(4, 0, -3, 0), Qt::AlignVCenter | Qt::AlignLeft,
-               metrics.elidedText(QString::fromStdString(name), Qt::ElideRight, rect.width() - 7));
+    const QColor text = TextColorOn(fill);
+    const QRect inner = rect.adjusted(4, 0, -3, 0);
+    p.setPen(text);
+    // A row tall enough for two lines says how long the item took under its name.
+    if (!stream || height < 2 * metrics.height() + 4) {
+      p.drawText(inner, Qt::AlignVCenter | Qt::AlignLeft, metrics.elidedText(QString::fromStdString(name), Qt::ElideRight, inner.width()));
+      continue;
+    }
+    const int mid = rect.top() + rect.height() / 2;
+    p.drawText(QRect(inner.left(), mid - metrics.height(), inner.width(), metrics.height()), Qt::AlignBottom | Qt::AlignLeft,
+               metrics.elidedText(QString::fromStdString(name), Qt::ElideRight, inner.width()));
+    p.setPen(QColor(text.red(), text.green(), text.blue(), 170));
+    const double dur = static_cast<double>(items.end_ns(s.first) - items.start_ns(s.first));
+    p.drawText(QRect(inner.left(), mid, inner.width(), metrics.height()), Qt::AlignTop | Qt::AlignLeft,
+               metrics.elidedText(QString::fromStdString(FormatDuration(dur)), Qt::ElideRight, inner.width()));
   }
 }
 
@@ -165,10 +185,40 @@ void TimelinePainter::PaintCritical(QPainter& p, const PaintInput& in, const Lay
   if (static_cast<size_t>(row.row) >= lane.critical.size()) return;
   const PixelGrid grid = RunGrid(in, r);
   builder_.Build(lane.critical[static_cast<size_t>(row.row)], grid, spans_);
-  const int band_top = box.bottom() - kBandPx - 1;
+  const int band_top = box.top() + TimelineGeometry::BandTop(box.height());
   for (const DrawSpan& s : spans_) {
     const auto [first, last] = SpanPixels(s, grid);
     if (first <= last) p.fillRect(QRect(box.left() + first, band_top, last - first + 1, kBandPx), ToQColor(kCriticalPathRgb));
+  }
+}
+
+const DeviceIdleSummary* FindDevice(const LoadedRun& run, DeviceId device) {
+  for (const DeviceIdleSummary& d : run.devices) {
+    if (d.device == device) return &d;
+  }
+  return nullptr;
+}
+
+// The share of each few pixels the device was busy, as columns rising from the gap strip, with guides
+// at half and full.
+void TimelinePainter::PaintBusyChart(QPainter& p, const PaintInput& in, const LayoutRow& row, const QRect& box) {
+  const auto r = static_cast<size_t>(row.run);
+  const LoadedRun& run = *(*in.runs)[r];
+  const Lane& lane = run.timeline.lanes[static_cast<size_t>(row.lane)];
+  const DeviceIdleSummary* device = FindDevice(run, lane.device);
+  if (device == nullptr || lane.rows.empty()) return;
+  const int top = box.top() + 6;
+  const int height = box.bottom() - 1 - top;
+  const QColor guide = ToQColor(Mix(kBusyRgb, row.lane % 2 == 0 ? kRowEvenRgb : kRowOddRgb, 0.75));
+  p.fillRect(QRect(box.left(), top, box.width(), 1), guide);
+  p.fillRect(QRect(box.left(), top + height / 2, box.width(), 1), guide);
+  device->busy.Columns(lane.rows[0], RunGrid(in, r), kBusyColumnPx, busy_columns_);
+  const QColor fill = ToQColor(kBusyRgb);
+  for (size_t i = 0; i < busy_columns_.size(); ++i) {
+    const int h = static_cast<int>(std::lround(busy_columns_[i] * static_cast<float>(height)));
+    if (h <= 0) continue;
+    const int x = box.left() + static_cast<int>(i) * kBusyColumnPx;
+    p.fillRect(QRect(x, top + height - h, std::min(kBusyColumnPx, box.right() + 1 - x), h), fill);
   }
 }
 

@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
+#include "nimble/gui/iteration_detector.h"
 #include "nimble/gui/theme.h"
 
 namespace nimble::gui {
@@ -30,20 +32,38 @@ void TimelineView::SetRuns(LoadedRuns runs) {
   runs_ = std::move(runs);
   colors_.clear();
   align_ns_.clear();
-  std::vector<const RunTimeline*> timelines;
   for (const auto& run : runs_) {
     colors_.push_back(ResolveColors(*run));
     align_ns_.push_back(run->AlignNs());
-    timelines.push_back(&run->timeline);
   }
-  layout_.Build(timelines, runs_.size() > 1);
+  RebuildLayout();
   selection_ = {};
   link_.reset();
   hits_.clear();
   hits_run_ = -1;
   iteration_ = -1;
   UpdateScrollRange();
-  FitActivity();
+  FitFirstView();
+}
+
+std::vector<const RunTimeline*> TimelineView::Timelines() const {
+  std::vector<const RunTimeline*> timelines;
+  for (const auto& run : runs_) timelines.push_back(&run->timeline);
+  return timelines;
+}
+
+void TimelineView::RebuildLayout() {
+  const std::vector<const RunTimeline*> timelines = Timelines();
+  const bool headers = runs_.size() > 1;
+  const int available = viewport()->height() - TimelineGeometry::kRulerHeightPx;
+  layout_.Build(timelines, headers, FitHeights(timelines, headers, available));
+}
+
+int TimelineView::FullHeightPx() const {
+  const std::vector<const RunTimeline*> timelines = Timelines();
+  const bool headers = runs_.size() > 1;
+  return TimelineGeometry::kRulerHeightPx +
+         LaidOutHeight(timelines, headers, FitHeights(timelines, headers, std::numeric_limits<int32_t>::max()));
 }
 
 int TimelineView::scroll_y() const { return verticalScrollBar()->value(); }
@@ -108,6 +128,7 @@ void TimelineView::paintEvent(QPaintEvent*) {
 void TimelineView::resizeEvent(QResizeEvent* event) {
   QAbstractScrollArea::resizeEvent(event);
   scale_.SetWidth(std::max(1, viewport()->width() - TimelineGeometry::kLabelWidthPx));
+  if (event->size().height() != event->oldSize().height()) RebuildLayout();
   UpdateScrollRange();
   ViewChanged();
 }
@@ -125,6 +146,16 @@ void TimelineView::FitAll() {
   const auto [lo, hi] = Bounds();
   const double margin = (hi - lo) * kFitMargin;
   SetViewRange(lo - margin, hi + margin);
+}
+
+void TimelineView::FitFirstView() {
+  if (runs_.empty()) return;
+  const auto& iterations = runs_[0]->timeline.iterations;
+  if (iterations.empty()) {
+    FitActivity();
+    return;
+  }
+  FitIteration(runs_.size() == 1 ? MedianIteration(iterations) : 0);
 }
 
 void TimelineView::FitActivity() {

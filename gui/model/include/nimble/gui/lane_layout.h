@@ -1,7 +1,8 @@
 // Vertical layout of the timeline: for one or more runs stacked (compare mode), a header per run and
 // then every row of every lane, top to bottom, with its height. Content coordinates (y = 0 is the top
 // of the first run); the view scrolls over them. Rows are contiguous and sorted by y, so finding the
-// row under the cursor is a binary search. A plain value; rebuild it when the runs change.
+// row under the cursor is a binary search. Rows grow to fill the view when the lanes are few (FitHeights).
+// A plain value; rebuild it when the runs or the view's height change.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +20,15 @@ struct LayoutHeights {
   int32_t gpu_row_px = 22;  // a row of a stream lane
   int32_t host_row_px = 16; // a row of an NVTX or API lane
 };
+
+// Heights that fill `available_px` when the lanes need less at `base`: every row grows by one common
+// factor, stream rows (the GPU work) up to 2x, a device's idle row up to 6x (its busy chart grows above
+// the gap strip), host rows up to 1.5x, run headers not at all; so a few lanes fill the view with tall,
+// labelled kernels and the GPU's busy share, while many lanes keep the compact heights. Never below `base`.
+LayoutHeights FitHeights(std::span<const RunTimeline* const> runs, bool run_headers, int32_t available_px,
+                         const LayoutHeights& base = {});
+// The height LaneLayout::Build lays these runs out in, without building it.
+int32_t LaidOutHeight(std::span<const RunTimeline* const> runs, bool run_headers, const LayoutHeights& heights);
 
 struct LayoutRow {
   bool header = false;  // a run header rather than a lane row

@@ -11,6 +11,7 @@
 
 #include "nimble/analysis/idle_gaps.h"
 #include "nimble/core/run.h"
+#include "nimble/gui/busy_profile.h"
 #include "nimble/gui/op_analysis.h"
 #include "nimble/gui/run_records.h"
 #include "nimble/gui/run_timeline.h"
@@ -24,6 +25,7 @@ struct DeviceIdleSummary {
   int64_t active_ns = 0;
   analysis::GapTotals totals;
   std::vector<analysis::IdleGap> longest;  // longest first; start_ns relative
+  BusyProfile busy;                         // over the device's idle lane
 };
 
 // Wall time of each loading stage, for the progress display and the benchmark.

@@ -32,6 +32,8 @@ inline constexpr Rgb kSelectionRgb{0xff, 0xff, 0xff};
 inline constexpr Rgb kSearchHitRgb{0xff, 0xe0, 0x4d};
 inline constexpr Rgb kLinkRgb{0x7f, 0xe7, 0xff};
 inline constexpr Rgb kIterationRgb{0x5b, 0x8d, 0xef};
+// The GPU busy chart above each device's idle gaps.
+inline constexpr Rgb kBusyRgb{0x4f, 0x9d, 0x8f};
 
 // Kernel colours: hues spaced apart, all far from the marks above.
 inline constexpr std::array<Rgb, 16> kItemPalette = {{

@@ -1,9 +1,11 @@
 // The time ruler: tick positions at a 1-2-5 step chosen so that labels never crowd, labelled in the
-// unit that suits the step (ns, µs, ms, s), and duration formatting for tables and the details pane.
-// Pure functions.
+// unit that suits the step (ns, µs, ms, s), label boxes that stay inside the ruler, and duration
+// formatting for tables and the details pane. Pure functions.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -26,6 +28,20 @@ struct RulerTicks {
 // Major ticks at least `min_label_spacing_px` apart, four minor ticks between majors when they fit.
 // Far from zero at a fine step, the first major is labelled in full and the others as "+offset".
 RulerTicks ComputeTicks(const TimeScale& scale, double min_label_spacing_px = 90);
+
+// Where a major tick's label is drawn, in lanes-area x.
+struct PlacedLabel {
+  size_t tick = 0;  // index in RulerTicks::ticks
+  double left_px = 0;
+  double width_px = 0;
+};
+
+// Boxes for the major ticks' labels: `gap_px` right of the tick, or left of it where the right would pass
+// `width_px` (the last label, near the end of the ruler); a label that still does not fit, or would come
+// within `gap_px` of the previous one, is left out (its tick stays). Left to right, never overlapping.
+std::vector<PlacedLabel> PlaceLabels(const RulerTicks& ticks, double width_px,
+                                     const std::function<double(const std::string&)>& text_width_px,
+                                     double gap_px = 3);
 
 // The smallest 1, 2 or 5 times a power of ten that is >= `at_least_ns` (and >= 1).
 int64_t NiceStepNs(double at_least_ns);

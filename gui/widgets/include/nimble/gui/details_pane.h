@@ -1,6 +1,7 @@
-// The details of the selected item (DescribeItem), or of the runs when nothing is selected. A kernel's
-// full record (grid, block, registers...) is read through the run's open database (LoadedRun::records)
-// on a worker thread and added when it arrives; a newer selection discards an older answer. UI thread only.
+// The details of the selected item (DescribeItem); with nothing selected, how to select and move around
+// (the runs themselves are summarised in InsightTabs, never here). A kernel's full record (grid, block,
+// registers...) is read through the run's open database (LoadedRun::records) on a worker thread and
+// added when it arrives; a newer selection discards an older answer. UI thread only.
 #pragma once
 
 #include <QFutureWatcher>
@@ -31,7 +32,7 @@ class DetailsPane : public QTextBrowser {
     std::string error;
     std::vector<std::pair<std::string, std::string>> fields;
   };
-  void ShowSummary();
+  void ShowGuide();
   void Render();
 
   LoadedRuns runs_;
@@ -40,8 +41,5 @@ class DetailsPane : public QTextBrowser {
   uint64_t generation_ = 0;
   QFutureWatcher<Fetched> watcher_;
 };
-
-// "Run summary" HTML of loaded runs (also used by the summary tab).
-QString RunSummaryHtml(const LoadedRuns& runs);
 
 }  // namespace nimble::gui

@@ -1,5 +1,6 @@
 // The viewer's window: toolbar (open, fit, iterations, zoom, colouring, search), the timeline with its
-// legend, the tables and search results under it, and the details and speedup chart beside it. Loads
+// legend, the tables and search results under it (given the height the lanes cannot use), and the
+// details and speedup chart (shown when the runs store speedups) beside it. Loads
 // through RunLoadJob with a progress bar; a file it cannot open gets a clear message box (or, when not
 // interactive, only the loadFailed signal). Wires the widgets together and holds no analysis of its own.
 // UI thread only.
@@ -15,6 +16,7 @@ class QAction;
 class QLabel;
 class QLineEdit;
 class QProgressBar;
+class QSplitter;
 
 namespace nimble::gui {
 
@@ -56,10 +58,12 @@ class MainWindow : public QMainWindow {
   void OnLoaded(const LoadedRuns& runs);
   void OnFailed(const QString& message);
   void UpdateIterationLabel();
+  void FitTimelinePane();
 
   RunLoadJob job_;
   LoadedRuns runs_;
   bool interactive_ = true;
+  QSplitter* split_ = nullptr;  // the timeline above the tables
   TimelineView* timeline_ = nullptr;
   TimelineLegend* legend_ = nullptr;
   InsightTabs* tabs_ = nullptr;

@@ -1,8 +1,8 @@
 // Paints the timeline from precomputed draw lists: lane rows (kernels by op kind or name, copies, API
-// calls, NVTX ranges), idle gaps coloured by cause in each device's idle lane and shaded across its
-// streams, the critical-path band, the ruler, lane labels, and the overlays (selection, launch link,
-// search hits, drag selection). Owns only scratch buffers; everything it paints comes in a PaintInput.
-// UI thread only.
+// calls, NVTX ranges), idle gaps coloured by cause in each device's idle lane (under its busy chart when
+// the row is tall) and shaded across its streams, the critical-path band, the ruler, lane labels, and the
+// overlays (selection, launch link, search hits, drag selection). Owns only scratch buffers; everything
+// it paints comes in a PaintInput. UI thread only.
 #pragma once
 
 #include <QPainter>
@@ -32,6 +32,12 @@ RunColors ResolveColors(const LoadedRun& run);
 struct TimelineGeometry {
   static constexpr int kLabelWidthPx = 210;
   static constexpr int kRulerHeightPx = 34;
+  // A device's idle gaps take the bottom of its idle row; a taller row shows the busy chart above them.
+  static constexpr int kIdleStripPx = 14;
+  static constexpr int kMinBusyChartPx = 20;
+  // The critical-path band: 3 px, ending 3 px above the bottom of a stream row of `row_px`.
+  static constexpr int kBandPx = 3;
+  static constexpr int BandTop(int row_px) { return row_px - kBandPx - 2; }
   QSize viewport;
   int scroll_y_px = 0;
 
@@ -67,18 +73,25 @@ class TimelinePainter {
   void PaintSpans(QPainter& p, const PaintInput& in, const LayoutRow& row, const RowItems& items, const QRect& box);
   void PaintGapShade(QPainter& p, const PaintInput& in, const LayoutRow& row, const QRect& box);
   void PaintCritical(QPainter& p, const PaintInput& in, const LayoutRow& row, const QRect& box);
+  void PaintBusyChart(QPainter& p, const PaintInput& in, const LayoutRow& row, const QRect& box);
   const std::vector<DrawSpan>& IdleSpans(const PaintInput& in, size_t run, DeviceId device);
 
   DrawListBuilder builder_;
   std::vector<DrawSpan> spans_;
+  std::vector<float> busy_columns_;
   // Per frame: the idle lane's draw list of each (run, device), shared by that device's stream rows.
   std::vector<std::pair<std::pair<size_t, int32_t>, std::vector<DrawSpan>>> idle_cache_;
 };
 
 // Ruler, label column and overlays (timeline_overlays.cpp).
 void PaintRuler(QPainter& p, const PaintInput& in);
+// The ruler's tick labels as PaintRuler draws them: viewport rectangles inside the lanes' part of the
+// ruler, in the timeline font (ruler_ticks.h PlaceLabels).
+std::vector<std::pair<QRectF, QString>> RulerLabels(const TimeScale& scale, const TimelineGeometry& geometry);
 void PaintLabelColumn(QPainter& p, const PaintInput& in);
 void PaintOverlays(QPainter& p, const PaintInput& in);
+// The device summary of a run's device (its busy profile), or null.
+const DeviceIdleSummary* FindDevice(const LoadedRun& run, DeviceId device);
 // Viewport rectangle of an item of a run (clipped to nothing when off screen); empty when not laid out.
 QRectF ItemRect(const PaintInput& in, const ItemLocation& location);
 

@@ -1,8 +1,8 @@
 // The timeline widget: runs stacked one above the other (aligned at their first iteration), a ruler,
 // lane labels, and the interaction - wheel zoom about the cursor, drag to pan, shift-drag (or drag in
 // the ruler) to zoom to a range, keys, fit-to-iteration, click to select (with the launch link drawn
-// between an API call and its kernel), double-click to zoom to an item. Painting is delegated to
-// TimelinePainter over precomputed draw lists. UI thread only.
+// between an API call and its kernel), double-click to zoom to an item. A few lanes grow to fill the
+// view's height. Painting is delegated to TimelinePainter over precomputed draw lists. UI thread only.
 #pragma once
 
 #include <QAbstractScrollArea>
@@ -34,10 +34,17 @@ class TimelineView : public QAbstractScrollArea {
   ItemLocation HitTest(const QPoint& pos) const;
   // Kernels in the colour of their op's kind (true), or of their own name.
   void SetColorByOp(bool by_op);
+  // The height the ruler and lanes take with rows grown to their limits (lane_layout.h FitHeights): more
+  // than that, and the view has nothing to fill it with.
+  int FullHeightPx() const;
 
  public slots:
   void FitAll();
-  // Fits the iterations of the first run, else the GPU activity of every run (the initial view).
+  // The view a run opens on: one iteration, readable rather than the whole run as a band - of one run
+  // its median iteration (a typical one), of several the first, where they are aligned; without
+  // iterations, the GPU activity of every run.
+  void FitFirstView();
+  // Fits the iterations of the first run, else the GPU activity of every run.
   void FitActivity();
   // Fits iteration `index` (0-based) of the first run; clamped to the iterations there are.
   void FitIteration(int index);
@@ -75,6 +82,9 @@ class TimelineView : public QAbstractScrollArea {
   std::pair<double, double> Bounds() const;
   void ViewChanged();
   void UpdateScrollRange();
+  // Lays the rows out again to fill the viewport's height.
+  void RebuildLayout();
+  std::vector<const RunTimeline*> Timelines() const;
   void ScrollToLane(int run, int lane);
   std::optional<std::pair<ItemLocation, ItemLocation>> FindLink(const ItemLocation& location) const;
 
