@@ -171,6 +171,24 @@ TEST_F(ReportCommandTest, BadInputGivesClearErrorsAndExitCodes) {
   EXPECT_EQ(RunCommand(kProf + " --version").exit_code, 0);
 }
 
+// The README's exit codes: 1 for a run-time failure (a directory is not a database), 2 for bad usage.
+TEST_F(ReportCommandTest, ExitCodesOfDirectoriesUnknownCommandsAndUpgrade) {
+  auto dir = RunCommand(kProf + " report '" + dir_.string() + "'");
+  EXPECT_EQ(dir.exit_code, 1) << dir.output;
+  EXPECT_NE(dir.output.find("is a directory"), std::string::npos) << dir.output;
+  EXPECT_EQ(RunCommand(kProf + " info '" + dir_.string() + "'").exit_code, 1);
+  auto unknown = RunCommand(kProf + " frobnicate");
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.output.find("unknown command 'frobnicate'"), std::string::npos) << unknown.output;
+  WriteRun(GapTrace());
+  auto upgrade = RunCommand(kProf + " upgrade '" + db_ + "'");
+  EXPECT_EQ(upgrade.exit_code, 0) << upgrade.output;
+  EXPECT_NE(upgrade.output.find("already at schema"), std::string::npos) << upgrade.output;
+  auto range = RunCommand(kProf + " report --no-store --iteration-range nosuch '" + db_ + "'");
+  EXPECT_EQ(range.exit_code, 0) << range.output;
+  EXPECT_NE(range.output.find("warning: run 1: no NVTX range is named 'nosuch'"), std::string::npos) << range.output;
+}
+
 TEST_F(ReportCommandTest, InfoListsRunsAndTables) {
   WriteRun(GapTrace());
   auto r = RunCommand(kProf + " info '" + db_ + "'");

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "nimble/store/schema.h"
 #include "nimble/workflow/info.h"
 #include "nimble/workflow/report_json.h"
 
@@ -125,6 +126,39 @@ TEST_F(ReportWorkflowTest, AValueChangedInsideARecordIsAnErrorNotAReport) {
   EXPECT_EQ(refused.code(), StatusCode::kDataLoss) << refused.ToString();
   EXPECT_NE(refused.message().find(path), std::string::npos) << refused.message();
   EXPECT_NE(refused.message().find("table kernels of run 1 no longer matches"), std::string::npos) << refused.message();
+}
+
+TEST_F(ReportWorkflowTest, AFileThatCannotTakeResultsIsReportedReadOnlyWithTheReason) {
+  const std::string path = (dir_ / "old.db").string();
+  ASSERT_TRUE(store::CreateDatabaseAtVersion(path, 5).ok());
+  const std::string before = Bytes(path);
+  auto opened = OpenForReport(path, /*store=*/true);
+  ASSERT_TRUE(opened.ok()) << opened.status().ToString();
+  EXPECT_EQ(opened->db->access(), store::Access::kRead);
+  EXPECT_NE(opened->not_stored.find("nimble-prof upgrade"), std::string::npos) << opened->not_stored;
+  EXPECT_EQ(Report(*opened->db, ReportOptions{.store = false}).status().code(), StatusCode::kNotFound);  // no run
+  opened->db.reset();
+  EXPECT_EQ(Bytes(path), before) << "reading an older schema changed the file";
+  auto current = OpenForReport(Copy("concurrent_streams.db"), /*store=*/true);
+  ASSERT_TRUE(current.ok());
+  EXPECT_TRUE(current->not_stored.empty()) << current->not_stored;
+  EXPECT_EQ(current->db->access(), store::Access::kReadWrite);
+}
+
+TEST_F(ReportWorkflowTest, AnIterationWindowOutsideTheRunsRecordsIsAnError) {
+  Trace trace;
+  const StringId iteration = trace.strings.Intern("iteration");
+  KernelRecord k;
+  k.start_ns = 1'000, k.end_ns = 2'000, k.device = DeviceId(0), k.stream = StreamId(7);
+  trace.kernels.push_back(k);
+  trace.ranges.push_back(NvtxRange{900, 2'100, ThreadId(1), iteration, {}});
+  RunInfo run;
+  run.id = RunId(1);
+  EXPECT_TRUE(BuildRunReport(run, trace, {}, {}, ReportOptions{}, "t.db, run 1").ok());
+  trace.ranges.push_back(NvtxRange{5'000'000, 5'001'000, ThreadId(1), iteration, {}});  // a damaged range
+  const Status bad = BuildRunReport(run, trace, {}, {}, ReportOptions{}, "t.db, run 1").status();
+  EXPECT_EQ(bad.code(), StatusCode::kDataLoss);
+  EXPECT_NE(bad.message().find("iteration 2"), std::string::npos) << bad.message();
 }
 
 TEST_F(ReportWorkflowTest, MissingRunAndEmptyDatabaseAreNamed) {

@@ -1,5 +1,7 @@
 #include "nimble/workflow/report.h"
 
+#include <algorithm>
+#include <optional>
 #include <utility>
 
 #include "nimble/analysis/timeline.h"
@@ -17,6 +19,41 @@ StatusOr<std::vector<RunInfo>> SelectRuns(const store::RunReader& reader, int64_
   return all;
 }
 
+// The first and last instant of any record of the run (activity and API calls), or nullopt when empty.
+std::optional<analysis::TimeWindow> RecordSpan(const Trace& trace) {
+  std::optional<analysis::TimeWindow> span;
+  auto add = [&](int64_t start, int64_t end) {
+    if (!span) span = analysis::TimeWindow{start, end};
+    span->start_ns = std::min(span->start_ns, start);
+    span->end_ns = std::max(span->end_ns, end);
+  };
+  for (const auto& k : trace.kernels) add(k.start_ns, k.end_ns);
+  for (const auto& c : trace.memcpys) add(c.start_ns, c.end_ns);
+  for (const auto& m : trace.memsets) add(m.start_ns, m.end_ns);
+  for (const auto& a : trace.api_calls) add(a.start_ns, a.end_ns);
+  for (const auto& g : trace.graph_launches) add(g.start_ns, g.end_ns);
+  return span;
+}
+
+// Iteration windows come from NVTX ranges recorded on the same clock as the rest of the run, so each
+// one overlaps the run's records; one that does not means a damaged range, and its iteration's figures
+// would be made up of nothing.
+Status CheckWindowsAgainstSpan(const Trace& trace, const std::string& range, const std::string& where) {
+  if (range.empty()) return OkStatus();
+  const std::optional<analysis::TimeWindow> span = RecordSpan(trace);
+  if (!span) return OkStatus();
+  const std::vector<analysis::TimeWindow> windows = analysis::WindowsFromNvtx(trace, range);
+  for (size_t i = 0; i < windows.size(); ++i) {
+    const analysis::TimeWindow& w = windows[i];
+    if (w.end_ns > span->start_ns && w.start_ns < span->end_ns) continue;
+    return DataLoss(where + ": the file is damaged or inconsistent: iteration " + std::to_string(i + 1) + " ('" +
+                    range + "', [" + std::to_string(w.start_ns) + ", " + std::to_string(w.end_ns) +
+                    "] ns) lies outside the run's records [" + std::to_string(span->start_ns) + ", " +
+                    std::to_string(span->end_ns) + "] ns");
+  }
+  return OkStatus();
+}
+
 }  // namespace
 
 StatusOr<RunReport> BuildRunReport(const RunInfo& run, const Trace& trace, OpGraph graph,
@@ -29,6 +66,7 @@ StatusOr<RunReport> BuildRunReport(const RunInfo& run, const Trace& trace, OpGra
   out.iteration_range =
       options.iteration_range.empty() ? analysis::DetectIterationRange(trace) : options.iteration_range;
   analysis_options.iteration_range = out.iteration_range;
+  NIMBLE_RETURN_IF_ERROR(CheckWindowsAgainstSpan(trace, out.iteration_range, where));
   analysis_options.top_gaps = options.top_gaps;
   analysis::ReportInput input;
   input.trace = &trace;
