@@ -16,6 +16,27 @@ constexpr const char* kRunTables[] = {
     "CUPTI_ACTIVITY_KIND_GRAPH_TRACE", "ops", "op_edges", "op_kernels"};
 constexpr const char* kSharedTables[] = {"StringIds", "kernel_launch_configs"};
 
+// What each reader reads, so that it verifies those tables and no others: the viewer asks for a run's
+// graph without reading its 10 M kernels through RunReader, and must not pay for re-reading them.
+constexpr const char* kGraphTables[] = {"ops", "op_edges"};
+constexpr const char* kAttributionTables[] = {"op_kernels", "ops", "kernel_time_blocks"};
+
+bool InScope(const std::string& table, DigestScope scope) {
+  auto in = [&](const auto& list) {
+    for (const char* t : list) {
+      if (table == t) return true;
+    }
+    return false;
+  };
+  switch (scope) {
+    case DigestScope::kGraph: return in(kGraphTables);
+    case DigestScope::kAttribution: return in(kAttributionTables);
+    case DigestScope::kTrace: return !in(kGraphTables) && table != "op_kernels";
+    case DigestScope::kAll: break;
+  }
+  return true;
+}
+
 uint64_t Mix(uint64_t x) {  // splitmix64's finaliser: every input bit reaches every output bit
   x += 0x9E3779B97F4A7C15ull;
   x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -113,12 +134,12 @@ StatusOr<Digest> Compute(Database& db, const std::string& table, bool shared, Ru
 }
 
 template <typename Fn>
-Status ForEachDigestedTable(Database& db, Fn fn) {
+Status ForEachDigestedTable(Database& db, DigestScope scope, Fn fn) {
   for (const char* table : kRunTables) {
-    if (db.TableExists(table)) NIMBLE_RETURN_IF_ERROR(fn(table, false));
+    if (InScope(table, scope) && db.TableExists(table)) NIMBLE_RETURN_IF_ERROR(fn(table, false));
   }
   for (const char* table : kSharedTables) {
-    if (db.TableExists(table)) NIMBLE_RETURN_IF_ERROR(fn(table, true));
+    if (InScope(table, scope) && db.TableExists(table)) NIMBLE_RETURN_IF_ERROR(fn(table, true));
   }
   return OkStatus();
 }
@@ -134,7 +155,7 @@ Status WriteDigests(Database& db, RunId run) {
   if (!db.TableExists("run_digests")) return OkStatus();
   NIMBLE_ASSIGN_OR_RETURN(Statement put, db.Prepare(
       "INSERT OR REPLACE INTO run_digests (runId, tableName, rowCount, digest, lastRowid) VALUES (?, ?, ?, ?, ?)"));
-  return ForEachDigestedTable(db, [&](const std::string& table, bool shared) -> Status {
+  return ForEachDigestedTable(db, DigestScope::kAll, [&](const std::string& table, bool shared) -> Status {
     int64_t last_rowid = 0;
     if (shared) {
       NIMBLE_ASSIGN_OR_RETURN(last_rowid, LastRowid(db, table));
@@ -163,12 +184,12 @@ StatusOr<bool> HasDigests(Database& db, RunId run) {
   return any;
 }
 
-Status VerifyDigests(Database& db, RunId run) {
+Status VerifyDigests(Database& db, RunId run, DigestScope scope) {
   NIMBLE_ASSIGN_OR_RETURN(const bool sealed, HasDigests(db, run));
   if (!sealed) return OkStatus();
   NIMBLE_ASSIGN_OR_RETURN(Statement get, db.Prepare(
       "SELECT rowCount, digest, coalesce(lastRowid, 0) FROM run_digests WHERE runId = ? AND tableName = ?"));
-  return ForEachDigestedTable(db, [&](const std::string& table, bool shared) -> Status {
+  return ForEachDigestedTable(db, scope, [&](const std::string& table, bool shared) -> Status {
     get.BindInt(1, shared ? 0 : run.value());
     get.BindText(2, table);
     NIMBLE_ASSIGN_OR_RETURN(bool stored, get.Step());

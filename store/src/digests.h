@@ -2,7 +2,8 @@
 // can (a flipped bit in a kernel's end that stays inside its time block). When a run is committed,
 // every table the readers load gets a row in run_digests for that run (row count and an order-free
 // 64-bit digest of every column of every row); the tables shared by all runs (strings, launch
-// configurations) get one under run 0. Reading verifies a run's digests before trusting its rows.
+// configurations) get one under run 0. Each reader verifies the digests of the tables it reads before
+// trusting their rows.
 // Runs written before schema 6 have none until `nimble-prof upgrade` seals them. One thread per Database.
 #pragma once
 
@@ -19,8 +20,13 @@ int RegisterDigestFunction(sqlite3* db);
 // transaction when there is one.
 Status WriteDigests(Database& db, RunId run);
 
-// DataLoss naming the table when a stored digest no longer matches; OK when none is stored.
-Status VerifyDigests(Database& db, RunId run);
+// The tables a reader is about to read: the trace (activity, devices, the run row, the shared
+// tables), the op graph, or the kernel attribution (with the ops and time blocks it is checked against).
+enum class DigestScope { kTrace, kGraph, kAttribution, kAll };
+
+// DataLoss naming the table when a stored digest of a table in `scope` no longer matches; OK when the
+// run has none.
+Status VerifyDigests(Database& db, RunId run, DigestScope scope);
 
 // Removes `run`'s digests: a run reopened for writing is unsealed until its writer commits, so that a
 // writer that dies half-way leaves a run that reads as unsealed, not as damaged.

@@ -35,7 +35,7 @@ StatusOr<RunInfo> RunReader::Run(RunId run) const {
 
 StatusOr<Trace> RunReader::LoadTrace(RunId run) const {
   NIMBLE_RETURN_IF_ERROR(CheckRunExists(impl_->db(), run));
-  NIMBLE_RETURN_IF_ERROR(impl_->VerifyOnce(run));
+  NIMBLE_RETURN_IF_ERROR(impl_->VerifyOnce(run, DigestScope::kTrace));
   return TraceLoader(impl_->db(), run).Load();
 }
 
@@ -43,7 +43,7 @@ StatusOr<Trace> RunReader::LoadTrace(RunId run) const {
 // covering index: the tables are what the run's content digests cover.
 StatusOr<OpGraph> RunReader::LoadGraph(RunId run) const {
   NIMBLE_RETURN_IF_ERROR(CheckRunExists(impl_->db(), run));
-  NIMBLE_RETURN_IF_ERROR(impl_->VerifyOnce(run));
+  NIMBLE_RETURN_IF_ERROR(impl_->VerifyOnce(run, DigestScope::kGraph));
   OpGraph graph;
   NIMBLE_RETURN_IF_ERROR(impl_->ForEachRow(
       "SELECT opId, name, kind, outputShapes, gpuTimeNs FROM ops WHERE +runId = ? ORDER BY opId", run,
@@ -65,7 +65,7 @@ StatusOr<OpGraph> RunReader::LoadGraph(RunId run) const {
 
 StatusOr<std::vector<KernelAttribution>> RunReader::LoadAttribution(RunId run) const {
   NIMBLE_RETURN_IF_ERROR(CheckRunExists(impl_->db(), run));
-  NIMBLE_RETURN_IF_ERROR(impl_->VerifyOnce(run));
+  NIMBLE_RETURN_IF_ERROR(impl_->VerifyOnce(run, DigestScope::kAttribution));
   std::vector<KernelAttribution> out;
   NIMBLE_RETURN_IF_ERROR(impl_->ForEachRow(
       "SELECT opId, kernelIndex FROM op_kernels WHERE +runId = ? ORDER BY rowid", run, [&](const Statement& row) {

@@ -79,11 +79,10 @@ StatusOr<RunReport> BuildRunReport(const RunInfo& run, const Trace& trace, OpGra
   out.report = std::move(*report);
   const analysis::DeviceReport* device = out.report.primary_device();
   if (!options.iteration_range.empty() && device != nullptr && device->iterations.empty()) {
+    const std::string marked = analysis::DetectIterationRange(trace);
     out.warnings.push_back("run " + std::to_string(run.id.value()) + ": no NVTX range is named '" +
                            options.iteration_range + "', so the report has no iteration windows" +
-                           (analysis::DetectIterationRange(trace).empty()
-                                ? std::string()
-                                : " (the run's iterations are marked '" + analysis::DetectIterationRange(trace) + "')"));
+                           (marked.empty() ? std::string() : " (the run's iterations are marked '" + marked + "')"));
   }
   return out;
 }
