@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "command.h"
+#include "nimble/workflow/accelerate_json.h"
 #include "nimble/workflow/format.h"
 #include "progress_printer.h"
 
@@ -40,6 +41,7 @@ void AddAccelerateOptions(CLI::App& app, AccelerateArgs& args) {
   app.add_option("--device", o.device, "CUDA device (cuda or cuda:N)");
   app.add_option("--mode", args.mode, "schedule written to model.nimble: auto (multi-stream only when measured "
                  "faster by more than 3%), single or multi")->check(CLI::IsMember({"auto", "single", "multi"}));
+  app.add_flag("--json", args.json, "print the results as JSON (the keys of the Python AccelerateReport) instead of the table");
 }
 
 int RunAccelerate(AccelerateArgs& args) {
@@ -53,6 +55,10 @@ int RunAccelerate(AccelerateArgs& args) {
   ProgressPrinter printer(kTool, /*quiet=*/false);
   auto result = workflow::Accelerate(args.options, printer.Callback());
   if (!result.ok()) return PrintError(kTool, result.status());
+  if (args.json) {
+    std::cout << workflow::AccelerateResultToJson(*result).dump(2) << "\n";
+    return kExitOk;
+  }
   if (!result->eager_fallback_reason.empty()) {
     std::cerr << kTool << ": " << result->eager_fallback_reason << "\n"
               << kTool << ": falling back to eager execution as asked: no CUDA graph, no model.nimble written\n";

@@ -15,6 +15,7 @@ namespace nimble::cli {
 struct AccelerateArgs {
   std::vector<std::string> inputs;
   std::string mode = "auto";
+  bool json = false;
   workflow::AccelerateOptions options;
 };
 

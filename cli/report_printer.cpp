@@ -6,7 +6,6 @@
 
 #include "nimble/workflow/format.h"
 #include "nimble/analysis/idle_gaps.h"
-#include "nimble/core/median.h"
 
 namespace nimble::cli {
 namespace {
@@ -31,12 +30,10 @@ const char* CauseLabel(GapCause cause) {
   return "?";
 }
 
-// The iteration whose span is the median: a representative window, not an average of none.
-const TimelineMetrics* MedianIteration(const std::vector<TimelineMetrics>& iterations) {
-  std::vector<int64_t> spans;
-  for (const auto& it : iterations) spans.push_back(it.window.dur_ns());
-  const std::optional<size_t> median = MedianIndex(spans);
-  return median ? &iterations[*median] : nullptr;
+// The median iteration (analysis::MedianIteration), or null without iterations.
+const TimelineMetrics* MedianIterationOf(const analysis::DeviceReport& dev) {
+  const std::optional<size_t> median = analysis::MedianIteration(dev);
+  return median ? &dev.iterations[*median] : nullptr;
 }
 
 void Row(std::ostream& out, const std::string& label, const std::string& a, const std::string& b = "") {
@@ -45,7 +42,7 @@ void Row(std::ostream& out, const std::string& label, const std::string& a, cons
 
 void PrintTimeline(std::ostream& out, const analysis::DeviceReport& dev) {
   const TimelineMetrics& run = dev.run;
-  const TimelineMetrics* it = MedianIteration(dev.iterations);
+  const TimelineMetrics* it = MedianIterationOf(dev);
   out << "\nGPU timeline, device " << run.device.value() << "\n";
   Row(out, "", "whole run", it ? "median iteration" : "");
   auto both = [&](const std::string& label, auto get) { Row(out, label, get(run), it ? get(*it) : ""); };

@@ -10,6 +10,9 @@
 # into $OUT/cupti_settings.md instead.
 # --with-accelerate (implies --with-torch) adds the ahead-of-time section at the end: see there.
 # --accelerate-only (implies --with-accelerate) builds and runs only that section (fits one device call).
+# --python (implies --with-torch) builds only the Python module and the tools its tests call, and runs
+# the whole pytest suite (gpu tests included) into python.log; --python-bench does the same and then
+# bench/python_api_bench.sh into $OUT/python_api.md (PY_BENCH_PARTS to choose its parts).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -29,7 +32,7 @@ if [ "${1:-}" = --model-profile ]; then
 fi
 # ---- end of model profiling -------------------------------------------------------------------------
 build=${BUILD_DIR:-$root/build-gpu}
-with_torch=0 bench=1 sanitizer=1 accelerate=0 accel_only=0 bench_only=0 cupti_settings=0
+with_torch=0 bench=1 sanitizer=1 accelerate=0 accel_only=0 bench_only=0 cupti_settings=0 python=0 python_bench=0
 for arg in "$@"; do
   case $arg in
     --with-torch) with_torch=1 ;;
@@ -39,6 +42,8 @@ for arg in "$@"; do
     --no-sanitizer) sanitizer=0 ;;
     --bench-only) bench_only=1 ;;
     --cupti-settings) bench_only=1 cupti_settings=1 ;;
+    --python) with_torch=1 python=1 ;;
+    --python-bench) with_torch=1 python=1 python_bench=1 ;;
     *) echo "unknown option $arg" >&2; exit 2 ;;
   esac
 done
@@ -67,15 +72,40 @@ if [ $with_torch -eq 1 ] && torch_prefix=$(python3 -c 'import torch;print(torch.
   prefix="$prefix;$torch_prefix"
   torch_flag=-DNIMBLE_WITH_TORCH=ON
 fi
+# The Python module needs Python's headers; where the machine's python3 has none, Ubuntu's package
+# (tools/fetch_gpu_deps.sh) is unpacked beside the others.
+python_flags=()
+if [ $python -eq 1 ]; then
+  py_include=$(python3 -c 'import sysconfig;print(sysconfig.get_paths()["include"])')
+  if [ ! -f "$py_include/Python.h" ]; then
+    for deb in .deps/python/*.deb; do dpkg -x "$deb" .deps/root; done
+    py_include="$root/.deps/root/usr/include/$(basename "$py_include")"
+    export CPATH="$root/.deps/root/usr/include${CPATH:+:$CPATH}"
+  fi
+  python_flags=(-DNIMBLE_WITH_PYTHON=ON "-DPython_EXECUTABLE=$(command -v python3)" "-DPython_INCLUDE_DIR=$py_include")
+fi
 step "configure" build.log 180 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   "-DCMAKE_PREFIX_PATH=$prefix" -DSQLite3_INCLUDE_DIR="$root/.deps/root/usr/include" \
   -DSQLite3_LIBRARY=/usr/lib/x86_64-linux-gnu/libsqlite3.so.0 \
-  -DNIMBLE_WITH_CUDA=ON -DNIMBLE_WITH_QT=OFF "$torch_flag"
+  -DNIMBLE_WITH_CUDA=ON -DNIMBLE_WITH_QT=OFF "$torch_flag" "${python_flags[@]}"
 build_targets=()
 [ $accel_only -eq 1 ] && build_targets=(nimble-accelerate nimble-run nimble-prof nimble_aot_gpu_tests nimble_aot_tests)
 [ $bench_only -eq 1 ] && build_targets=(nimble-prof nimble_inject launch_loop nimble_collector_bench nimble_cupti_floor nimble_store_bench)
+[ $python -eq 1 ] && build_targets=(nimble_python nimble-prof nimble-prof-model nimble_inject nimble-accelerate nimble-run)
 if ! step "build" build.log 420 ninja -C "$build" -j16 "${build_targets[@]}"; then
   :
+elif [ $python -eq 1 ]; then
+  # pytest, where the machine's python3 lacks it: the wheels fetched beside the headers.
+  pylib=$root/.deps/pylib
+  if ! python3 -c 'import pytest' 2>/dev/null; then
+    mkdir -p "$pylib"
+    for wheel in .deps/python/wheels/*.whl; do python3 -m zipfile -e "$wheel" "$pylib"; done
+  fi
+  export PYTHONPATH="$build/python:$pylib${PYTHONPATH:+:$PYTHONPATH}" NIMBLE_BUILD_DIR="$build"
+  step "pytest" python.log 420 python3 -m pytest -q -rs python/tests
+  if [ $python_bench -eq 1 ]; then
+    step "python bench" python.log 560 bash -c "bench/python_api_bench.sh '$build' '$OUT/python_bench' > '$OUT/python_api.md'"
+  fi
 elif [ $cupti_settings -eq 1 ]; then
   step "cupti settings" checks.log 560 \
     bash -c "bench/cupti_settings.sh '$build' ${BENCH_REPS:-5} > '$OUT/cupti_settings.md'"

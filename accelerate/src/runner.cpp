@@ -3,6 +3,7 @@
 
 #include <utility>
 
+#include "artifact_capture.h"
 #include "nimble/accelerate/artifact.h"
 #include "nimble/accelerate/model_timing.h"
 #include "nimble/core/median.h"
@@ -19,18 +20,21 @@ Runner::Runner(Runner&&) noexcept = default;
 Runner& Runner::operator=(Runner&&) noexcept = default;
 Runner::~Runner() = default;
 
-StatusOr<Runner> Runner::Load(const std::string& path, const RunnerOptions& options) {
-  auto state = std::make_unique<State>();
-  NIMBLE_ASSIGN_OR_RETURN(state->artifact, LoadArtifact(path, options.device));
-  // cuBLAS and cuDNN pick their math when the kernels are launched, i.e. at capture: capture with the
-  // precision the outputs were checked with, not the process default (TF32 convolutions).
-  if (Status set = SetFloat32Precision(state->artifact.meta.float32_precision); !set.ok()) {
-    return FailedPrecondition(path + " was checked with float32 precision '" + state->artifact.meta.float32_precision +
+StatusOr<std::unique_ptr<AotGraph>> CaptureArtifact(const LoadedArtifact& artifact, const std::string& path,
+                                                    const RunnerOptions& options) {
+  if (Status set = SetFloat32Precision(artifact.meta.float32_precision); !set.ok()) {
+    return FailedPrecondition(path + " was checked with float32 precision '" + artifact.meta.float32_precision +
                               "', which this nimble does not know: run nimble-accelerate again");
   }
   CaptureOptions capture;
   capture.warmup_runs = options.warmup_runs;
-  NIMBLE_ASSIGN_OR_RETURN(state->graph, AotGraph::Capture(state->artifact.model, capture));
+  return AotGraph::Capture(artifact.model, capture);
+}
+
+StatusOr<Runner> Runner::Load(const std::string& path, const RunnerOptions& options) {
+  auto state = std::make_unique<State>();
+  NIMBLE_ASSIGN_OR_RETURN(state->artifact, LoadArtifact(path, options.device));
+  NIMBLE_ASSIGN_OR_RETURN(state->graph, CaptureArtifact(state->artifact, path, options));
   return Runner(std::move(state));
 }
 

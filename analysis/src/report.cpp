@@ -128,4 +128,11 @@ StatusOr<Report> BuildReport(const ReportInput& input, const ReportOptions& opti
   return report;
 }
 
+std::optional<size_t> MedianIteration(const DeviceReport& device) {
+  std::vector<int64_t> spans;
+  spans.reserve(device.iterations.size());
+  for (const TimelineMetrics& it : device.iterations) spans.push_back(it.window.dur_ns());
+  return MedianIndex(spans);
+}
+
 }  // namespace nimble::analysis

@@ -73,6 +73,8 @@ json ReportToJson(const RunReport& run_report) {
   j["devices"] = json::array();
   for (const auto& dev : report.devices) {
     json d = {{"device", dev.run.device.value()}, {"run", TimelineJson(dev.run)}};
+    const std::optional<size_t> median = analysis::MedianIteration(dev);
+    d["median_iteration"] = median ? json(*median) : json(nullptr);
     d["iterations"] = json::array();
     for (const auto& it : dev.iterations) d["iterations"].push_back(TimelineJson(it));
     d["longest_gaps"] = json::array();

@@ -58,6 +58,7 @@ class AotGraph {
   struct Impl;
 
  private:
+  friend class TensorRunner;  // replays on device tensors through the buffers (tensor_runner.h)
   explicit AotGraph(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };

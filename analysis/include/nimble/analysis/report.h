@@ -40,6 +40,10 @@ struct DeviceReport {
   std::vector<IdleGap> longest_gaps;        // over the whole run, longest first
 };
 
+// The iteration whose span is the median (core/median.h's rule): the representative window the
+// reports show beside the whole run. nullopt without iterations.
+std::optional<size_t> MedianIteration(const DeviceReport& device);
+
 struct GraphReport {
   int32_t num_ops = 0;
   int64_t num_edges = 0;

@@ -1,0 +1,126 @@
+// TensorRunner: input checks, the copy into the captured buffers and the replay, on the caller's stream.
+#include "nimble/accelerate/tensor_runner.h"
+
+#include <ATen/ATen.h>
+#include <c10/core/InferenceMode.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
+
+#include <utility>
+
+#include "aot_graph_impl.h"
+#include "artifact_capture.h"
+#include "nimble/accelerate/artifact.h"
+#include "torch_errors.h"
+
+namespace nimble::accelerate {
+namespace {
+
+Status CudaStatus(cudaError_t code, const std::string& what) {
+  if (code == cudaSuccess) return OkStatus();
+  return Internal(what + ": " + cudaGetErrorName(code) + " (" + cudaGetErrorString(code) + ")");
+}
+
+std::string DtypeName(c10::ScalarType type) {
+  std::string name = c10::toString(type);  // "Float"
+  if (type == c10::kFloat) return "float32";
+  if (type == c10::kHalf) return "float16";
+  if (type == c10::kBFloat16) return "bfloat16";
+  if (type == c10::kDouble) return "float64";
+  if (type == c10::kLong) return "int64";
+  if (type == c10::kInt) return "int32";
+  if (type == c10::kBool) return "bool";
+  return name;
+}
+
+std::string SizesText(c10::IntArrayRef sizes) {
+  std::string text;
+  for (int64_t d : sizes) text += (text.empty() ? "" : "x") + std::to_string(d);
+  return text.empty() ? "a scalar" : text;
+}
+
+// InvalidArgument naming what differs between input `i` and the buffer it is copied into.
+Status CheckInput(const std::string& path, size_t i, const at::Tensor& input, const at::Tensor& buffer) {
+  const std::string which = path + ": input " + std::to_string(i);
+  if (!input.defined()) return InvalidArgument(which + " is undefined (None)");
+  if (input.device() != buffer.device()) {
+    return InvalidArgument(which + " is on " + input.device().str() + ", the graph was captured on " +
+                           buffer.device().str() + " (move it with .to(\"" + buffer.device().str() + "\"))");
+  }
+  if (input.scalar_type() != buffer.scalar_type()) {
+    return InvalidArgument(which + " is " + DtypeName(input.scalar_type()) + ", the graph was captured for " +
+                           DtypeName(buffer.scalar_type()));
+  }
+  if (input.sizes() != buffer.sizes()) {
+    return InvalidArgument(which + " has shape " + SizesText(input.sizes()) + ", the graph was captured for " +
+                           SizesText(buffer.sizes()));
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
+struct TensorRunner::State {
+  LoadedArtifact artifact;
+  std::unique_ptr<AotGraph> graph;
+  std::string path;
+  cudaStream_t last_stream = nullptr;  // stream of the last Run; nullptr: none since the capture (waited for)
+  cudaEvent_t handover = nullptr;      // orders a Run on a new stream after the last one
+
+  ~State() {
+    if (handover != nullptr) (void)cudaEventDestroy(handover);
+  }
+};
+
+TensorRunner::TensorRunner(std::unique_ptr<State> state) : state_(std::move(state)) {}
+TensorRunner::~TensorRunner() = default;
+
+StatusOr<std::unique_ptr<TensorRunner>> TensorRunner::Load(const std::string& path, const RunnerOptions& options) {
+  auto state = std::make_unique<State>();
+  state->path = path;
+  NIMBLE_ASSIGN_OR_RETURN(state->artifact, LoadArtifact(path, options.device));
+  NIMBLE_ASSIGN_OR_RETURN(state->graph, CaptureArtifact(state->artifact, path, options));
+  NIMBLE_RETURN_IF_ERROR(CudaStatus(cudaEventCreateWithFlags(&state->handover, cudaEventDisableTiming),
+                                    path + ": creating an event"));
+  return std::unique_ptr<TensorRunner>(new TensorRunner(std::move(state)));
+}
+
+StatusOr<std::vector<at::Tensor>> TensorRunner::Run(const std::vector<at::Tensor>& inputs) {
+  AotGraph::Impl& impl = *state_->graph->impl_;
+  if (inputs.size() != impl.inputs.size()) {
+    return InvalidArgument(state_->path + ": the model takes " + std::to_string(impl.inputs.size()) +
+                           " input(s), got " + std::to_string(inputs.size()));
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    NIMBLE_RETURN_IF_ERROR(CheckInput(state_->path, i, inputs[i], impl.inputs[i]));
+  }
+  try {
+    c10::InferenceMode inference;  // the copies into the buffers are never part of an autograd graph
+    const c10::cuda::CUDAStream stream = c10::cuda::getCurrentCUDAStream(impl.device.index());
+    if (state_->last_stream != nullptr && state_->last_stream != stream.stream()) {
+      NIMBLE_RETURN_IF_ERROR(CudaStatus(cudaEventRecord(state_->handover, state_->last_stream),
+                                        state_->path + ": ordering after the previous call"));
+      NIMBLE_RETURN_IF_ERROR(CudaStatus(cudaStreamWaitEvent(stream.stream(), state_->handover, 0),
+                                        state_->path + ": ordering after the previous call"));
+    }
+    state_->last_stream = stream.stream();
+    for (size_t i = 0; i < inputs.size(); ++i) impl.inputs[i].copy_(inputs[i], /*non_blocking=*/true);
+    impl.graph->replay();  // on the current stream of the graph's device
+  } catch (const std::exception& e) {
+    return Internal(state_->path + ": replay: " + TorchMessage(e));
+  }
+  return impl.outputs;
+}
+
+StatusOr<std::vector<int64_t>> TensorRunner::Latencies(int32_t iters) {
+  if (iters < 1) return InvalidArgument("iterations must be at least 1");
+  NIMBLE_RETURN_IF_ERROR(CudaStatus(cudaDeviceSynchronize(), state_->path + ": waiting for the device"));
+  state_->last_stream = nullptr;
+  return state_->graph->TimeReplays(iters);
+}
+
+const std::vector<std::vector<int64_t>>& TensorRunner::input_shapes() const { return state_->graph->input_shapes(); }
+const ArtifactMeta& TensorRunner::meta() const { return state_->artifact.meta; }
+const CaptureStats& TensorRunner::capture_stats() const { return state_->graph->stats(); }
+
+}  // namespace nimble::accelerate

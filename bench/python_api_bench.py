@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""The Python package's figures on the GPU machine, one part per process (run by python_api_bench.sh):
+
+  overhead MODEL   AcceleratedModule calls against nimble-run's replay of the same artifact, in one
+                   process, interleaved in blocks: both timed with CUDA events around the input copy and
+                   the replay (the call's Python work included), median of every call.
+  accelerate MODEL nimble.accelerate on the nn.Module: single and multi measured / predicted.
+  compile MODEL BACKEND  torch.compile(model, backend="nimble") or mode="reduce-overhead", or eager:
+                   median latency and the time to compile.
+
+Batch 1, fp32, TF32 off on every side. Prints one JSON line."""
+import argparse
+import importlib.util
+import json
+import pathlib
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import torch
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+
+def build_model(name):
+    spec = importlib.util.spec_from_file_location("export_models", ROOT / "samples/models/export_models.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    _, build, shape = module.MODELS[name]
+    torch.manual_seed(0)
+    return build().eval().cuda(), torch.randn(shape, device="cuda")
+
+
+def event_times_ms(run, x, iters):
+    times = []
+    for _ in range(iters):
+        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        run(x)
+        stop.record()
+        stop.synchronize()
+        times.append(start.elapsed_time(stop))
+    return times
+
+
+def overhead(args):
+    import nimble
+
+    model, x = build_model(args.model)
+    fast = nimble.accelerate(model, x, tf32=False, iters=args.iters, progress=False)
+    copying = None
+    with tempfile.TemporaryDirectory() as tmp:
+        artifact = pathlib.Path(tmp) / f"{args.model}.nimble"
+        fast.save(artifact)
+        copying = nimble.load(artifact, copy_outputs=True)
+        call, replay, call_copy = [], [], []
+        with torch.inference_mode():
+            for _ in range(20):
+                fast(x)
+                copying(x)
+            torch.cuda.synchronize()
+            for _ in range(args.blocks):
+                replay += [ns / 1e6 for ns in fast.latencies_ns(args.iters)]
+                call += event_times_ms(fast, x, args.iters)
+                call_copy += event_times_ms(copying, x, args.iters)
+        cli = None
+        if args.nimble_run:
+            out = subprocess.run([args.nimble_run, str(artifact), "--iters", str(args.iters * args.blocks)],
+                                 capture_output=True, text=True)
+            cli = out.stdout.strip().splitlines()[-1] if out.returncode == 0 else f"failed: {out.stderr.strip()}"
+    med = statistics.median
+    print(json.dumps({"model": args.model, "mode": fast.mode, "calls": len(call),
+                      "replay_ms": med(replay), "call_ms": med(call), "call_copy_ms": med(call_copy),
+                      "added_us": (med(call) - med(replay)) * 1e3,
+                      "added_copy_us": (med(call_copy) - med(replay)) * 1e3,
+                      "nimble_run_process": cli}))
+
+
+def accelerate(args):
+    import nimble
+
+    model, x = build_model(args.model)
+    fast = nimble.accelerate(model, x, tf32=False, iters=args.iters, progress=False)
+    r = fast.report
+    print(json.dumps({"model": args.model, "baseline_ms": r.baseline_ms,
+                      "single": [r.single.measured_ms, r.single.predicted_ms],
+                      "multi": [r.multi.measured_ms, r.multi.predicted_ms] if r.multi else None,
+                      "chosen": r.chosen}))
+
+
+def compile_(args):
+    model, x = build_model(args.model)
+    start = time.perf_counter()
+    if args.backend == "nimble":
+        import nimble  # noqa: F401  (registers the backend)
+
+        run = torch.compile(model, backend="nimble", options={"iters": args.iters, "progress": False})
+    elif args.backend == "reduce-overhead":
+        run = torch.compile(model, mode="reduce-overhead")
+    else:
+        run = model
+    with torch.no_grad():
+        for _ in range(20):
+            run(x)
+        torch.cuda.synchronize()
+        compile_s = time.perf_counter() - start
+        times = event_times_ms(run, x, args.iters)
+    print(json.dumps({"model": args.model, "backend": args.backend, "median_ms": statistics.median(times),
+                      "compile_s": compile_s}))
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("part", choices=["overhead", "accelerate", "compile"])
+    parser.add_argument("model")
+    parser.add_argument("backend", nargs="?", default="nimble", choices=["nimble", "reduce-overhead", "eager"])
+    parser.add_argument("--iters", type=int, default=200)
+    parser.add_argument("--blocks", type=int, default=5)
+    parser.add_argument("--nimble-run", help="nimble-run binary, for the same artifact in its own process")
+    args = parser.parse_args()
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    {"overhead": overhead, "accelerate": accelerate, "compile": compile_}[args.part](args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

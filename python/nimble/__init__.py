@@ -1,0 +1,50 @@
+"""Nimble: find and remove what keeps a GPU idle during low-latency inference.
+
+The three-line start::
+
+    import nimble
+    fast = nimble.accelerate(model, (x,))   # ahead-of-time multi-stream CUDA graph, outputs checked
+    y = fast(x)                             # one graph replay; fast.report has measured vs predicted
+
+``nimble.profile`` and ``nimble.open`` report where the GPU idles (active ratio, idle time by cause,
+critical path, logical concurrency, the optimal stream assignment and the predicted speedups);
+``torch.compile(model, backend="nimble")`` uses the same capture. Every call runs the same C++
+workflows as the command-line tools, with the same messages in its exceptions.
+"""
+
+import torch  # libtorch must be loaded before the extension that links it
+
+from . import _build_info
+
+if torch.__version__ != _build_info.TORCH_VERSION:
+    raise ImportError(
+        f"nimble {_build_info.VERSION} was built against torch {_build_info.TORCH_VERSION}, but this "
+        f"environment has torch {torch.__version__}: rebuild it here (pip install . from the nimble clone)"
+    )
+
+from . import _C  # noqa: E402
+from ._accelerate import AcceleratedModule, AccelerateReport, ModeReport, accelerate, load  # noqa: E402
+from . import _dynamo  # noqa: E402
+from ._dynamo import backend  # noqa: E402
+from ._progress import NimbleWarning, ProgressUpdate  # noqa: E402
+from ._report import ProfileReport, Report, open, open_all, profile  # noqa: E402
+
+__version__: str = _build_info.VERSION
+
+_dynamo._register()
+
+__all__ = [
+    "AcceleratedModule",
+    "AccelerateReport",
+    "ModeReport",
+    "NimbleWarning",
+    "ProfileReport",
+    "ProgressUpdate",
+    "Report",
+    "accelerate",
+    "backend",
+    "load",
+    "open",
+    "open_all",
+    "profile",
+]

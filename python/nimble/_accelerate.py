@@ -1,0 +1,249 @@
+"""``nimble.accelerate``: a model scheduled ahead of time onto streams, captured into one CUDA graph,
+checked against the unmodified model and timed, as ``nimble-accelerate`` does; ``nimble.load`` for a
+saved ``model.nimble``. The module returned replays the graph."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import statistics
+import tempfile
+import weakref
+from typing import Any, Dict, List, Optional, Sequence
+
+import torch
+
+from . import _C, _inputs, _precision, _progress
+
+
+class ModeReport:
+    """One captured schedule: measured and predicted latency (ms), streams, syncs, output error, memory."""
+
+    def __init__(self, data: Dict[str, Any]) -> None:
+        self._data = data
+        self.mode: str = data["mode"]
+        self.measured_ms: float = data["measured_ms"]
+        self.predicted_ms: float = data["predicted_ms"]
+        self.streams: int = data["streams"]
+        self.syncs: int = data["syncs"]
+        self.max_rel_error: float = data["max_rel_error"]
+        self.peak_memory_bytes: int = data["peak_memory_bytes"]
+        self.capture_ns: int = data["capture_ns"]
+
+    @property
+    def assignment(self) -> Dict[str, Any]:
+        """streams, op_stream (per op id of the frozen graph) and syncs ([src, dst] op ids)."""
+        return self._data["assignment"]
+
+    def __repr__(self) -> str:
+        return (f"<{self.mode}: {self.measured_ms:.3f} ms measured, {self.predicted_ms:.3f} ms predicted, "
+                f"{self.streams} streams, {self.syncs} syncs>")
+
+
+class AccelerateReport:
+    """What ``nimble.accelerate`` measured and predicted: the libtorch baseline, each captured mode,
+    the mode chosen and why. ``to_dict()`` has every figure (the keys of ``nimble-accelerate --json``)."""
+
+    def __init__(self, data: Dict[str, Any]) -> None:
+        self._data = data
+        self.baseline_ms: float = data["baseline_ms"]
+        self.predicted_eager_ms: float = data["predicted_eager_ms"]
+        self.single: Optional[ModeReport] = ModeReport(data["single"]) if data["single"] else None
+        self.multi: Optional[ModeReport] = ModeReport(data["multi"]) if data["multi"] else None
+        self.chosen: Optional[str] = data["chosen"]
+        self.choice_reason: Optional[str] = data["choice_reason"]
+        self.diagnosis: List[str] = list(data["diagnosis"])
+
+    @property
+    def chosen_mode(self) -> Optional[ModeReport]:
+        for mode in (self.single, self.multi):
+            if mode is not None and mode.mode == self.chosen:
+                return mode
+        return None
+
+    @property
+    def measured_ms(self) -> Optional[float]:
+        """Median replay latency of the chosen mode."""
+        mode = self.chosen_mode
+        return None if mode is None else mode.measured_ms
+
+    @property
+    def predicted_ms(self) -> Optional[float]:
+        mode = self.chosen_mode
+        return None if mode is None else mode.predicted_ms
+
+    @property
+    def speedup(self) -> Optional[float]:
+        """libtorch baseline / chosen mode, both measured."""
+        measured = self.measured_ms
+        return None if not measured else self.baseline_ms / measured
+
+    @property
+    def assignment(self) -> Optional[Dict[str, Any]]:
+        mode = self.chosen_mode
+        return None if mode is None else mode.assignment
+
+    def to_dict(self) -> Dict[str, Any]:
+        return json.loads(json.dumps(self._data))
+
+    def to_json(self, indent: Optional[int] = 2) -> str:
+        return json.dumps(self._data, indent=indent)
+
+    def __repr__(self) -> str:
+        return f"<nimble.AccelerateReport {self._data['model']} ({self._data['inputs']}): {self.chosen}>"
+
+    def __str__(self) -> str:
+        d = self._data
+        rows = [f"model {d['model']} ({d['inputs']}) on {d['device']}: {d['ops']} ops",
+                "| mode | measured ms | predicted ms | vs libtorch | streams | syncs | max rel err | peak MiB |",
+                "| --- | --- | --- | --- | --- | --- | --- | --- |",
+                f"| libtorch (module.forward) | {self.baseline_ms:.3f} | {self.predicted_eager_ms:.3f} | 1.00x | 1 | 0 | - | - |"]
+        for m in (self.single, self.multi):
+            if m is not None:
+                rows.append(f"| {m.mode} | {m.measured_ms:.3f} | {m.predicted_ms:.3f} | "
+                            f"{self.baseline_ms / m.measured_ms:.2f}x | {m.streams} | {m.syncs} | "
+                            f"{m.max_rel_error:.3g} | {m.peak_memory_bytes / 2**20:.1f} |")
+        rows.append(f"chosen: {self.chosen}: {self.choice_reason}")
+        rows.extend(f"prediction off by more than 15%: {line}" for line in self.diagnosis)
+        return "\n".join(rows)
+
+
+class AcceleratedModule(torch.nn.Module):
+    """A model captured into one CUDA graph. Called with tensors of the captured shapes, dtypes and
+    device, it copies them into the graph's input buffers on the current CUDA stream, replays the
+    graph there and returns what the model returns. As with ``torch.cuda.CUDAGraph`` and
+    ``torch.compile(mode="reduce-overhead")``, the returned tensors are the graph's output buffers,
+    overwritten by the next call: ``.clone()`` what you keep, or pass ``copy_outputs=True``.
+    A wrong shape, dtype, device or number of inputs raises ValueError and launches nothing."""
+
+    def __init__(self, runner: "_C.Runner", artifact: str, report: Optional[AccelerateReport],
+                 outputs: Optional[_inputs.OutputSpec], copy_outputs: bool, workdir: Optional[str]) -> None:
+        super().__init__()
+        self._runner = runner
+        self._run = runner.run
+        self._artifact = artifact
+        self.report = report
+        self._outputs = outputs
+        self._copy_outputs = bool(copy_outputs)
+        self.meta: Dict[str, Any] = json.loads(runner.meta_json)
+        if workdir is not None:
+            weakref.finalize(self, shutil.rmtree, workdir, True)
+
+    def forward(self, *inputs: torch.Tensor) -> Any:
+        outputs = self._run(inputs)
+        if self._copy_outputs:
+            outputs = [t.clone() for t in outputs]
+        if self._outputs is None:
+            return _inputs.flat_outputs(outputs)
+        return self._outputs.restore(outputs)
+
+    @property
+    def input_shapes(self) -> List[List[int]]:
+        return [list(s) for s in self._runner.input_shapes]
+
+    @property
+    def mode(self) -> str:
+        """The schedule captured: "aot-single" or "aot-multi"."""
+        return self.meta["mode"]
+
+    @property
+    def capture_stats(self) -> Dict[str, int]:
+        """streams, events, warmup_ns, capture_ns, peak_memory_bytes and graph_pool_bytes of this capture."""
+        return dict(self._runner.capture_stats)
+
+    def latencies_ns(self, iters: int = 200) -> List[int]:
+        """``iters`` replays timed as ``nimble-run`` times them (CUDA events around the input copy and
+        the replay, on the graph's own stream)."""
+        if iters < 1:
+            raise ValueError(f"iters must be at least 1, got {iters}")
+        return list(self._runner.latencies(int(iters)))
+
+    def latency_ms(self, iters: int = 200) -> float:
+        """Median of ``latencies_ns(iters)``, in ms."""
+        return statistics.median_high(self.latencies_ns(iters)) / 1e6
+
+    def save(self, path: "str | os.PathLike[str]") -> None:
+        """Writes the model.nimble that ``nimble-run``, ``nimble::Runner`` and ``nimble.load`` read
+        (whole or not at all)."""
+        path = os.fspath(path)
+        if os.path.isdir(path):
+            raise IsADirectoryError(f"{path}: is a directory")
+        partial = path + ".partial"
+        try:
+            shutil.copyfile(self._artifact, partial)
+            os.replace(partial, path)
+        except BaseException:
+            if os.path.exists(partial):
+                os.remove(partial)
+            raise
+
+    def extra_repr(self) -> str:
+        shapes = ",".join("x".join(str(d) for d in s) for s in self.input_shapes)
+        return f"mode={self.mode}, inputs={shapes}, source={self.meta.get('source_model', '')!r}"
+
+
+def accelerate(model: _inputs.ModelArg, example_inputs: _inputs.Inputs, *, mode: str = "auto",
+               max_streams: Optional[int] = None, iters: int = 200, tf32: Optional[bool] = None,
+               db: "Optional[str | os.PathLike[str]]" = None, device: "Optional[str | torch.device]" = None,
+               cuda_fusions: bool = False, copy_outputs: bool = False,
+               progress: _progress.ProgressArg = None) -> AcceleratedModule:
+    """Schedules ``model`` (an nn.Module, traced on ``example_inputs``; a ScriptModule; or a path to a
+    TorchScript file) ahead of time as ``nimble-accelerate`` does and returns the captured module.
+
+    ``mode``: "auto" (multi-stream only when measured faster by more than 3%), "single" or "multi".
+    ``max_streams``: a cap on the streams of the assignment. ``iters``: timed replays per mode.
+    ``tf32``: TF32 convolutions on every side (default: as this process's
+    ``torch.backends.cudnn.allow_tf32``). ``db``: a nimble-prof run database of this model, whose op
+    times the prediction then uses and where the results are stored. The returned module's ``report``
+    holds the measured and predicted latencies and the assignment."""
+    what = "nimble.accelerate"
+    inputs = _inputs.as_tuple(example_inputs, what)
+    if mode not in ("auto", "single", "multi"):
+        raise ValueError(f"{what}: mode {mode!r}: expected 'auto', 'single' or 'multi'")
+    if max_streams is not None and max_streams < 1:
+        raise ValueError(f"{what}: max_streams must be at least 1, got {max_streams}")
+    if iters < 1:
+        raise ValueError(f"{what}: iters must be at least 1, got {iters}")
+    target = _inputs.cuda_device(inputs, device)
+    workdir = tempfile.mkdtemp(prefix="nimble-")
+    try:
+        model_path, outputs = _inputs.torchscript_file(model, inputs, workdir, what)
+        artifact = os.path.join(workdir, "model.nimble")
+        command = (f"nimble.accelerate({type(model).__name__}, inputs={_inputs.shapes_text(inputs)}, "
+                   f"mode={mode}, max_streams={max_streams})")
+        with _precision.preserved():
+            text = _C.accelerate(model_path, _inputs.shapes(inputs), artifact, os.fspath(db) if db else "", int(iters),
+                                 int(max_streams or 0), mode, _precision.default_tf32() if tf32 is None else bool(tf32),
+                                 bool(cuda_fusions), target, False, command, _progress.callback(progress))
+            runner = _C.Runner(artifact, target)
+        module = AcceleratedModule(runner, artifact, AccelerateReport(json.loads(text)), outputs, copy_outputs,
+                                   workdir)
+    except BaseException:
+        shutil.rmtree(workdir, ignore_errors=True)
+        raise
+    _check_output_count(module, inputs, outputs, target, what)
+    return module
+
+
+def _check_output_count(module: AcceleratedModule, inputs: Sequence[torch.Tensor],
+                        outputs: Optional[_inputs.OutputSpec], device: str, what: str) -> None:
+    if outputs is None:
+        return
+    flat = module._run(tuple(t.to(device) for t in inputs))
+    if len(flat) != outputs.num_tensors:
+        raise ValueError(f"{what}: the model returns {outputs.num_tensors} tensors but its TorchScript form "
+                         f"{len(flat)}: return tensors, tuples or lists of them")
+
+
+def load(path: "str | os.PathLike[str]", *, device: "str | torch.device" = "cuda",
+         copy_outputs: bool = False) -> AcceleratedModule:
+    """A ``model.nimble`` (from ``nimble-accelerate`` or ``AcceleratedModule.save``) captured in this
+    process. It returns a tensor for one output, a tuple for several. FileNotFoundError for a missing
+    file, ValueError for one that is not a model.nimble, RuntimeError for one built for another GPU or
+    torch, or without a GPU."""
+    path = os.fspath(path)
+    target = str(torch.device(device))
+    with _precision.preserved():
+        runner = _C.Runner(path, target)
+    return AcceleratedModule(runner, os.path.abspath(path), None, None, copy_outputs, None)

@@ -1,0 +1,110 @@
+"""``torch.compile(model, backend="nimble")``: each graph TorchDynamo hands over is scheduled and
+captured ahead of time by ``nimble.accelerate``; a graph it cannot take runs as TorchDynamo traced it,
+with one NimbleWarning saying why.
+
+The backend is for inference: the weights it is handed (parameters and buffers, which TorchDynamo
+passes as static inputs) are frozen into the capture, so later in-place changes to them are not seen,
+and graphs that need autograd run eagerly."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, Callable, Dict, List, Optional, Sequence
+
+import torch
+
+from . import _accelerate, _inputs, _progress
+
+
+class _Bound(torch.nn.Module):
+    """A TorchDynamo graph with its static inputs (weights) held as buffers: forward takes only the
+    inputs that change per call."""
+
+    def __init__(self, gm: torch.fx.GraphModule, example_inputs: Sequence[torch.Tensor], static: List[int]) -> None:
+        super().__init__()
+        self.gm = gm
+        self._arity = len(example_inputs)
+        self._static = static
+        self._dynamic = [i for i in range(self._arity) if i not in set(static)]
+        for k, i in enumerate(static):
+            self.register_buffer(f"static_{k}", example_inputs[i].detach(), persistent=False)
+
+    def forward(self, *dynamic: torch.Tensor) -> Any:
+        args: List[Any] = [None] * self._arity
+        for k, i in enumerate(self._static):
+            args[i] = getattr(self, f"static_{k}")
+        for value, i in zip(dynamic, self._dynamic):
+            args[i] = value
+        return self.gm(*args)
+
+
+def _is_static(t: torch.Tensor) -> bool:
+    return isinstance(t, torch.nn.Parameter) or getattr(t, "_dynamo_static_input_type", None) is not None
+
+
+def _refusal(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], dynamic: List[int]) -> Optional[str]:
+    """Why this graph cannot be captured, or None."""
+    if not dynamic:
+        return "the graph has no per-call tensor input"
+    for i, t in enumerate(example_inputs):
+        if not isinstance(t, torch.Tensor):
+            return (f"input {i} is {type(t).__name__} (dynamic shapes): compile with dynamic=False "
+                    "so that each shape gets its own capture")
+        if not t.is_cuda:
+            return f"input {i} is on {t.device}: Nimble captures CUDA graphs"
+    for i in dynamic:
+        if example_inputs[i].dtype not in _inputs.SUPPORTED_DTYPES:
+            return f"input {i} is {str(example_inputs[i].dtype).replace('torch.', '')}; this version captures float32 inputs only"
+    if torch.is_grad_enabled() and any(t.requires_grad for t in example_inputs):
+        return "autograd is on and the graph needs gradients: run inference under torch.no_grad() or torch.inference_mode()"
+    return None
+
+
+def _warn_eager(reason: str) -> None:
+    warnings.warn(f"nimble backend: running this graph as traced, without a CUDA graph: {reason}",
+                  _progress.NimbleWarning, stacklevel=3)
+
+
+def backend(gm: torch.fx.GraphModule, example_inputs: List[Any], **options: Any) -> Callable[..., Any]:
+    """The torch.compile backend. ``options`` (``torch.compile(..., options={...})``) go to
+    ``nimble.accelerate``: mode, max_streams, iters, tf32, cuda_fusions, progress."""
+    static = [i for i, t in enumerate(example_inputs) if isinstance(t, torch.Tensor) and _is_static(t)]
+    dynamic = [i for i in range(len(example_inputs)) if i not in set(static)]
+    reason = _refusal(gm, example_inputs, dynamic)
+    if reason is not None:
+        _warn_eager(reason)
+        return gm.forward
+    allowed = {"mode", "max_streams", "iters", "tf32", "cuda_fusions", "progress"}
+    unknown = sorted(set(options) - allowed)
+    if unknown:
+        raise ValueError(f"nimble backend: unknown options {unknown}; known: {sorted(allowed)}")
+    bound = _Bound(gm, example_inputs, static)
+    per_call = tuple(example_inputs[i] for i in dynamic)
+    try:
+        with torch.no_grad():
+            accelerated = _accelerate.accelerate(bound, per_call, copy_outputs=False, **options)
+    except (RuntimeError, ValueError, TypeError, NotImplementedError) as e:
+        _warn_eager(str(e))
+        return gm.forward
+    run = accelerated._run
+    restore = accelerated._outputs.restore if accelerated._outputs is not None else _inputs.flat_outputs
+
+    if dynamic == list(range(len(example_inputs))):
+        def replay(*args: Any) -> Any:
+            return restore(run(args))
+    else:
+        def replay(*args: Any) -> Any:
+            return restore(run([args[i] for i in dynamic]))
+
+    replay.nimble_module = accelerated  # type: ignore[attr-defined]
+    return replay
+
+
+def _register() -> None:
+    """Registers the backend under the name "nimble" (the package's entry point does the same)."""
+    from torch._dynamo.backends.registry import _COMPILER_FNS, register_backend
+
+    if "nimble" not in _COMPILER_FNS:
+        register_backend(backend, name="nimble")
+
+

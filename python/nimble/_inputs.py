@@ -1,0 +1,127 @@
+"""Example inputs as users give them, and models as the C++ workflows read them (a TorchScript file)."""
+
+from __future__ import annotations
+
+import os
+import warnings
+from typing import Any, List, Optional, Sequence, Tuple, Union
+
+import torch
+from torch.utils import _pytree as pytree
+
+Inputs = Union[torch.Tensor, Sequence[torch.Tensor]]
+ModelArg = Union[torch.nn.Module, str, "os.PathLike[str]"]
+
+# The dtypes the ahead-of-time front end takes today.
+SUPPORTED_DTYPES = (torch.float32,)
+
+
+def as_tuple(example_inputs: Inputs, what: str) -> Tuple[torch.Tensor, ...]:
+    """One tensor per forward argument; TypeError for anything else, ValueError for an empty tuple or a
+    dtype the front end does not take."""
+    if isinstance(example_inputs, torch.Tensor):
+        items: Tuple[Any, ...] = (example_inputs,)
+    elif isinstance(example_inputs, (tuple, list)):
+        items = tuple(example_inputs)
+    else:
+        raise TypeError(
+            f"{what}: example_inputs must be a tensor or a tuple of tensors, got {type(example_inputs).__name__}"
+        )
+    if not items:
+        raise ValueError(f"{what}: example_inputs is empty: give one tensor per forward argument")
+    for i, t in enumerate(items):
+        if not isinstance(t, torch.Tensor):
+            raise TypeError(f"{what}: input {i} is {type(t).__name__}, not a tensor")
+        if t.dtype not in SUPPORTED_DTYPES:
+            raise ValueError(f"{what}: input {i} is {str(t.dtype).replace('torch.', '')}; this version captures float32 inputs only")
+        if t.dim() == 0:
+            raise ValueError(f"{what}: input {i} is a scalar tensor; give tensors with at least one dimension")
+    return items
+
+
+def shapes(inputs: Sequence[torch.Tensor]) -> List[List[int]]:
+    return [list(t.shape) for t in inputs]
+
+
+def shapes_text(inputs: Sequence[torch.Tensor]) -> str:
+    return ",".join("x".join(str(d) for d in t.shape) for t in inputs)
+
+
+def cuda_device(inputs: Sequence[torch.Tensor], device: Optional[Union[str, torch.device]]) -> str:
+    """The CUDA device to capture on: the one asked, else the inputs', else the current one."""
+    if device is not None:
+        d = torch.device(device)
+        if d.type != "cuda":
+            raise ValueError(f"device {d}: Nimble captures CUDA graphs; use 'cuda' or 'cuda:N'")
+        return str(d)
+    for t in inputs:
+        if t.is_cuda:
+            return str(t.device)
+    return "cuda"
+
+
+class OutputSpec:
+    """Where the graph's flat tensor outputs go in what the model returns (its pytree); non-tensor
+    leaves are the values of the example run."""
+
+    def __init__(self, output: Any) -> None:
+        leaves, self._spec = pytree.tree_flatten(output)
+        self._leaves = leaves
+        self._tensor_slots = [i for i, leaf in enumerate(leaves) if isinstance(leaf, torch.Tensor)]
+        self._single = len(leaves) == 1 and self._tensor_slots == [0] and isinstance(output, torch.Tensor)
+
+    @property
+    def num_tensors(self) -> int:
+        return len(self._tensor_slots)
+
+    def restore(self, tensors: Sequence[torch.Tensor]) -> Any:
+        if self._single:
+            return tensors[0]
+        leaves = list(self._leaves)
+        for slot, tensor in zip(self._tensor_slots, tensors):
+            leaves[slot] = tensor
+        return pytree.tree_unflatten(leaves, self._spec)
+
+
+def flat_outputs(tensors: Sequence[torch.Tensor]) -> Any:
+    """Outputs of a model whose structure is unknown (a model.nimble): a tensor, or a tuple."""
+    return tensors[0] if len(tensors) == 1 else tuple(tensors)
+
+
+def torchscript_file(model: ModelArg, inputs: Tuple[torch.Tensor, ...], workdir: str, what: str
+                     ) -> Tuple[str, Optional[OutputSpec]]:
+    """The model as a TorchScript file the C++ workflow reads, and its output structure from one eager
+    run (None for a path: the file is not run here). An nn.Module is traced in eval mode."""
+    if isinstance(model, (str, os.PathLike)):
+        path = os.fspath(model)
+        if not os.path.isfile(path):
+            raise FileNotFoundError(f"{path}: no such file")
+        return path, None
+    if not isinstance(model, torch.nn.Module):
+        raise TypeError(f"{what}: model must be an nn.Module, a ScriptModule or a path, got {type(model).__name__}")
+    path = os.path.join(workdir, "model.pt")
+    was_training = model.training
+    model.eval()
+    try:
+        with torch.no_grad(), warnings.catch_warnings():
+            # TorchScript is how the C++ front end reads the model; its deprecation notice is not the user's.
+            warnings.simplefilter("ignore", category=DeprecationWarning)
+            warnings.simplefilter("ignore", category=FutureWarning)
+            try:
+                output = model(*inputs)
+            except Exception as e:
+                raise ValueError(f"{what}: the model does not run on the example inputs: {e}") from e
+            if isinstance(model, torch.jit.ScriptModule):
+                scripted = model
+            else:
+                try:
+                    scripted = torch.jit.trace(model, inputs, check_trace=False, strict=False)
+                except Exception as e:
+                    raise ValueError(f"{what}: the model cannot be traced to TorchScript: {e}") from e
+            torch.jit.save(scripted, path)
+    finally:
+        model.train(was_training)
+    spec = OutputSpec(output)
+    if spec.num_tensors == 0:
+        raise ValueError(f"{what}: the model returns no tensor")
+    return path, spec

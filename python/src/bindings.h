@@ -1,0 +1,13 @@
+// The pieces of the nimble._C module, one per file: reports of recorded runs (no GPU needed), the
+// model workflows (profile, accelerate), and the tensor runner.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+namespace nimble::python {
+
+void BindReports(pybind11::module_& m);
+void BindModels(pybind11::module_& m);
+void BindRunner(pybind11::module_& m);
+
+}  // namespace nimble::python

@@ -1,0 +1,109 @@
+// The model workflows: profile (nimble-prof model.pt) and accelerate (nimble-accelerate), each called
+// with the GIL released and its progress forwarded. Results go back as JSON text built by the same
+// writers as the command lines' --json.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+#include "bindings.h"
+#include "nimble/workflow/accelerate.h"
+#include "nimble/workflow/accelerate_json.h"
+#include "nimble/workflow/profile_model.h"
+#include "nimble/workflow/report_json.h"
+#include "progress.h"
+#include "status_errors.h"
+
+namespace nimble::python {
+namespace py = pybind11;
+
+namespace {
+
+std::string Profile(const std::string& model, const std::vector<std::vector<int64_t>>& inputs,
+                    const std::string& output, int32_t iters, int32_t warmup, int32_t timed_iters,
+                    const std::string& device, bool tf32, bool optimize, bool cuda_fusions,
+                    const std::string& command_line, py::object progress) {
+  workflow::ProfileOptions options;
+  options.model = model;
+  options.inputs = inputs;
+  options.output = output;
+  options.iters = iters;
+  options.warmup = warmup;
+  options.timed_iters = timed_iters;
+  options.device = device;
+  options.tf32 = tf32;
+  options.optimize = optimize;
+  options.cuda_fusions = cuda_fusions;
+  options.command_line = command_line;
+  workflow::ProgressFn forward = ForwardProgress(std::move(progress));
+  StatusOr<workflow::ProfileResult> result = [&] {
+    py::gil_scoped_release released;
+    Status checked = workflow::CheckProfileOptions(options);
+    if (!checked.ok()) return StatusOr<workflow::ProfileResult>(checked);
+    return workflow::ProfileModel(options, forward);
+  }();
+  const workflow::ProfileResult profiled = Unwrap(std::move(result));
+  const workflow::ProfileMeasurements& m = profiled.measured;
+  nlohmann::json j = {{"path", profiled.path},
+                      {"report", workflow::ReportToJson(profiled.report)},
+                      {"latency_ns", m.latency_ns()},
+                      {"recorded_ns", m.recorded_ns()},
+                      {"aot_single_ms", profiled.aot_single_ms},
+                      {"aot_multi_ms", profiled.aot_multi_ms},
+                      {"forward_diff", m.forward_diff},
+                      {"ops", m.ops},
+                      {"graph_nodes", m.graph_nodes}};
+  return j.dump();
+}
+
+workflow::ModeChoice ParseMode(const std::string& mode) {
+  if (mode == "auto") return workflow::ModeChoice::kAuto;
+  if (mode == "single") return workflow::ModeChoice::kSingle;
+  if (mode == "multi") return workflow::ModeChoice::kMulti;
+  ThrowStatus(InvalidArgument("mode '" + mode + "': expected 'auto', 'single' or 'multi'"));
+}
+
+std::string Accelerate(const std::string& model, const std::vector<std::vector<int64_t>>& inputs,
+                       const std::string& output, const std::string& db, int32_t iters, int32_t max_streams,
+                       const std::string& mode, bool tf32, bool cuda_fusions, const std::string& device,
+                       bool allow_eager_fallback, const std::string& command_line, py::object progress) {
+  workflow::AccelerateOptions options;
+  options.model = model;
+  options.inputs = inputs;
+  options.output = output;
+  options.db = db;
+  options.iters = iters;
+  options.max_streams = max_streams;
+  options.mode = ParseMode(mode);
+  options.tf32 = tf32;
+  options.cuda_fusions = cuda_fusions;
+  options.device = device;
+  options.allow_eager_fallback = allow_eager_fallback;
+  options.command_line = command_line;
+  if (iters < 1) ThrowStatus(InvalidArgument("iters must be at least 1, got " + std::to_string(iters)));
+  if (max_streams < 0) ThrowStatus(InvalidArgument("max_streams must be at least 0, got " + std::to_string(max_streams)));
+  workflow::ProgressFn forward = ForwardProgress(std::move(progress));
+  StatusOr<workflow::AccelerateResult> result = [&] {
+    py::gil_scoped_release released;
+    return workflow::Accelerate(options, forward);
+  }();
+  return workflow::AccelerateResultToJson(Unwrap(std::move(result))).dump();
+}
+
+}  // namespace
+
+void BindModels(py::module_& m) {
+  m.def("profile", &Profile, py::arg("model"), py::arg("inputs"), py::arg("output"), py::arg("iters"),
+        py::arg("warmup"), py::arg("timed_iters"), py::arg("device"), py::arg("tf32"), py::arg("optimize"),
+        py::arg("cuda_fusions"), py::arg("command_line"), py::arg("progress"),
+        "Profiles a TorchScript file op by op into a run database; JSON text of the result.");
+  m.def("accelerate", &Accelerate, py::arg("model"), py::arg("inputs"), py::arg("output"), py::arg("db"),
+        py::arg("iters"), py::arg("max_streams"), py::arg("mode"), py::arg("tf32"), py::arg("cuda_fusions"),
+        py::arg("device"), py::arg("allow_eager_fallback"), py::arg("command_line"), py::arg("progress"),
+        "Ahead-of-time scheduling of a TorchScript file into a model.nimble; JSON text of the result.");
+}
+
+}  // namespace nimble::python

@@ -1,0 +1,70 @@
+// nimble._C.Runner: a model.nimble captured in this process and replayed on device tensors
+// (accelerate::TensorRunner). Loading releases the GIL; a call keeps it (it only queues work).
+#include <torch/csrc/utils/pybind.h>
+
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bindings.h"
+#include "nimble/accelerate/artifact_meta.h"
+#include "nimble/accelerate/tensor_runner.h"
+#include "status_errors.h"
+
+namespace nimble::python {
+namespace py = pybind11;
+
+namespace {
+
+using accelerate::TensorRunner;
+
+std::unique_ptr<TensorRunner> LoadRunner(const std::string& path, const std::string& device, int32_t warmup_runs) {
+  accelerate::RunnerOptions options;
+  options.device = device;
+  options.warmup_runs = warmup_runs;
+  StatusOr<std::unique_ptr<TensorRunner>> runner = [&] {
+    py::gil_scoped_release released;
+    return TensorRunner::Load(path, options);
+  }();
+  return Unwrap(std::move(runner));
+}
+
+py::dict CaptureStatsDict(const TensorRunner& runner) {
+  const accelerate::CaptureStats& s = runner.capture_stats();
+  py::dict d;
+  d["streams"] = s.num_streams;
+  d["events"] = s.num_events;
+  d["warmup_ns"] = s.warmup_ns;
+  d["capture_ns"] = s.capture_ns;
+  d["peak_memory_bytes"] = s.peak_memory_bytes;
+  d["graph_pool_bytes"] = s.graph_pool_bytes;
+  return d;
+}
+
+}  // namespace
+
+void BindRunner(py::module_& m) {
+  py::class_<TensorRunner>(m, "Runner")
+      .def(py::init(&LoadRunner), py::arg("path"), py::arg("device") = "cuda", py::arg("warmup_runs") = 3)
+      .def(
+          "run",
+          [](TensorRunner& runner, const std::vector<at::Tensor>& inputs) { return Unwrap(runner.Run(inputs)); },
+          py::arg("inputs"), "One replay on the current stream; the outputs are the graph's buffers.")
+      .def(
+          "latencies",
+          [](TensorRunner& runner, int32_t iters) {
+            StatusOr<std::vector<int64_t>> ns = [&] {
+              py::gil_scoped_release released;
+              return runner.Latencies(iters);
+            }();
+            return Unwrap(std::move(ns));
+          },
+          py::arg("iters"), "Replay latencies in ns, timed as nimble-run times them.")
+      .def_property_readonly("input_shapes", &TensorRunner::input_shapes)
+      .def_property_readonly("meta_json", [](const TensorRunner& r) { return accelerate::EncodeArtifactMeta(r.meta()); })
+      .def_property_readonly("capture_stats", &CaptureStatsDict);
+}
+
+}  // namespace nimble::python

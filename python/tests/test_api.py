@@ -1,0 +1,158 @@
+"""The package's surface without a GPU: import and version checks, argument errors raised before any
+GPU work, C++ errors as Python exceptions with the tools' messages, the torch.compile backend's
+registration and its eager fallback."""
+
+from __future__ import annotations
+
+import pathlib
+import warnings
+
+import pytest
+import torch
+
+import nimble
+from nimble import _C
+
+
+class TwoBranch(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.a = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.b = torch.nn.Conv2d(3, 8, 1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.relu(self.a(x)) + torch.sigmoid(self.b(x))
+
+
+def test_versions() -> None:
+    assert nimble.__version__ == _C.__version__
+    assert _C.torch_version == torch.__version__
+
+
+def test_public_names_are_documented() -> None:
+    for name in nimble.__all__:
+        assert getattr(nimble, name).__doc__, name
+
+
+def test_backend_is_registered() -> None:
+    from torch._dynamo.backends.registry import lookup_backend
+
+    assert lookup_backend("nimble") is nimble.backend
+
+
+@pytest.mark.parametrize(
+    "inputs, error, message",
+    [
+        ([1, 2], TypeError, "input 0 is int"),
+        ("x", TypeError, "tensor or a tuple of tensors"),
+        ((), ValueError, "empty"),
+        ((torch.zeros(1, 3, 8, 8, dtype=torch.float16),), ValueError, "float16"),
+        ((torch.tensor(1.0),), ValueError, "scalar"),
+    ],
+)
+def test_bad_example_inputs(inputs, error, message) -> None:
+    for call in (nimble.accelerate, nimble.profile):
+        with pytest.raises(error, match=message):
+            call(TwoBranch(), inputs)
+
+
+def test_bad_options() -> None:
+    x = torch.randn(1, 3, 8, 8)
+    with pytest.raises(ValueError, match="mode 'fast'"):
+        nimble.accelerate(TwoBranch(), x, mode="fast")
+    with pytest.raises(ValueError, match="max_streams"):
+        nimble.accelerate(TwoBranch(), x, max_streams=0)
+    with pytest.raises(ValueError, match="iters"):
+        nimble.accelerate(TwoBranch(), x, iters=0)
+    with pytest.raises(ValueError, match="device cpu"):
+        nimble.accelerate(TwoBranch(), x, device="cpu")
+    with pytest.raises(TypeError, match="progress"):
+        nimble.accelerate(TwoBranch(), x, progress="loud")
+    with pytest.raises(TypeError, match="model must be"):
+        nimble.accelerate(42, x)
+
+
+def test_model_that_does_not_run() -> None:
+    with pytest.raises(ValueError, match="does not run on the example inputs"):
+        nimble.accelerate(TwoBranch(), torch.randn(1, 4, 8, 8))
+
+
+def test_missing_model_file(tmp_path: pathlib.Path) -> None:
+    with pytest.raises(FileNotFoundError, match="missing.pt"):
+        nimble.accelerate(tmp_path / "missing.pt", torch.randn(1, 3, 8, 8))
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="checks the no-GPU message")
+def test_no_gpu_is_a_runtime_error() -> None:
+    with pytest.raises(RuntimeError, match="no CUDA device"):
+        nimble.accelerate(TwoBranch(), torch.randn(1, 3, 8, 8), progress=False)
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="checks the no-GPU message")
+def test_model_left_as_it_was() -> None:
+    model = TwoBranch().train()
+    with pytest.raises(RuntimeError):
+        nimble.accelerate(model, torch.randn(1, 3, 8, 8), progress=False)
+    assert model.training
+
+
+def test_load_errors(tmp_path: pathlib.Path) -> None:
+    with pytest.raises(FileNotFoundError, match="absent.nimble"):
+        nimble.load(tmp_path / "absent.nimble")
+    bogus = tmp_path / "bogus.nimble"
+    bogus.write_bytes(b"PK\x03\x04 not really a zip" * 10)
+    with pytest.raises(ValueError, match="bogus.nimble"):
+        nimble.load(bogus)
+
+
+def test_backend_falls_back_with_one_warning_on_cpu() -> None:
+    torch._dynamo.reset()
+    model = TwoBranch().eval()
+    x = torch.randn(1, 3, 8, 8)
+    compiled = torch.compile(model, backend="nimble")
+    with torch.no_grad(), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        y = compiled(x)
+        y2 = compiled(x)
+    ours = [w for w in caught if issubclass(w.category, nimble.NimbleWarning)]
+    assert len(ours) == 1
+    assert "on cpu" in str(ours[0].message)
+    torch.testing.assert_close(y, model(x))
+    torch.testing.assert_close(y2, y)
+
+
+def test_backend_rejects_unknown_options() -> None:
+    torch._dynamo.reset()
+    gm = torch.fx.symbolic_trace(TwoBranch())
+    if not torch.cuda.is_available():
+        pytest.skip("options are checked once a graph could be captured")
+    with pytest.raises(ValueError, match="unknown options"):
+        nimble.backend(gm, [torch.randn(1, 3, 8, 8, device="cuda")], speed="max")
+
+
+def test_progress_callback_forms() -> None:
+    from nimble import _progress
+
+    seen = []
+    forward = _progress.callback(seen.append)
+    forward("step", "", "loading", 0, 0)
+    forward("tick", "iteration", "", 3, 10)
+    assert seen == [nimble.ProgressUpdate("step", "", "loading", 0, 0),
+                    nimble.ProgressUpdate("tick", "iteration", "", 3, 10)]
+    with pytest.warns(nimble.NimbleWarning, match="prediction off"):
+        _progress.callback(False)("warning", "", "prediction off", 0, 0)
+
+
+def test_progress_printer(capsys: pytest.CaptureFixture[str]) -> None:
+    import io
+
+    from nimble import _progress
+
+    stream = io.StringIO()
+    forward = _progress.callback(True, stream)
+    forward("step", "", "capturing", 0, 0)
+    forward("tick", "replay", "", 5, 10)  # not a terminal: ticks are not drawn
+    assert stream.getvalue() == "nimble: capturing\n"
+    quiet = io.StringIO()
+    _progress.callback(None, quiet)("step", "", "capturing", 0, 0)
+    assert quiet.getvalue() == ""

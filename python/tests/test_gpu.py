@@ -1,0 +1,305 @@
+"""The package on a GPU: models accelerated and compared with the unmodified model, saved and loaded
+in a new process (and by nimble-run), the input checks, the output and stream semantics, profiling,
+and the torch.compile backend."""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import warnings
+
+import pytest
+import torch
+
+import nimble
+from conftest import ROOT, tool
+
+pytestmark = pytest.mark.gpu
+
+
+class Block(torch.nn.Module):
+    """Four independent branches joined by a sum: width 4, so multi-stream has room."""
+
+    def __init__(self, channels: int = 32) -> None:
+        super().__init__()
+        self.branches = torch.nn.ModuleList(
+            torch.nn.Sequential(torch.nn.Conv2d(channels, channels, k, padding=k // 2), torch.nn.ReLU(),
+                                torch.nn.Conv2d(channels, channels, 3, padding=1))
+            for k in (1, 3, 5, 7))
+        self.head = torch.nn.Linear(channels, 10)
+
+    def forward(self, x: torch.Tensor):
+        y = sum(b(x) for b in self.branches)
+        pooled = y.mean(dim=(2, 3))
+        return self.head(pooled), {"features": y}
+
+
+@pytest.fixture(autouse=True)
+def ieee_fp32():
+    cudnn, matmul = torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32
+    torch.backends.cudnn.allow_tf32 = False
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch._dynamo.reset()
+    yield
+    torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32 = cudnn, matmul
+
+
+def close(a: torch.Tensor, b: torch.Tensor) -> None:
+    torch.testing.assert_close(a, b, rtol=1e-3, atol=1e-4)
+
+
+@pytest.fixture(scope="module")
+def block_module() -> tuple:
+    torch.manual_seed(0)
+    model = Block().cuda().eval()
+    x = torch.randn(2, 32, 28, 28, device="cuda")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", nimble.NimbleWarning)
+        fast = nimble.accelerate(model, (x,), mode="multi", iters=50, tf32=False, progress=False)
+    return model, x, fast
+
+
+def test_outputs_match_the_model(block_module) -> None:
+    model, x, fast = block_module
+    with torch.no_grad():
+        logits, extra = model(x)
+    got_logits, got_extra = fast(x)
+    close(got_logits, logits)
+    close(got_extra["features"], extra["features"])
+    x2 = torch.randn_like(x)
+    with torch.no_grad():
+        close(fast(x2)[0], model(x2)[0])
+
+
+def test_report(block_module) -> None:
+    _, _, fast = block_module
+    report = fast.report
+    assert fast.mode == "aot-multi" and report.chosen == "aot-multi"
+    assert report.multi.streams >= 4 and report.multi.syncs >= 1
+    assert report.single.streams == 1
+    for mode in (report.single, report.multi):
+        assert mode.measured_ms > 0 and mode.predicted_ms > 0 and mode.max_rel_error < 1e-3
+        assert mode.peak_memory_bytes > 0
+    assert report.baseline_ms > 0 and report.speedup == report.baseline_ms / report.multi.measured_ms
+    d = report.to_dict()
+    assert d["multi"]["assignment"]["streams"] == report.multi.streams
+    assert json.loads(report.to_json()) == d
+    assert "aot-multi" in str(report)
+
+
+def test_wrong_inputs_raise_and_launch_nothing(block_module) -> None:
+    model, x, fast = block_module
+    cases = [
+        ((torch.randn(1, 32, 28, 28, device="cuda"),), "has shape 1x32x28x28, the graph was captured for 2x32x28x28"),
+        ((x.half(),), "is float16, the graph was captured for float32"),
+        ((x.cpu(),), "is on cpu, the graph was captured on cuda:0"),
+        ((x, x), "takes 1 input"),
+        ((), "takes 1 input"),
+    ]
+    for args, message in cases:
+        with pytest.raises(ValueError, match=message):
+            fast(*args)
+    with torch.no_grad():
+        close(fast(x)[0], model(x)[0])
+
+
+def test_outputs_are_the_graph_buffers_unless_copied(block_module, tmp_path: pathlib.Path) -> None:
+    model, x, fast = block_module
+    first = fast(x)[0].clone()
+    kept = fast(x)[0]
+    fast(torch.randn_like(x))
+    assert not torch.equal(kept, first)  # overwritten by the next call, as documented
+    fast.save(tmp_path / "block.nimble")
+    copying = nimble.load(tmp_path / "block.nimble", copy_outputs=True)
+    a = copying(x)[0]
+    copying(torch.randn_like(x))
+    close(a, first)
+
+
+def test_runs_on_the_callers_stream(block_module) -> None:
+    model, x, fast = block_module
+    side = torch.cuda.Stream()
+    with torch.no_grad():
+        expected = model(x)[0]
+    x_side = torch.empty_like(x)
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        x_side.copy_(x)
+        out = fast(x_side)[0].clone()
+    torch.cuda.current_stream().wait_stream(side)
+    close(out, expected)
+    close(fast(x)[0], expected)  # back on the default stream, after the side stream's call
+
+
+def test_save_and_load_in_a_new_process(block_module, tmp_path: pathlib.Path) -> None:
+    model, x, fast = block_module
+    artifact = tmp_path / "block.nimble"
+    fast.save(artifact)
+    assert artifact.exists() and not (tmp_path / "block.nimble.partial").exists()
+    torch.save(x.cpu(), tmp_path / "x.pt")
+    script = (
+        "import sys, torch, nimble\n"
+        "torch.backends.cudnn.allow_tf32 = False\n"
+        "m = nimble.load(sys.argv[1])\n"
+        "x = torch.load(sys.argv[2]).cuda()\n"
+        "logits, features = m(x)\n"
+        "torch.save(logits.cpu(), sys.argv[3])\n"
+        "print(m.mode, m.input_shapes)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script, str(artifact), str(tmp_path / "x.pt"),
+                          str(tmp_path / "y.pt")], capture_output=True, text=True, env=dict(os.environ))
+    assert out.returncode == 0, out.stderr
+    assert "aot-multi [[2, 32, 28, 28]]" in out.stdout
+    with torch.no_grad():
+        close(torch.load(tmp_path / "y.pt").cuda(), model(x)[0])
+
+
+def test_nimble_run_reads_the_saved_artifact(block_module, tmp_path: pathlib.Path) -> None:
+    run = tool("nimble-run")
+    if run is None:
+        pytest.skip("no nimble-run in this build")
+    _, _, fast = block_module
+    artifact = tmp_path / "block.nimble"
+    fast.save(artifact)
+    out = subprocess.run([str(run), str(artifact), "--iters", "20"], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert "aot-multi" in out.stdout
+
+
+def test_save_refuses_a_directory(block_module, tmp_path: pathlib.Path) -> None:
+    _, _, fast = block_module
+    with pytest.raises(IsADirectoryError):
+        fast.save(tmp_path)
+
+
+def test_latencies_are_timed_like_nimble_run(block_module) -> None:
+    _, _, fast = block_module
+    ns = fast.latencies_ns(20)
+    assert len(ns) == 20 and min(ns) > 0
+    assert fast.latency_ms(20) > 0
+
+
+def test_script_module_and_path(tmp_path: pathlib.Path) -> None:
+    torch.manual_seed(1)
+    model = Block(16).cuda().eval()
+    x = torch.randn(1, 16, 14, 14, device="cuda")
+
+    class Logits(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.inner = model
+
+        def forward(self, x):
+            return self.inner(x)[0]
+
+    scripted = torch.jit.trace(Logits().eval(), (x,))
+    path = tmp_path / "logits.pt"
+    torch.jit.save(scripted, path)
+    with torch.no_grad():
+        expected = model(x)[0]
+    for source in (scripted, path, str(path)):
+        fast = nimble.accelerate(source, x, mode="single", iters=20, tf32=False, progress=False)
+        assert fast.mode == "aot-single"
+        close(fast(x), expected)
+
+
+def test_progress_reaches_a_callback() -> None:
+    seen = []
+    model = Block(8).cuda().eval()
+    nimble.accelerate(model, torch.randn(1, 8, 8, 8, device="cuda"), iters=10, progress=seen.append)
+    steps = [u.message for u in seen if u.kind == "step"]
+    assert any("checking outputs" in s for s in steps)
+    assert any(u.kind == "tick" for u in seen)
+
+
+def test_precision_flags_are_restored() -> None:
+    torch.backends.cudnn.allow_tf32 = True
+    model = Block(8).cuda().eval()
+    nimble.accelerate(model, torch.randn(1, 8, 8, 8, device="cuda"), iters=10, tf32=False, progress=False)
+    assert torch.backends.cudnn.allow_tf32 is True
+
+
+def test_profile_and_open(tmp_path: pathlib.Path) -> None:
+    model = Block(16).cuda().eval()
+    x = torch.randn(1, 16, 14, 14, device="cuda")
+    db = tmp_path / "block.db"
+    report = nimble.profile(model, x, iters=5, warmup=2, timed_iters=10, db=db, progress=False)
+    assert db.exists() and report.database == str(db)
+    assert 0 < report.active_ratio <= 1
+    assert report.logical_concurrency >= 4
+    assert report.predictions["aot_multi_ns"] > 0
+    assert report.latency_ms > 0 and report.predicted_multi_ms > 0
+    reopened = nimble.open(db)
+    assert reopened.to_dict()["graph"] == report.to_dict()["graph"]
+    assert reopened.active_ratio == report.active_ratio
+    # The temporary database is gone when no db is asked for.
+    temp = nimble.profile(model, x, iters=3, warmup=1, timed_iters=5, progress=False)
+    assert temp.database is None and temp.logical_concurrency == report.logical_concurrency
+
+
+def test_accelerate_with_the_profiled_db(tmp_path: pathlib.Path) -> None:
+    model = Block(16).cuda().eval()
+    x = torch.randn(1, 16, 14, 14, device="cuda")
+    db = tmp_path / "block.db"
+    nimble.profile(model, x, iters=5, warmup=2, timed_iters=10, db=db, progress=False, tf32=False)
+    fast = nimble.accelerate(model, x, db=db, iters=20, tf32=False, progress=False)
+    assert "recorded" in fast.report.to_dict()["op_time_source"]
+    assert len(fast.report.to_dict()["stored_runs"]) >= 1
+    assert len(nimble.open_all(db)) == 1 + len(fast.report.to_dict()["stored_runs"])
+
+
+def test_compile_backend_matches_eager() -> None:
+    torch.manual_seed(2)
+    model = Block(16).cuda().eval()
+    x = torch.randn(1, 16, 14, 14, device="cuda")
+    seen = []
+    compiled = torch.compile(model, backend="nimble", options={"iters": 20, "progress": seen.append})
+    with torch.no_grad():
+        expected = model(x)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", nimble.NimbleWarning)  # captured: no fallback warning
+            got = compiled(x)
+            x2 = torch.randn_like(x)
+            got2 = compiled(x2)
+            expected2 = model(x2)
+    close(got[0], expected[0])
+    close(got[1]["features"], expected[1]["features"])
+    close(got2[0], expected2[0])
+    assert any(u.kind == "step" for u in seen)  # the graph went through nimble.accelerate
+
+
+def test_compile_backend_falls_back_for_autograd() -> None:
+    model = Block(8).cuda()
+    x = torch.randn(1, 8, 8, 8, device="cuda")
+    compiled = torch.compile(model, backend="nimble")
+    with pytest.warns(nimble.NimbleWarning, match="autograd"):
+        out = compiled(x)
+    out[0].sum().backward()
+    assert model.head.weight.grad is not None
+
+
+def test_torchvision_googlenet() -> None:
+    torchvision = pytest.importorskip("torchvision")
+    torch.manual_seed(3)
+    model = torchvision.models.googlenet(weights=None, aux_logits=False, init_weights=False).cuda().eval()
+    x = torch.randn(1, 3, 224, 224, device="cuda")
+    fast = nimble.accelerate(model, x, iters=50, tf32=False, progress=False)
+    with torch.no_grad():
+        close(fast(x), model(x))
+    assert fast.report.multi.streams > 1
+
+
+def test_wrong_call_in_a_fresh_process_is_an_exception(tmp_path: pathlib.Path) -> None:
+    """A wrong call in a fresh process exits with a Python exception, not a crash."""
+    model = Block(8).cuda().eval()
+    fast = nimble.accelerate(model, torch.randn(1, 8, 8, 8, device="cuda"), iters=10, progress=False)
+    artifact = tmp_path / "b.nimble"
+    fast.save(artifact)
+    script = ("import sys, torch, nimble\nm = nimble.load(sys.argv[1])\n"
+              "m(torch.randn(3, 8, 8, 8, device='cuda'))\n")
+    out = subprocess.run([sys.executable, "-c", script, str(artifact)], capture_output=True, text=True)
+    assert out.returncode == 1
+    assert "ValueError" in out.stderr and "the graph was captured for 1x8x8x8" in out.stderr

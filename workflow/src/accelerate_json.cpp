@@ -1,0 +1,74 @@
+#include "nimble/workflow/accelerate_json.h"
+
+#include <string>
+
+namespace nimble::workflow {
+namespace {
+
+using nlohmann::json;
+
+json AssignmentJson(const StreamAssignment& a) {
+  json op_stream = json::array();
+  for (StreamId s : a.op_stream) op_stream.push_back(s.value());
+  json syncs = json::array();
+  for (const OpEdge& e : a.syncs) syncs.push_back({e.src.value(), e.dst.value()});
+  return {{"streams", a.num_streams}, {"op_stream", op_stream}, {"syncs", syncs}};
+}
+
+json ModeJson(const ModeResult& m) {
+  if (!m.captured) return nullptr;
+  return {{"mode", std::string(RunModeName(m.mode))},
+          {"measured_ms", m.median_ms},
+          {"predicted_ms", m.predicted_ms},
+          {"max_rel_error", m.max_rel_error},
+          {"capture_ns", m.capture_ns},
+          {"peak_memory_bytes", m.peak_memory_bytes},
+          {"streams", m.schedule.num_streams},
+          {"syncs", static_cast<int64_t>(m.schedule.syncs.size())},
+          {"assignment", AssignmentJson(m.schedule)}};
+}
+
+json CostsJson(const analysis::PredictionOptions& c) {
+  return {{"graph_launch_ns", c.graph_launch_ns},
+          {"graph_node_latency_ns", c.graph_node_latency_ns},
+          {"sync_latency_ns", c.sync_latency_ns},
+          {"text", ReplayCostsText(c)}};
+}
+
+}  // namespace
+
+json AccelerateResultToJson(const AccelerateResult& r) {
+  json stored = json::array();
+  for (RunMode mode : r.stored_runs) stored.push_back(std::string(RunModeName(mode)));
+  json j = {{"model", r.model},
+            {"inputs", r.inputs},
+            {"device", r.device},
+            {"command", r.command},
+            {"ops", r.num_ops},
+            {"width_streams", r.width_streams},
+            {"reduced_edges", r.reduced_edges},
+            {"matched_edges", r.matched_edges},
+            {"iterations", r.iterations},
+            {"op_time_source", r.op_time_source},
+            {"replay_costs", CostsJson(r.replay_costs)},
+            {"replay_cost_source", r.replay_cost_source},
+            {"baseline_ms", r.baseline_ms},
+            {"predicted_eager_ms", r.predicted_eager_ms},
+            {"prep_ns", r.prep_ns},
+            {"single", ModeJson(r.single)},
+            {"multi", ModeJson(r.multi)},
+            {"stored_runs", stored},
+            {"diagnosis", Diagnose(r)}};
+  if (r.eager_fallback_reason.empty()) {
+    j["chosen"] = std::string(RunModeName(r.chosen));
+    j["choice_reason"] = r.choice_reason;
+    j["eager_fallback_reason"] = nullptr;
+  } else {
+    j["chosen"] = nullptr;
+    j["choice_reason"] = nullptr;
+    j["eager_fallback_reason"] = r.eager_fallback_reason;
+  }
+  return j;
+}
+
+}  // namespace nimble::workflow
