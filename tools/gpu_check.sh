@@ -102,7 +102,7 @@ elif [ $python -eq 1 ]; then
     for wheel in .deps/python/wheels/*.whl; do python3 -m zipfile -e "$wheel" "$pylib"; done
   fi
   export PYTHONPATH="$build/python:$pylib${PYTHONPATH:+:$PYTHONPATH}" NIMBLE_BUILD_DIR="$build"
-  step "pytest" python.log 420 python3 -m pytest -q -rs python/tests
+  step "pytest" python.log 420 python3 -m pytest -q -rfEs -p no:cacheprovider python/tests
   if [ $python_bench -eq 1 ]; then
     step "python bench" python.log 560 bash -c "bench/python_api_bench.sh '$build' '$OUT/python_bench' > '$OUT/python_api.md'"
   fi

@@ -65,9 +65,11 @@ def _warn_eager(reason: str) -> None:
                   _progress.NimbleWarning, stacklevel=3)
 
 
-def backend(gm: torch.fx.GraphModule, example_inputs: List[Any], **options: Any) -> Callable[..., Any]:
+def backend(gm: torch.fx.GraphModule, example_inputs: List[Any], options: Optional[Dict[str, Any]] = None,
+            **kwargs: Any) -> Callable[..., Any]:
     """The torch.compile backend. ``options`` (``torch.compile(..., options={...})``) go to
     ``nimble.accelerate``: mode, max_streams, iters, tf32, cuda_fusions, progress."""
+    options = {**(options or {}), **kwargs}
     static = [i for i, t in enumerate(example_inputs) if isinstance(t, torch.Tensor) and _is_static(t)]
     dynamic = [i for i in range(len(example_inputs)) if i not in set(static)]
     reason = _refusal(gm, example_inputs, dynamic)

@@ -74,6 +74,10 @@ class OutputSpec:
     def num_tensors(self) -> int:
         return len(self._tensor_slots)
 
+    @property
+    def is_single_tensor(self) -> bool:
+        return self._single
+
     def restore(self, tensors: Sequence[torch.Tensor]) -> Any:
         if self._single:
             return tensors[0]
@@ -81,6 +85,17 @@ class OutputSpec:
         for slot, tensor in zip(self._tensor_slots, tensors):
             leaves[slot] = tensor
         return pytree.tree_unflatten(leaves, self._spec)
+
+
+class _FlatOutputs(torch.nn.Module):
+    """The model with its output flattened to a tuple of its tensors, in pytree order."""
+
+    def __init__(self, inner: torch.nn.Module) -> None:
+        super().__init__()
+        self.inner = inner
+
+    def forward(self, *inputs: torch.Tensor) -> Tuple[torch.Tensor, ...]:
+        return tuple(t for t in pytree.tree_leaves(self.inner(*inputs)) if isinstance(t, torch.Tensor))
 
 
 def flat_outputs(tensors: Sequence[torch.Tensor]) -> Any:
@@ -111,17 +126,20 @@ def torchscript_file(model: ModelArg, inputs: Tuple[torch.Tensor, ...], workdir:
                 output = model(*inputs)
             except Exception as e:
                 raise ValueError(f"{what}: the model does not run on the example inputs: {e}") from e
-            if isinstance(model, torch.jit.ScriptModule):
+            spec = OutputSpec(output)
+            if spec.num_tensors == 0:
+                raise ValueError(f"{what}: the model returns no tensor")
+            if isinstance(model, torch.jit.ScriptModule) and spec.is_single_tensor:
                 scripted = model
             else:
+                # The C++ front end takes tensors and tuples of them: anything else the model returns
+                # (dicts, dataclasses, constants) is flattened here and rebuilt by OutputSpec.restore.
+                traced = model if spec.is_single_tensor else _FlatOutputs(model)
                 try:
-                    scripted = torch.jit.trace(model, inputs, check_trace=False, strict=False)
+                    scripted = torch.jit.trace(traced, inputs, check_trace=False, strict=False)
                 except Exception as e:
                     raise ValueError(f"{what}: the model cannot be traced to TorchScript: {e}") from e
             torch.jit.save(scripted, path)
     finally:
         model.train(was_training)
-    spec = OutputSpec(output)
-    if spec.num_tensors == 0:
-        raise ValueError(f"{what}: the model returns no tensor")
     return path, spec
