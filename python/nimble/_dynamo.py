@@ -67,8 +67,10 @@ def _warn_eager(reason: str) -> None:
 
 def backend(gm: torch.fx.GraphModule, example_inputs: List[Any], options: Optional[Dict[str, Any]] = None,
             **kwargs: Any) -> Callable[..., Any]:
-    """The torch.compile backend. ``options`` (``torch.compile(..., options={...})``) go to
-    ``nimble.accelerate``: mode, max_streams, iters, tf32, cuda_fusions, progress."""
+    """The torch.compile backend. ``options`` (``torch.compile(..., options={...})``): mode,
+    max_streams, iters, tf32, cuda_fusions and progress go to ``nimble.accelerate``; copy_outputs
+    (default True) returns fresh tensors, False the graph's output buffers (faster, overwritten by the
+    next call)."""
     options = {**(options or {}), **kwargs}
     static = [i for i, t in enumerate(example_inputs) if isinstance(t, torch.Tensor) and _is_static(t)]
     dynamic = [i for i in range(len(example_inputs)) if i not in set(static)]
@@ -76,24 +78,27 @@ def backend(gm: torch.fx.GraphModule, example_inputs: List[Any], options: Option
     if reason is not None:
         _warn_eager(reason)
         return gm.forward
-    allowed = {"mode", "max_streams", "iters", "tf32", "cuda_fusions", "progress"}
+    allowed = {"mode", "max_streams", "iters", "tf32", "cuda_fusions", "progress", "copy_outputs"}
     unknown = sorted(set(options) - allowed)
     if unknown:
         raise ValueError(f"nimble backend: unknown options {unknown}; known: {sorted(allowed)}")
+    copy_outputs = bool(options.pop("copy_outputs", True))
     bound = _Bound(gm, example_inputs, static)
     per_call = tuple(example_inputs[i] for i in dynamic)
     try:
         with torch.no_grad():
-            accelerated = _accelerate.accelerate(bound, per_call, copy_outputs=False, **options)
+            accelerated = _accelerate.accelerate(bound, per_call, **options)
     except (RuntimeError, ValueError, TypeError, NotImplementedError) as e:
         _warn_eager(str(e))
         return gm.forward
     run = accelerated._run
     restore = accelerated._outputs.restore if accelerated._outputs is not None else _inputs.flat_outputs
 
-    if dynamic == list(range(len(example_inputs))):
+    # By default the outputs are copies, so that code around the compiled graphs sees eager semantics
+    # (an output kept across calls is not overwritten); copy_outputs=False hands out the graph's buffers.
+    if copy_outputs:
         def replay(*args: Any) -> Any:
-            return restore(run(args))
+            return restore([t.clone() for t in run([args[i] for i in dynamic])])
     else:
         def replay(*args: Any) -> Any:
             return restore(run([args[i] for i in dynamic]))
