@@ -55,7 +55,8 @@ def overhead(args):
         artifact = pathlib.Path(tmp) / f"{args.model}.nimble"
         fast.save(artifact)
         copying = nimble.load(artifact, copy_outputs=True)
-        call, replay, call_copy = [], [], []
+        call, replay, call_copy, call_side, direct = [], [], [], [], []
+        side = torch.cuda.Stream()
         with torch.inference_mode():
             for _ in range(20):
                 fast(x)
@@ -65,6 +66,10 @@ def overhead(args):
                 replay += [ns / 1e6 for ns in fast.latencies_ns(args.iters)]
                 call += event_times_ms(fast, x, args.iters)
                 call_copy += event_times_ms(copying, x, args.iters)
+                direct += event_times_ms(lambda t: fast._run((t,)), x, args.iters)
+                with torch.cuda.stream(side):
+                    call_side += event_times_ms(fast, x, args.iters)
+                torch.cuda.synchronize()
         cli = None
         if args.nimble_run:
             out = subprocess.run([args.nimble_run, str(artifact), "--iters", str(args.iters * args.blocks)],
@@ -75,6 +80,7 @@ def overhead(args):
                       "replay_ms": med(replay), "call_ms": med(call), "call_copy_ms": med(call_copy),
                       "added_us": (med(call) - med(replay)) * 1e3,
                       "added_copy_us": (med(call_copy) - med(replay)) * 1e3,
+                      "call_side_stream_ms": med(call_side), "binding_only_ms": med(direct),
                       "nimble_run_process": cli}))
 
 

@@ -34,6 +34,8 @@ case " $parts " in *" overhead "*)
        "$(field "$r" '["added_us"]' '"%+.1f us" % v') | $(field "$r" '["call_copy_ms"]' '"%.4f ms" % v') | $(field "$r" '["added_copy_us"]' '"%+.1f us" % v') |"
   echo
   echo "nimble-run on the same artifact in its own process: $(field "$r" '["nimble_run_process"]' 'v')"
+  echo "the call on a side stream (torch.cuda.stream): $(field "$r" '["call_side_stream_ms"]' '"%.4f ms" % v');" \
+       "the binding alone (no nn.Module call): $(field "$r" '["binding_only_ms"]' '"%.4f ms" % v')"
 ;; esac
 case " $parts " in *" table "*)
   echo
