@@ -34,53 +34,60 @@ def build_model(name):
 
 
 def event_times_ms(run, x, iters):
-    times = []
-    for _ in range(iters):
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
+    """Per-call latency with CUDA events on the current stream around run(x), one call at a time."""
+    stream = torch.cuda.current_stream()
+    pairs = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(iters)]
+    for start, stop in pairs:
+        start.record(stream)
         run(x)
-        stop.record()
+        stop.record(stream)
         stop.synchronize()
-        times.append(start.elapsed_time(stop))
-    return times
+    return [start.elapsed_time(stop) for start, stop in pairs]
 
 
 def overhead(args):
+    """The per-call cost of an AcceleratedModule over the replay nimble-run times, in one process and
+    one harness: each variant is timed the same way (events on the current stream around one call),
+    in interleaved blocks whose order rotates. Variants: the module call; the binding alone (no
+    nn.Module); the module with copy_outputs=True; the replay nimble-run times (the capture's inputs
+    copied in, one replay: runner.replay()); and nimble-run's own C++ timing (latencies_ns)."""
     import nimble
 
     model, x = build_model(args.model)
     fast = nimble.accelerate(model, x, tf32=False, iters=args.iters, progress=False)
-    copying = None
     with tempfile.TemporaryDirectory() as tmp:
         artifact = pathlib.Path(tmp) / f"{args.model}.nimble"
         fast.save(artifact)
         copying = nimble.load(artifact, copy_outputs=True)
-        call, replay, call_copy, call_side, direct = [], [], [], [], []
-        side = torch.cuda.Stream()
+        runner = fast._runner
+        variants = {
+            "module_call": lambda t: fast(t),
+            "binding_call": lambda t: fast._run((t,)),
+            "module_call_copy": lambda t: copying(t),
+            "replay_as_nimble_run": lambda t: runner.replay(),
+        }
+        times = {name: [] for name in variants}
+        times["nimble_run_cpp_timing"] = []
         with torch.inference_mode():
-            for _ in range(20):
-                fast(x)
-                copying(x)
+            for run in variants.values():
+                for _ in range(20):
+                    run(x)
             torch.cuda.synchronize()
-            for _ in range(args.blocks):
-                replay += [ns / 1e6 for ns in fast.latencies_ns(args.iters)]
-                call += event_times_ms(fast, x, args.iters)
-                call_copy += event_times_ms(copying, x, args.iters)
-                direct += event_times_ms(lambda t: fast._run((t,)), x, args.iters)
-                with torch.cuda.stream(side):
-                    call_side += event_times_ms(fast, x, args.iters)
-                torch.cuda.synchronize()
+            names = list(variants)
+            for block in range(args.blocks):
+                order = names[block % len(names):] + names[:block % len(names)]
+                for name in order:
+                    times[name] += event_times_ms(variants[name], x, args.iters)
+                times["nimble_run_cpp_timing"] += [ns / 1e6 for ns in fast.latencies_ns(args.iters)]
         cli = None
         if args.nimble_run:
             out = subprocess.run([args.nimble_run, str(artifact), "--iters", str(args.iters * args.blocks)],
                                  capture_output=True, text=True)
             cli = out.stdout.strip().splitlines()[-1] if out.returncode == 0 else f"failed: {out.stderr.strip()}"
-    med = statistics.median
-    print(json.dumps({"model": args.model, "mode": fast.mode, "calls": len(call),
-                      "replay_ms": med(replay), "call_ms": med(call), "call_copy_ms": med(call_copy),
-                      "added_us": (med(call) - med(replay)) * 1e3,
-                      "added_copy_us": (med(call_copy) - med(replay)) * 1e3,
-                      "call_side_stream_ms": med(call_side), "binding_only_ms": med(direct),
+    med = {name: statistics.median(v) for name, v in times.items()}
+    base = med["replay_as_nimble_run"]
+    print(json.dumps({"model": args.model, "mode": fast.mode, "calls": len(times["module_call"]),
+                      "median_ms": med, "added_us": {k: (v - base) * 1e3 for k, v in med.items()},
                       "nimble_run_process": cli}))
 
 

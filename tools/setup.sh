@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One command on a fresh Debian 12 machine with the CUDA 13 toolkit at /usr/local/cuda:
 # installs what is missing (Debian packages; PyTorch into a virtual environment outside the clone,
-# reused when present), builds Nimble into ./build, and runs the main job.
+# reused when present), builds Nimble into ./build, installs the `nimble` Python package into that
+# environment (from the same build folder), and runs the main job.
 #   tools/setup.sh            install, build, run the main job
 #   tools/setup.sh --no-run   install and build only (used by tools/test.sh)
 # Environment: NIMBLE_VENV (default ~/.cache/nimble/venv), NIMBLE_BUILD_DIR (default ./build),
@@ -20,7 +21,7 @@ torch_version=2.11.0
 say() { printf '\n== %s\n' "$*"; }
 
 # --- Debian packages (why each is there: README.md, "Dependencies") ---
-debs=(build-essential cmake ninja-build pkg-config python3-venv
+debs=(build-essential cmake ninja-build pkg-config python3-venv python3-dev
       libboost-graph-dev libsqlite3-dev libgtest-dev libgmock-dev libbenchmark-dev
       libcli11-dev nlohmann-json3-dev qt6-base-dev xvfb xauth)
 missing=()
@@ -48,16 +49,30 @@ if ! "$venv/bin/python" -c "import torch,sys; sys.exit(torch.__version__.split('
   "$venv/bin/pip" install -q --upgrade pip
   "$venv/bin/pip" install -q "torch==$torch_version" "torchvision==0.26.0" "timm==1.0.*"
 fi
+# The Python package's build backend and test runner (README.md, "Dependencies").
+if ! "$venv/bin/python" -c "import scikit_build_core, pytest" 2>/dev/null; then
+  say "installing scikit-build-core and pytest into $venv"
+  "$venv/bin/pip" install -q "scikit-build-core>=0.10" "pytest>=7"
+fi
 torch_prefix=$("$venv/bin/python" -c 'import torch; print(torch.utils.cmake_prefix_path)')
 
 # --- build ---
 say "configuring and building in $build"
 mkdir -p "$build"
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_PREFIX_PATH="$torch_prefix" ${NIMBLE_CMAKE_ARGS:-} >"$build/configure.log" 2>&1 \
+  -DCMAKE_PREFIX_PATH="$torch_prefix" -DPython_EXECUTABLE="$venv/bin/python" ${NIMBLE_CMAKE_ARGS:-} \
+  >"$build/configure.log" 2>&1 \
   || { cat "$build/configure.log"; exit 1; }
 grep -E '^-- Nimble|Warning' "$build/configure.log" | grep -v 'kineto' || true
 cmake --build "$build" -j "$jobs"
+
+# --- the Python package: pip install of this clone, built in the same folder (nothing is compiled twice) ---
+if [ -f "$build/python/nimble/_build_info.py" ]; then
+  say "installing the nimble Python package into $venv"
+  "$venv/bin/pip" install -q --no-build-isolation --no-deps --force-reinstall -C build-dir="$build" "$root" \
+    >"$build/pip-install.log" 2>&1 || { cat "$build/pip-install.log"; exit 1; }
+  "$venv/bin/python" -c "import nimble; print('nimble', nimble.__version__, 'for torch', nimble._C.torch_version)"
+fi
 
 [ "$run_main" = 1 ] || exit 0
 

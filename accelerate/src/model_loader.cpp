@@ -109,6 +109,31 @@ Status Simplify(std::shared_ptr<Graph>& graph, const std::string& path, bool fus
   }
 }
 
+// aten::_convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding,
+// groups, benchmark, deterministic, cudnn_enabled, allow_tf32): the last argument, fixed by the tracer.
+constexpr size_t kConvolutionArgs = 13;
+constexpr size_t kConvolutionAllowTf32 = 12;
+
+// Sets allow_tf32 of every traced convolution to `tf32` (FrontEndOptions::tf32).
+Status SetConvolutionPrecision(std::shared_ptr<Graph>& graph, const std::string& path, bool tf32) {
+  try {
+    torch::jit::Value* flag = nullptr;
+    for (torch::jit::Node* node : graph->nodes()) {
+      if (node->kind() != c10::Symbol::fromQualString("aten::_convolution")) continue;
+      if (node->inputs().size() != kConvolutionArgs) continue;
+      if (flag == nullptr) {
+        torch::jit::WithInsertPoint front(*graph->nodes().begin());
+        flag = graph->insertConstant(tf32);
+      }
+      node->replaceInput(kConvolutionAllowTf32, flag);
+    }
+    torch::jit::EliminateDeadCode(graph);
+    return OkStatus();
+  } catch (const std::exception& e) {
+    return Internal(path + ": setting the convolutions' precision failed: " + TorchMessage(e));
+  }
+}
+
 Status CheckStraightLine(const Graph& graph, const std::string& path) {
   for (const torch::jit::Node* node : graph.nodes()) {
     if (node->blocks().empty()) continue;
@@ -136,6 +161,7 @@ StatusOr<std::shared_ptr<LoadedModel::Impl>> LoadFrozenModel(const std::string& 
   impl->module = std::move(frozen);
   impl->graph = impl->module.get_method("forward").graph();
   NIMBLE_RETURN_IF_ERROR(Simplify(impl->graph, path, options.optimize && options.cuda_fusions));
+  NIMBLE_RETURN_IF_ERROR(SetConvolutionPrecision(impl->graph, path, options.tf32));
   NIMBLE_RETURN_IF_ERROR(CheckStraightLine(*impl->graph, path));
   return impl;
 }

@@ -70,6 +70,17 @@ struct TensorRunner::State {
   ~State() {
     if (handover != nullptr) (void)cudaEventDestroy(handover);
   }
+
+  // Makes the current stream wait for the last call's stream when they differ, and remembers it.
+  Status FollowCurrentStream(c10::DeviceIndex device) {
+    const cudaStream_t stream = c10::cuda::getCurrentCUDAStream(device).stream();
+    if (last_stream != nullptr && last_stream != stream) {
+      NIMBLE_RETURN_IF_ERROR(CudaStatus(cudaEventRecord(handover, last_stream), path + ": ordering after the previous call"));
+      NIMBLE_RETURN_IF_ERROR(CudaStatus(cudaStreamWaitEvent(stream, handover, 0), path + ": ordering after the previous call"));
+    }
+    last_stream = stream;
+    return OkStatus();
+  }
 };
 
 TensorRunner::TensorRunner(std::unique_ptr<State> state) : state_(std::move(state)) {}
@@ -96,20 +107,25 @@ StatusOr<std::vector<at::Tensor>> TensorRunner::Run(const std::vector<at::Tensor
   }
   try {
     c10::InferenceMode inference;  // the copies into the buffers are never part of an autograd graph
-    const c10::cuda::CUDAStream stream = c10::cuda::getCurrentCUDAStream(impl.device.index());
-    if (state_->last_stream != nullptr && state_->last_stream != stream.stream()) {
-      NIMBLE_RETURN_IF_ERROR(CudaStatus(cudaEventRecord(state_->handover, state_->last_stream),
-                                        state_->path + ": ordering after the previous call"));
-      NIMBLE_RETURN_IF_ERROR(CudaStatus(cudaStreamWaitEvent(stream.stream(), state_->handover, 0),
-                                        state_->path + ": ordering after the previous call"));
-    }
-    state_->last_stream = stream.stream();
+    NIMBLE_RETURN_IF_ERROR(state_->FollowCurrentStream(impl.device.index()));
     for (size_t i = 0; i < inputs.size(); ++i) impl.inputs[i].copy_(inputs[i], /*non_blocking=*/true);
     impl.graph->replay();  // on the current stream of the graph's device
   } catch (const std::exception& e) {
     return Internal(state_->path + ": replay: " + TorchMessage(e));
   }
   return impl.outputs;
+}
+
+Status TensorRunner::ReplayAsTimed() {
+  AotGraph::Impl& impl = *state_->graph->impl_;
+  try {
+    NIMBLE_RETURN_IF_ERROR(state_->FollowCurrentStream(impl.device.index()));
+    for (size_t i = 0; i < impl.inputs.size(); ++i) impl.inputs[i].copy_(impl.next_inputs[i], /*non_blocking=*/true);
+    impl.graph->replay();
+  } catch (const std::exception& e) {
+    return Internal(state_->path + ": replay: " + TorchMessage(e));
+  }
+  return OkStatus();
 }
 
 StatusOr<std::vector<int64_t>> TensorRunner::Latencies(int32_t iters) {

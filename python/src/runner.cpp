@@ -53,6 +53,9 @@ void BindRunner(py::module_& m) {
           [](TensorRunner& runner, const std::vector<at::Tensor>& inputs) { return Unwrap(runner.Run(inputs)); },
           py::arg("inputs"), "One replay on the current stream; the outputs are the graph's buffers.")
       .def(
+          "replay", [](TensorRunner& runner) { Check(runner.ReplayAsTimed()); },
+          "The work nimble-run times per replay: the capture's inputs copied in, one replay; nothing returned.")
+      .def(
           "latencies",
           [](TensorRunner& runner, int32_t iters) {
             StatusOr<std::vector<int64_t>> ns = [&] {

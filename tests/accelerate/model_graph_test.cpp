@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <optional>
 
 #include <set>
 
@@ -226,4 +227,45 @@ TEST(ModelGraphTest, HandleKeepsTheFrozenModelAndMapsOpsToNodes) {
 }
 
 }  // namespace
+}  // namespace nimble::testing
+
+namespace nimble::testing {
+namespace {
+
+// The value of the last argument of `op`'s node (a bool constant), read from the graph's text.
+std::optional<bool> LastBoolArgument(const ModelGraph& model, OpId op) {
+  StatusOr<std::string> node = model.model.NodeText(op);
+  if (!node.ok()) return std::nullopt;
+  const size_t close = node->rfind(')');
+  const size_t comma = node->rfind(',', close);
+  if (close == std::string::npos || comma == std::string::npos) return std::nullopt;
+  std::string name = node->substr(comma + 1, close - comma - 1);
+  name.erase(0, name.find_first_not_of(' '));
+  const std::string text = model.model.GraphText();
+  for (const char* value : {"0", "1"}) {
+    if (text.find(name + " : bool = prim::Constant[value=" + value + "]") != std::string::npos) return value[0] == '1';
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+// A traced convolution carries the tracing process's TF32 flag as a constant, which would override
+// the precision a run asks for; the front end sets it to what was asked.
+TEST(ModelGraphTest, TracedConvolutionTakesThePrecisionAskedFor) {
+  for (bool traced_with : {false, true}) {
+    const std::string path = SaveModelFromSource(std::string(R"(
+def forward(self, x):
+    return torch._convolution(x, self.w0, None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1, False, False, True, )") +
+                                                     (traced_with ? "True" : "False") + ")\n",
+                                                 {{4, 3, 3, 3}});
+    for (bool tf32 : {false, true}) {
+      StatusOr<ModelGraph> model = LoadModelGraph(path, kImage, FrontEndOptions{.tf32 = tf32});
+      ASSERT_TRUE(model.ok()) << model.status().ToString();
+      ASSERT_EQ(Kinds(model->graph), (std::vector<std::string>{"aten::_convolution"}));
+      EXPECT_EQ(LastBoolArgument(*model, OpId(0)), std::optional<bool>(tf32)) << "traced with " << traced_with;
+    }
+  }
+}
+
 }  // namespace nimble::testing

@@ -47,6 +47,7 @@ Status Session::Load() {
   FrontEndOptions options;
   options.device = args_.device;
   options.cuda_fusions = args_.cuda_fusions;
+  options.tf32 = args_.tf32;
   NIMBLE_ASSIGN_OR_RETURN(model_, LoadModelGraph(args_.model, shapes_, options));
   NIMBLE_ASSIGN_OR_RETURN(GpuLimits limits, DeviceLimits(args_.device));
   result_.device = limits.name;

@@ -45,7 +45,8 @@ Status LoadModel(Session& s) {
   const ProfileOptions& o = s.options;
   s.progress.Step("loading " + o.model + " on " + o.device);
   if (!o.tf32) accelerate::DisableTf32();
-  const accelerate::FrontEndOptions front{.optimize = o.optimize, .cuda_fusions = o.cuda_fusions, .device = o.device};
+  const accelerate::FrontEndOptions front{
+      .optimize = o.optimize, .cuda_fusions = o.cuda_fusions, .tf32 = o.tf32, .device = o.device};
   auto loaded = accelerate::LoadModelGraph(o.model, o.inputs, front);
   if (!loaded.ok() && loaded.status().code() == StatusCode::kUnavailable && accelerate::CudaDeviceCount() == 0) {
     return kNoGpu;

@@ -24,6 +24,12 @@ struct FrontEndOptions {
   // Inception-v3 and ResNet-50 (bench/results/accelerate.md), so it is off unless asked for; the
   // profiler and the ahead-of-time stage must agree on it for a recording to weigh the same ops.
   bool cuda_fusions = false;
+  // TF32 in fp32 convolutions. A traced convolution (aten::_convolution) carries the allow_tf32 flag
+  // of the process that traced it as a constant, which overrides the process's setting at run time:
+  // every such constant is set to this, so that the file cannot change the precision asked for.
+  // Measured: ResNet-50 and Inception-v3 traced with PyTorch's default (TF32) ran their AoT replays
+  // about 2x faster than the same models in IEEE fp32 (bench/results/python_api.md).
+  bool tf32 = false;
   // Where the model is loaded and its shape run happens: "cpu", "cuda" or "cuda:N".
   std::string device = "cpu";
 };

@@ -37,6 +37,11 @@ class TensorRunner {
   // stream, so two calls never race on the buffers.
   StatusOr<std::vector<at::Tensor>> Run(const std::vector<at::Tensor>& inputs);
 
+  // The work nimble-run times per replay, on the current stream: the device-to-device copy of the
+  // capture's inputs into the buffers, then the replay; nothing checked, nothing returned. The
+  // reference the per-call cost of Run is measured against (bench/python_api_bench.py).
+  Status ReplayAsTimed();
+
   // As nimble-run times a replay: `iters` replays on the capture stream, each with its device-to-device
   // input copy, timed with CUDA events (ns). Waits for the device first.
   StatusOr<std::vector<int64_t>> Latencies(int32_t iters);
