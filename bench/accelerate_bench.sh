@@ -29,7 +29,8 @@ py_precision=() prof_precision=(--no-tf32) accel_precision=() precision="TF32 of
 if [ $tf32 -eq 1 ]; then
   py_precision=(--tf32) prof_precision=() accel_precision=(--tf32) precision="TF32 convolutions (PyTorch's default)"
 fi
-python3 samples/models/export_models.py --out "$out/models" --device cuda --models $models >>"$log" 2>&1 \
+export_precision=(); [ $tf32 -eq 1 ] && export_precision=(--tf32)  # the flag traced convolutions keep
+python3 samples/models/export_models.py --out "$out/models" --device cuda --models $models "${export_precision[@]}" >>"$log" 2>&1 \
   || { echo "model export failed; see $log" >&2; exit 1; }
 
 shape_of() { python3 -c "import json,sys;m=json.load(open('$out/models/manifest.json'))['models']['$1'];print('x'.join(map(str,m['input_shape'])))"; }

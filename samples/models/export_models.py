@@ -55,6 +55,11 @@ def parse_args(argv):
     parser.add_argument("--device", default="cpu", choices=["cpu", "cuda"],
                         help="device to trace on; the file loads on either (default: cpu)")
     parser.add_argument("--seed", type=int, default=0, help="seed for the random weights and inputs")
+    parser.add_argument("--tf32", action="store_true",
+                        help="trace with TF32 convolutions allowed (PyTorch's default). A traced convolution keeps "
+                             "the flag as a constant that TorchScript obeys whatever the process sets later, so "
+                             "the PyTorch baselines that load the file run at the precision it was traced with; "
+                             "Nimble's tools set it to the precision they run. Default: IEEE fp32")
     return parser.parse_args(argv)
 
 
@@ -100,10 +105,13 @@ def main(argv):
         print("export_models.py: --device cuda but torch sees no CUDA device", file=sys.stderr)
         return 2
     torch.manual_seed(args.seed)
+    torch.backends.cudnn.allow_tf32 = args.tf32
+    torch.backends.cuda.matmul.allow_tf32 = False
     args.out.mkdir(parents=True, exist_ok=True)
     manifest_path = args.out / "manifest.json"
     manifest = load_manifest(manifest_path)
     manifest["torch"] = torch.__version__
+    manifest["tf32_convolutions"] = args.tf32
     for name in args.models:
         entry = export_one(name, args.out, args.device)
         manifest["models"][name] = entry
