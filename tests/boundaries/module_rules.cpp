@@ -44,6 +44,7 @@ const std::vector<ModuleRule>& Rules() {
       {"gui", {"core", "store", "analysis"}, {"Qt"}},
       {"workflow", {"core", "store", "analysis", "collector", "accelerate"}, {}},
       {"cli", {"core", "store", "analysis", "workflow"}, {}},
+      {"python", {"core", "workflow", "accelerate"}, {"libtorch"}},
   };
   return rules;
 }
