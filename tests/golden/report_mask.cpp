@@ -14,8 +14,9 @@ bool IsTimingKey(const std::string& key) {
   return ratio || key.ends_with("_ns") || key.starts_with("speedup") || key.ends_with("share") || key == "gaps";
 }
 
+// median_iteration: which iteration is the median depends on the timings of a fresh recording.
 bool IsRecordingKey(const std::string& key) {
-  return key == "stream" || key == "next_stream" || key == "longest_gaps";
+  return key == "stream" || key == "next_stream" || key == "longest_gaps" || key == "median_iteration";
 }
 
 // A copy of `j` where the value of every key that `masked` picks is kMasked.
