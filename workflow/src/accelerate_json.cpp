@@ -2,18 +2,12 @@
 
 #include <string>
 
+#include "nimble/workflow/report_json.h"
+
 namespace nimble::workflow {
 namespace {
 
 using nlohmann::json;
-
-json AssignmentJson(const StreamAssignment& a) {
-  json op_stream = json::array();
-  for (StreamId s : a.op_stream) op_stream.push_back(s.value());
-  json syncs = json::array();
-  for (const OpEdge& e : a.syncs) syncs.push_back({e.src.value(), e.dst.value()});
-  return {{"streams", a.num_streams}, {"op_stream", op_stream}, {"syncs", syncs}};
-}
 
 json ModeJson(const ModeResult& m) {
   if (!m.captured) return nullptr;
@@ -25,7 +19,7 @@ json ModeJson(const ModeResult& m) {
           {"peak_memory_bytes", m.peak_memory_bytes},
           {"streams", m.schedule.num_streams},
           {"syncs", static_cast<int64_t>(m.schedule.syncs.size())},
-          {"assignment", AssignmentJson(m.schedule)}};
+          {"assignment", AssignmentToJson(m.schedule)}};
 }
 
 json CostsJson(const analysis::PredictionOptions& c) {

@@ -44,10 +44,6 @@ json OpsJson(const std::vector<OpId>& ops) {
 }
 
 json GraphJson(const analysis::GraphReport& g) {
-  json op_stream = json::array();
-  for (StreamId s : g.assignment.op_stream) op_stream.push_back(s.value());
-  json syncs = json::array();
-  for (const OpEdge& e : g.assignment.syncs) syncs.push_back({e.src.value(), e.dst.value()});
   return {{"ops", g.num_ops},
           {"edges", g.num_edges},
           {"reduced_edges", g.reduced_edges},
@@ -57,10 +53,18 @@ json GraphJson(const analysis::GraphReport& g) {
                              {"ops", OpsJson(g.critical_path.ops)}}},
           {"width", g.concurrency.width},
           {"antichain", OpsJson(g.concurrency.antichain)},
-          {"assignment", {{"streams", g.assignment.num_streams}, {"op_stream", op_stream}, {"syncs", syncs}}}};
+          {"assignment", AssignmentToJson(g.assignment)}};
 }
 
 }  // namespace
+
+json AssignmentToJson(const StreamAssignment& a) {
+  json op_stream = json::array();
+  for (StreamId s : a.op_stream) op_stream.push_back(s.value());
+  json syncs = json::array();
+  for (const OpEdge& e : a.syncs) syncs.push_back({e.src.value(), e.dst.value()});
+  return {{"streams", a.num_streams}, {"op_stream", op_stream}, {"syncs", syncs}};
+}
 
 json ReportToJson(const RunReport& run_report) {
   const analysis::Report& report = run_report.report;

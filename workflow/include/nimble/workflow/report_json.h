@@ -5,11 +5,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include "nimble/core/schedule.h"
 #include "nimble/workflow/report.h"
 
 namespace nimble::workflow {
 
 nlohmann::json ReportToJson(const RunReport& report);
+
+// {"streams": n, "op_stream": [...], "syncs": [[src, dst], ...]}: a stream assignment wherever one is
+// written (the report's graph section, each mode of an accelerate result).
+nlohmann::json AssignmentToJson(const StreamAssignment& assignment);
 
 // {"database": path, "runs": [...]}, as `nimble-prof report --json` prints it.
 nlohmann::json ReportResultToJson(const ReportResult& result);
