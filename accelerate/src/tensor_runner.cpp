@@ -84,7 +84,11 @@ struct TensorRunner::State {
 };
 
 TensorRunner::TensorRunner(std::unique_ptr<State> state) : state_(std::move(state)) {}
-TensorRunner::~TensorRunner() = default;
+// The last replay may still run on the caller's stream, which the graph's own teardown (a wait for its
+// capture stream) does not cover: wait for the device before the graph and its buffers go.
+TensorRunner::~TensorRunner() {
+  if (state_ != nullptr && state_->last_stream != nullptr) (void)cudaDeviceSynchronize();
+}
 
 StatusOr<std::unique_ptr<TensorRunner>> TensorRunner::Load(const std::string& path, const RunnerOptions& options) {
   auto state = std::make_unique<State>();

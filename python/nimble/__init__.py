@@ -33,6 +33,7 @@ __version__: str = _build_info.VERSION
 
 _dynamo._register()
 
+# nimble.open is public but not in __all__, so that `from nimble import *` keeps the built-in open.
 __all__ = [
     "AcceleratedModule",
     "AccelerateReport",
@@ -44,7 +45,6 @@ __all__ = [
     "accelerate",
     "backend",
     "load",
-    "open",
     "open_all",
     "profile",
 ]

@@ -9,6 +9,7 @@ import os
 import shutil
 import statistics
 import tempfile
+import warnings
 import weakref
 from typing import Any, Dict, List, Optional, Sequence
 
@@ -114,7 +115,9 @@ class AcceleratedModule(torch.nn.Module):
     device, it copies them into the graph's input buffers on the current CUDA stream, replays the
     graph there and returns what the model returns. As with ``torch.cuda.CUDAGraph`` and
     ``torch.compile(mode="reduce-overhead")``, the returned tensors are the graph's output buffers,
-    overwritten by the next call: ``.clone()`` what you keep, or pass ``copy_outputs=True``.
+    overwritten by the next call: ``.clone()`` what you keep, or pass ``copy_outputs=True``. They are
+    inference tensors (as under ``torch.inference_mode()``): not for in-place changes or autograd
+    outside it; clones are ordinary tensors. The call records no autograd graph.
     A wrong shape, dtype, device or number of inputs raises ValueError and launches nothing."""
 
     def __init__(self, runner: "_C.Runner", artifact: str, report: Optional[AccelerateReport],
@@ -178,6 +181,15 @@ class AcceleratedModule(torch.nn.Module):
                 os.remove(partial)
             raise
 
+    def _apply(self, fn: Any, recurse: bool = True) -> "AcceleratedModule":
+        # .to(), .cuda(), .half() and the like would change nothing in a captured graph: say so.
+        raise RuntimeError("an AcceleratedModule is captured for its device and dtype: accelerate the model "
+                           "again for another one")
+
+    def __reduce__(self) -> Any:
+        raise TypeError("an AcceleratedModule holds a captured CUDA graph and cannot be pickled or copied: "
+                        "use .save(path) and nimble.load(path)")
+
     def extra_repr(self) -> str:
         shapes = ",".join("x".join(str(d) for d in s) for s in self.input_shapes)
         return f"mode={self.mode}, inputs={shapes}, source={self.meta.get('source_model', '')!r}"
@@ -208,32 +220,49 @@ def accelerate(model: _inputs.ModelArg, example_inputs: _inputs.Inputs, *, mode:
     target = _inputs.cuda_device(inputs, device)
     workdir = tempfile.mkdtemp(prefix="nimble-")
     try:
-        model_path, outputs = _inputs.torchscript_file(model, inputs, workdir, what)
+        model_path, outputs, expected = _inputs.torchscript_file(model, inputs, workdir, what)
         artifact = os.path.join(workdir, "model.nimble")
         command = (f"nimble.accelerate({type(model).__name__}, inputs={_inputs.shapes_text(inputs)}, "
                    f"mode={mode}, max_streams={max_streams})")
-        with _precision.preserved():
+        with _precision.preserved(), _inputs.on_device(target):
             text = _C.accelerate(model_path, _inputs.shapes(inputs), artifact, os.fspath(db) if db else "", int(iters),
                                  int(max_streams or 0), mode, _precision.default_tf32() if tf32 is None else bool(tf32),
                                  bool(cuda_fusions), target, False, command, _progress.callback(progress))
             runner = _C.Runner(artifact, target)
+        if os.path.dirname(model_path) == workdir:
+            os.remove(model_path)  # a copy of the weights; the artifact has its own
         module = AcceleratedModule(runner, artifact, AccelerateReport(json.loads(text)), outputs, copy_outputs,
                                    workdir)
+        if outputs is not None:
+            _check_against_eager(module, inputs, outputs, expected, target, what)
     except BaseException:
         shutil.rmtree(workdir, ignore_errors=True)
         raise
-    _check_output_count(module, inputs, outputs, target, what)
     return module
 
 
-def _check_output_count(module: AcceleratedModule, inputs: Sequence[torch.Tensor],
-                        outputs: Optional[_inputs.OutputSpec], device: str, what: str) -> None:
-    if outputs is None:
-        return
-    flat = module._run(tuple(t.to(device) for t in inputs))
+def _check_against_eager(module: AcceleratedModule, inputs: Sequence[torch.Tensor], outputs: _inputs.OutputSpec,
+                         expected: Any, device: str, what: str) -> None:
+    """The capture on the example inputs against the eager model's output on them. The C++ workflow
+    checked the capture against the traced TorchScript; this catches a trace that does not follow
+    the model (control flow on values, which tracing records as one path)."""
+    with _inputs.on_device(device):
+        flat = module._run(tuple(t.to(device) for t in inputs))
     if len(flat) != outputs.num_tensors:
         raise ValueError(f"{what}: the model returns {outputs.num_tensors} tensors but its TorchScript form "
-                         f"{len(flat)}: return tensors, tuples or lists of them")
+                         f"{len(flat)}: return tensors, or tuples, lists or dicts of them")
+    eager = [t for t in torch.utils._pytree.tree_leaves(expected) if isinstance(t, torch.Tensor)]
+    worst = 0.0
+    for got, want in zip(flat, eager):
+        want = want.to(got.device, got.dtype)
+        scale = want.abs().max().item() if want.numel() else 0.0
+        if scale > 0:
+            worst = max(worst, (got - want).abs().max().item() / scale)
+    if worst > 1e-2:
+        warnings.warn(f"{what}: on the example inputs the captured model differs from the eager one by "
+                      f"{worst:.3g} of its largest output value: the traced graph may not follow the model "
+                      "(control flow on tensor values is traced as one path)", _progress.NimbleWarning,
+                      stacklevel=3)
 
 
 def load(path: "str | os.PathLike[str]", *, device: "str | torch.device" = "cuda",
@@ -244,6 +273,6 @@ def load(path: "str | os.PathLike[str]", *, device: "str | torch.device" = "cuda
     torch, or without a GPU."""
     path = os.fspath(path)
     target = str(torch.device(device))
-    with _precision.preserved():
+    with _precision.preserved(), _inputs.on_device(target):
         runner = _C.Runner(path, target)
     return AcceleratedModule(runner, os.path.abspath(path), None, None, copy_outputs, None)

@@ -3,17 +3,20 @@ captured ahead of time by ``nimble.accelerate``; a graph it cannot take runs as 
 with one NimbleWarning saying why.
 
 The backend is for inference: the weights it is handed (parameters and buffers, which TorchDynamo
-passes as static inputs) are frozen into the capture, so later in-place changes to them are not seen,
-and graphs that need autograd run eagerly."""
+passes as static inputs) are frozen into the capture, so later in-place changes to them are not seen
+(other weight tensors are: see `backend`), and graphs that need autograd run eagerly."""
 
 from __future__ import annotations
 
 import warnings
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import torch
 
 from . import _accelerate, _inputs, _progress
+
+
+_CHECKED_WEIGHTS = 64
 
 
 class _Bound(torch.nn.Module):
@@ -72,16 +75,16 @@ def backend(gm: torch.fx.GraphModule, example_inputs: List[Any], options: Option
     (default True) returns fresh tensors, False the graph's output buffers (faster, overwritten by the
     next call)."""
     options = {**(options or {}), **kwargs}
+    allowed = {"mode", "max_streams", "iters", "tf32", "cuda_fusions", "progress", "copy_outputs"}
+    unknown = sorted(set(options) - allowed)
+    if unknown:
+        raise ValueError(f"nimble backend: unknown options {unknown}; known: {sorted(allowed)}")
     static = [i for i, t in enumerate(example_inputs) if isinstance(t, torch.Tensor) and _is_static(t)]
     dynamic = [i for i in range(len(example_inputs)) if i not in set(static)]
     reason = _refusal(gm, example_inputs, dynamic)
     if reason is not None:
         _warn_eager(reason)
         return gm.forward
-    allowed = {"mode", "max_streams", "iters", "tf32", "cuda_fusions", "progress", "copy_outputs"}
-    unknown = sorted(set(options) - allowed)
-    if unknown:
-        raise ValueError(f"nimble backend: unknown options {unknown}; known: {sorted(allowed)}")
     copy_outputs = bool(options.pop("copy_outputs", True))
     bound = _Bound(gm, example_inputs, static)
     per_call = tuple(example_inputs[i] for i in dynamic)
@@ -93,14 +96,36 @@ def backend(gm: torch.fx.GraphModule, example_inputs: List[Any], options: Option
         return gm.forward
     run = accelerated._run
     restore = accelerated._outputs.restore if accelerated._outputs is not None else _inputs.flat_outputs
+    # TorchDynamo does not guard the weights it passes as static inputs: a second instance of the model,
+    # or a reassigned parameter, reaches this graph with other tensors. Their addresses are checked on
+    # each call (up to _CHECKED_WEIGHTS of them, spread over the list, to bound the cost: about 0.1 us
+    # each) and a mismatch runs the graph as traced. Values changed in place are not seen: the capture
+    # holds the weights as they were.
+    checked = static[:: max(1, len(static) // _CHECKED_WEIGHTS)][:_CHECKED_WEIGHTS]
+    pointers: List[Optional[int]] = [None] * len(example_inputs)
+    for i in checked:
+        pointers[i] = example_inputs[i].data_ptr()
+    same_weights = torch._C._tensors_data_ptrs_at_indices_equal
+    warned: List[bool] = []
+
+    def eager(args: Tuple[Any, ...]) -> Any:
+        if not warned:
+            warned.append(True)
+            _warn_eager("the weights passed to this graph are not the ones it captured "
+                        "(another instance of the model, or reassigned parameters)")
+        return gm(*args)
 
     # By default the outputs are copies, so that code around the compiled graphs sees eager semantics
     # (an output kept across calls is not overwritten); copy_outputs=False hands out the graph's buffers.
     if copy_outputs:
         def replay(*args: Any) -> Any:
+            if checked and not same_weights(list(args), pointers, checked):
+                return eager(args)
             return restore([t.clone() for t in run([args[i] for i in dynamic])])
     else:
         def replay(*args: Any) -> Any:
+            if checked and not same_weights(list(args), pointers, checked):
+                return eager(args)
             return restore(run([args[i] for i in dynamic]))
 
     replay.nimble_module = accelerated  # type: ignore[attr-defined]
@@ -109,9 +134,11 @@ def backend(gm: torch.fx.GraphModule, example_inputs: List[Any], options: Option
 
 def _register() -> None:
     """Registers the backend under the name "nimble" (the package's entry point does the same)."""
-    from torch._dynamo.backends.registry import _COMPILER_FNS, register_backend
+    from torch._dynamo.backends.registry import _BACKENDS, _COMPILER_FNS, register_backend
 
-    if "nimble" not in _COMPILER_FNS:
+    # When torch imports this package through the entry point, it registers the backend itself right
+    # after: registering here too would be a duplicate.
+    if "nimble" not in _COMPILER_FNS and _BACKENDS.get("nimble") is None:
         register_backend(backend, name="nimble")
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import warnings
 from typing import Any, List, Optional, Sequence, Tuple, Union
@@ -60,14 +61,24 @@ def cuda_device(inputs: Sequence[torch.Tensor], device: Optional[Union[str, torc
     return "cuda"
 
 
+_CONSTANT_TYPES = (type(None), bool, int, float, complex, str, torch.dtype, torch.device, torch.Size)
+
+
 class OutputSpec:
     """Where the graph's flat tensor outputs go in what the model returns (its pytree); non-tensor
     leaves are the values of the example run."""
 
-    def __init__(self, output: Any) -> None:
+    def __init__(self, output: Any, what: str) -> None:
         leaves, self._spec = pytree.tree_flatten(output)
-        self._leaves = leaves
         self._tensor_slots = [i for i, leaf in enumerate(leaves) if isinstance(leaf, torch.Tensor)]
+        for leaf in leaves:
+            # A container pytree does not know is one leaf: its tensors would come back as the example
+            # run's values on every call.
+            if not isinstance(leaf, (torch.Tensor, _CONSTANT_TYPES)):
+                raise ValueError(f"{what}: the model returns a {type(leaf).__name__}, which Nimble cannot "
+                                 "rebuild: return tensors, or tuples, lists or dicts of them")
+        # Tensor slots hold None: the example run's tensors are not kept alive.
+        self._leaves = [None if isinstance(leaf, torch.Tensor) else leaf for leaf in leaves]
         self._single = len(leaves) == 1 and self._tensor_slots == [0] and isinstance(output, torch.Tensor)
 
     @property
@@ -87,6 +98,14 @@ class OutputSpec:
         return pytree.tree_unflatten(leaves, self._spec)
 
 
+def on_device(device: str) -> "contextlib.AbstractContextManager[Any]":
+    """`device` current while C++ work runs on it, and the caller's current device afterwards (the
+    capture makes its device current). Without a GPU, nothing: the C++ side says there is none."""
+    if not torch.cuda.is_available():
+        return contextlib.nullcontext()
+    return torch.cuda.device(torch.device(device))
+
+
 class _FlatOutputs(torch.nn.Module):
     """The model with its output flattened to a tuple of its tensors, in pytree order."""
 
@@ -104,14 +123,15 @@ def flat_outputs(tensors: Sequence[torch.Tensor]) -> Any:
 
 
 def torchscript_file(model: ModelArg, inputs: Tuple[torch.Tensor, ...], workdir: str, what: str
-                     ) -> Tuple[str, Optional[OutputSpec]]:
-    """The model as a TorchScript file the C++ workflow reads, and its output structure from one eager
-    run (None for a path: the file is not run here). An nn.Module is traced in eval mode."""
+                     ) -> Tuple[str, Optional[OutputSpec], Any]:
+    """The model as a TorchScript file the C++ workflow reads, its output structure and its output on
+    the example inputs from one eager run (None for a path: the file is not run here). An nn.Module is
+    traced in eval mode. A model that changes its inputs or buffers in place is refused."""
     if isinstance(model, (str, os.PathLike)):
         path = os.fspath(model)
         if not os.path.isfile(path):
             raise FileNotFoundError(f"{path}: no such file")
-        return path, None
+        return path, None, None
     if not isinstance(model, torch.nn.Module):
         raise TypeError(f"{what}: model must be an nn.Module, a ScriptModule or a path, got {type(model).__name__}")
     path = os.path.join(workdir, "model.pt")
@@ -122,11 +142,16 @@ def torchscript_file(model: ModelArg, inputs: Tuple[torch.Tensor, ...], workdir:
             # TorchScript is how the C++ front end reads the model; its deprecation notice is not the user's.
             warnings.simplefilter("ignore", category=DeprecationWarning)
             warnings.simplefilter("ignore", category=FutureWarning)
+            versions = [t._version for t in inputs] + [b._version for b in model.buffers()]
             try:
                 output = model(*inputs)
             except Exception as e:
                 raise ValueError(f"{what}: the model does not run on the example inputs: {e}") from e
-            spec = OutputSpec(output)
+            if versions != [t._version for t in inputs] + [b._version for b in model.buffers()]:
+                # A replay would change only its own copies of them.
+                raise ValueError(f"{what}: the model changes its inputs or buffers in place, which a "
+                                 "captured graph cannot do for the caller")
+            spec = OutputSpec(output, what)
             if spec.num_tensors == 0:
                 raise ValueError(f"{what}: the model returns no tensor")
             if isinstance(model, torch.jit.ScriptModule) and spec.is_single_tensor:
@@ -142,4 +167,4 @@ def torchscript_file(model: ModelArg, inputs: Tuple[torch.Tensor, ...], workdir:
             torch.jit.save(scripted, path)
     finally:
         model.train(was_training)
-    return path, spec
+    return path, spec, output

@@ -198,12 +198,13 @@ def profile(model: _inputs.ModelArg, example_inputs: _inputs.Inputs, *, iters: i
         raise ValueError(f"{what}: iters and timed_iters must be at least 1 and warmup at least 0")
     workdir = tempfile.mkdtemp(prefix="nimble-profile-")
     try:
-        model_path, _ = _inputs.torchscript_file(model, inputs, workdir, what)
+        model_path, _, _ = _inputs.torchscript_file(model, inputs, workdir, what)
         output = os.fspath(db) if db is not None else os.path.join(workdir, "run.db")
         command = f"nimble.profile({type(model).__name__}, inputs={_inputs.shapes_text(inputs)}, iters={iters})"
-        with _precision.preserved():
+        target = _inputs.cuda_device(inputs, device)
+        with _precision.preserved(), _inputs.on_device(target):
             text = _C.profile(model_path, _inputs.shapes(inputs), output, iters, warmup, timed_iters,
-                              _inputs.cuda_device(inputs, device),
+                              target,
                               _precision.default_tf32() if tf32 is None else bool(tf32), optimize, False, command,
                               _progress.callback(progress))
         data = json.loads(text)

@@ -57,13 +57,9 @@ void BindRunner(py::module_& m) {
           "The work nimble-run times per replay: the capture's inputs copied in, one replay; nothing returned.")
       .def(
           "latencies",
-          [](TensorRunner& runner, int32_t iters) {
-            StatusOr<std::vector<int64_t>> ns = [&] {
-              py::gil_scoped_release released;
-              return runner.Latencies(iters);
-            }();
-            return Unwrap(std::move(ns));
-          },
+          // Keeps the GIL: a runner is used by one thread at a time, and another Python thread calling
+          // it meanwhile would race with these replays on the buffers.
+          [](TensorRunner& runner, int32_t iters) { return Unwrap(runner.Latencies(iters)); },
           py::arg("iters"), "Replay latencies in ns, timed as nimble-run times them.")
       .def_property_readonly("input_shapes", &TensorRunner::input_shapes)
       .def_property_readonly("meta_json", [](const TensorRunner& r) { return accelerate::EncodeArtifactMeta(r.meta()); })

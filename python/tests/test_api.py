@@ -124,10 +124,8 @@ def test_backend_falls_back_with_one_warning_on_cpu() -> None:
 def test_backend_rejects_unknown_options() -> None:
     torch._dynamo.reset()
     gm = torch.fx.symbolic_trace(TwoBranch())
-    if not torch.cuda.is_available():
-        pytest.skip("options are checked once a graph could be captured")
     with pytest.raises(ValueError, match="unknown options"):
-        nimble.backend(gm, [torch.randn(1, 3, 8, 8, device="cuda")], speed="max")
+        nimble.backend(gm, [torch.randn(1, 3, 8, 8)], speed="max")  # checked before any fallback
 
 
 def test_progress_callback_forms() -> None:
@@ -156,3 +154,77 @@ def test_progress_printer(capsys: pytest.CaptureFixture[str]) -> None:
     quiet = io.StringIO()
     _progress.callback(None, quiet)("step", "", "capturing", 0, 0)
     assert quiet.getvalue() == ""
+
+
+def test_compile_finds_the_backend_without_importing_nimble() -> None:
+    """Through the installed entry point: torch imports nimble itself, which must not register twice."""
+    import importlib.metadata
+    import subprocess
+    import sys
+
+    if "nimble" not in importlib.metadata.entry_points(group="torch_dynamo_backends").names:
+        pytest.skip("the package is not installed (no torch_dynamo_backends entry point)")
+    script = ("import torch, warnings\n"
+              "warnings.simplefilter('ignore')\n"
+              "m = torch.nn.Linear(3, 3)\n"
+              "with torch.no_grad():\n"
+              "    y = torch.compile(m, backend='nimble')(torch.ones(2, 3))\n"
+              "print(tuple(y.shape))\n")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "(2, 3)"
+
+
+def test_outputs_nimble_cannot_rebuild_are_refused() -> None:
+    import dataclasses
+
+    @dataclasses.dataclass
+    class Out:
+        features: torch.Tensor
+
+    class ReturnsDataclass(torch.nn.Module):
+        def forward(self, x):
+            return x * 2, Out(x + 1)
+
+    with pytest.raises(ValueError, match="returns a Out"):
+        nimble.accelerate(ReturnsDataclass(), torch.randn(1, 3))
+
+
+def test_models_that_change_their_inputs_are_refused() -> None:
+    class InPlace(torch.nn.Module):
+        def forward(self, x):
+            x.mul_(2)
+            return x + 1
+
+    x = torch.ones(1, 3)
+    with pytest.raises(ValueError, match="in place"):
+        nimble.accelerate(InPlace(), x)
+
+
+def test_precision_settings_survive() -> None:
+    from nimble import _precision
+
+    saved_matmul = torch.get_float32_matmul_precision()
+    saved = [s.fp32_precision for s in _precision._settings()]
+    try:
+        torch.set_float32_matmul_precision("medium")
+        torch.backends.cudnn.conv.fp32_precision = "ieee"
+        before = [s.fp32_precision for s in _precision._settings()]
+        assert _precision.default_tf32() is False
+        with _precision.preserved():
+            # What the C++ side does while it captures.
+            torch._C._set_cublas_allow_tf32(False)
+            torch._C._set_cudnn_allow_tf32(True)
+        assert [s.fp32_precision for s in _precision._settings()] == before
+        assert torch.get_float32_matmul_precision() == "medium"
+        assert _precision.default_tf32() is False
+    finally:
+        torch.set_float32_matmul_precision(saved_matmul)
+        for setting, value in zip(_precision._settings(), saved):
+            setting.fp32_precision = value
+
+
+def test_star_import_keeps_the_builtin_open() -> None:
+    namespace: dict = {}
+    exec("from nimble import *", namespace)
+    assert "open" not in namespace and "accelerate" in namespace

@@ -237,7 +237,7 @@ def test_profile_and_open(tmp_path: pathlib.Path) -> None:
     reopened = nimble.open(db)
     assert reopened.to_dict()["graph"] == report.to_dict()["graph"]
     assert reopened.active_ratio == report.active_ratio
-    # The temporary database is gone when no db is asked for.
+    # Without a db the report is read from a temporary database, which the report does not name.
     temp = nimble.profile(model, x, iters=3, warmup=1, timed_iters=5, progress=False)
     assert temp.database is None and temp.logical_concurrency == report.logical_concurrency
 
@@ -319,3 +319,52 @@ def test_wrong_call_in_a_fresh_process_is_an_exception(tmp_path: pathlib.Path) -
     out = subprocess.run([sys.executable, "-c", script, str(artifact)], capture_output=True, text=True)
     assert out.returncode == 1
     assert "ValueError" in out.stderr and "the graph was captured for 1x8x8x8" in out.stderr
+
+
+def test_a_call_on_another_stream_waits_for_the_last_one(block_module) -> None:
+    """No wait between the two calls but the runner's own: the second call, on the default stream,
+    must not overwrite the buffers while the side stream's replay still reads them."""
+    model, x, fast = block_module
+    side = torch.cuda.Stream()
+    a, b = torch.randn_like(x), torch.randn_like(x)
+    with torch.no_grad():
+        expected_a, expected_b = model(a)[0], model(b)[0]
+    torch.cuda.synchronize()
+    with torch.cuda.stream(side):
+        torch.cuda._sleep(50_000_000)  # keeps the side stream busy, so its replay starts late
+        out_a = fast(a)[0].clone()
+    out_b = fast(b)[0].clone()  # default stream: ordered after the side stream's call by the runner
+    torch.cuda.synchronize()
+    close(out_a, expected_a)
+    close(out_b, expected_b)
+
+
+def test_module_cannot_be_moved_or_copied(block_module) -> None:
+    import copy
+
+    _, _, fast = block_module
+    with pytest.raises(RuntimeError, match="accelerate the model again"):
+        fast.to("cpu")
+    with pytest.raises(TypeError, match="nimble.load"):
+        copy.deepcopy(fast)
+
+
+def test_accelerate_keeps_the_current_device() -> None:
+    before = torch.cuda.current_device()
+    nimble.accelerate(Block(8).cuda().eval(), torch.randn(1, 8, 8, 8, device="cuda"), iters=5, progress=False)
+    assert torch.cuda.current_device() == before
+
+
+def test_compile_backend_sees_another_instance() -> None:
+    torch.manual_seed(4)
+    first, second = Block(8).cuda().eval(), Block(8).cuda().eval()
+    x = torch.randn(1, 8, 8, 8, device="cuda")
+
+    def run(model):
+        return torch.compile(model, backend="nimble", options={"iters": 10, "progress": False})(x)
+
+    with torch.no_grad():
+        close(run(first)[0], first(x)[0])
+        with pytest.warns(nimble.NimbleWarning, match="not the ones it captured"):
+            got = run(second)
+        close(got[0], second(x)[0])
