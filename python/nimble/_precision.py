@@ -24,9 +24,18 @@ def _matmul_precision() -> Optional[str]:
         return None
 
 
+def _legacy() -> Optional[Tuple[bool, bool]]:
+    """The legacy flags (cuDNN, cuBLAS), or None where reading them raises (the new API in use)."""
+    try:
+        return bool(torch.backends.cudnn.allow_tf32), bool(torch.backends.cuda.matmul.allow_tf32)
+    except RuntimeError:
+        return None
+
+
 @contextlib.contextmanager
 def preserved() -> Iterator[None]:
     matmul = _matmul_precision()
+    legacy = _legacy()
     saved: List[Tuple[Any, str]] = [(s, s.fp32_precision) for s in _settings()]
     try:
         yield
@@ -35,6 +44,9 @@ def preserved() -> Iterator[None]:
             torch.set_float32_matmul_precision(matmul)
         for setting, value in saved:
             setting.fp32_precision = value
+        # A caller on the legacy flags must be able to read them afterwards as before.
+        if legacy is not None and _legacy() != legacy:
+            torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32 = legacy
 
 
 def default_tf32() -> bool:

@@ -202,26 +202,43 @@ def test_models_that_change_their_inputs_are_refused() -> None:
 
 
 def test_precision_settings_survive() -> None:
-    from nimble import _precision
+    """In a process of its own: the settings it changes are process-wide."""
+    import subprocess
+    import sys
 
-    saved_matmul = torch.get_float32_matmul_precision()
-    saved = [s.fp32_precision for s in _precision._settings()]
-    try:
-        torch.set_float32_matmul_precision("medium")
-        torch.backends.cudnn.conv.fp32_precision = "ieee"
-        before = [s.fp32_precision for s in _precision._settings()]
-        assert _precision.default_tf32() is False
-        with _precision.preserved():
-            # What the C++ side does while it captures.
-            torch._C._set_cublas_allow_tf32(False)
-            torch._C._set_cudnn_allow_tf32(True)
-        assert [s.fp32_precision for s in _precision._settings()] == before
-        assert torch.get_float32_matmul_precision() == "medium"
-        assert _precision.default_tf32() is False
-    finally:
-        torch.set_float32_matmul_precision(saved_matmul)
-        for setting, value in zip(_precision._settings(), saved):
-            setting.fp32_precision = value
+    script = """
+import torch
+from nimble import _precision
+settings = _precision._settings
+# A caller on the new API, with a matmul precision of its own.
+torch.set_float32_matmul_precision("medium")
+torch.backends.cudnn.conv.fp32_precision = "ieee"
+before = [s.fp32_precision for s in settings()]
+assert _precision.default_tf32() is False
+with _precision.preserved():
+    torch._C._set_cublas_allow_tf32(False)  # what the C++ side does while it captures
+    torch._C._set_cudnn_allow_tf32(True)
+assert [s.fp32_precision for s in settings()] == before, ([s.fp32_precision for s in settings()], before)
+assert torch.get_float32_matmul_precision() == "medium"
+assert _precision.default_tf32() is False
+print("new api ok")
+"""
+    legacy = """
+import torch
+from nimble import _precision
+# A caller on the legacy flags reads them afterwards as it set them.
+torch.backends.cudnn.allow_tf32 = False
+with _precision.preserved():
+    torch._C._set_cublas_allow_tf32(True)
+    torch._C._set_cudnn_allow_tf32(True)
+assert torch.backends.cudnn.allow_tf32 is False and torch.backends.cuda.matmul.allow_tf32 is False
+assert _precision.default_tf32() is False
+print("legacy ok")
+"""
+    for code, expected in ((script, "new api ok"), (legacy, "legacy ok")):
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+        assert out.returncode == 0, out.stderr
+        assert out.stdout.strip().endswith(expected)
 
 
 def test_star_import_keeps_the_builtin_open() -> None:
