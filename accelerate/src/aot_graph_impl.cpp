@@ -2,6 +2,8 @@
 // replay and timed replays. Every CUDA call's result is checked and reported with what it was for.
 #include "aot_graph_impl.h"
 
+#include "cuda_status.h"
+
 #include <c10/cuda/CUDAFunctions.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/core/InferenceMode.h>
@@ -14,12 +16,6 @@
 
 namespace nimble::accelerate {
 namespace {
-
-Status CudaStatus(cudaError_t code, const std::string& what) {
-  if (code == cudaSuccess) return OkStatus();
-  if (code == cudaErrorMemoryAllocation) return Unavailable(what + ": out of GPU memory");
-  return Internal(what + ": " + cudaGetErrorName(code) + " (" + cudaGetErrorString(code) + ")");
-}
 
 // Streams and events the nimble:: operators of `graph` refer to: one more than the largest index.
 void CountSchedule(const torch::jit::Graph& graph, int32_t* streams, int32_t* events) {

@@ -10,19 +10,14 @@
 
 #include "aot_graph_impl.h"
 #include "artifact_capture.h"
+#include "cuda_status.h"
 #include "nimble/accelerate/artifact.h"
 #include "torch_errors.h"
 
 namespace nimble::accelerate {
 namespace {
 
-Status CudaStatus(cudaError_t code, const std::string& what) {
-  if (code == cudaSuccess) return OkStatus();
-  return Internal(what + ": " + cudaGetErrorName(code) + " (" + cudaGetErrorString(code) + ")");
-}
-
 std::string DtypeName(c10::ScalarType type) {
-  std::string name = c10::toString(type);  // "Float"
   if (type == c10::kFloat) return "float32";
   if (type == c10::kHalf) return "float16";
   if (type == c10::kBFloat16) return "bfloat16";
@@ -30,7 +25,7 @@ std::string DtypeName(c10::ScalarType type) {
   if (type == c10::kLong) return "int64";
   if (type == c10::kInt) return "int32";
   if (type == c10::kBool) return "bool";
-  return name;
+  return c10::toString(type);  // "ComplexFloat", ...
 }
 
 std::string SizesText(c10::IntArrayRef sizes) {
