@@ -14,6 +14,7 @@
 #include <system_error>
 
 #include "loaded_model_impl.h"
+#include "nimble/accelerate/blas_workspace.h"
 #include "stream_context.h"
 #include "torch_errors.h"
 
@@ -83,6 +84,7 @@ Status SaveArtifact(const LoadedModel& scheduled, const ArtifactMeta& meta, cons
 
 StatusOr<LoadedArtifact> LoadArtifact(const std::string& path, const std::string& device, bool check_host) {
   RegisterNimbleOps();
+  if (device.starts_with("cuda")) MatchBlasLtWorkspace();  // before the capture's first matmul
   std::error_code error;
   if (!std::filesystem::is_regular_file(path, error)) return NotFound(path + ": no such file");
   NIMBLE_ASSIGN_OR_RETURN(std::string text, ReadMeta(path));

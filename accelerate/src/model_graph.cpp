@@ -21,6 +21,7 @@ int64_t NsSince(std::chrono::steady_clock::time_point start) {
 StatusOr<ModelGraph> LoadModelGraph(const std::string& path, const std::vector<std::vector<int64_t>>& input_shapes,
                                     const FrontEndOptions& options) {
   ModelGraph result;
+  if (options.device.starts_with("cuda")) result.blas = MatchBlasLtWorkspace();
   auto start = std::chrono::steady_clock::now();
   NIMBLE_ASSIGN_OR_RETURN(std::shared_ptr<LoadedModel::Impl> impl, LoadFrozenModel(path, input_shapes, options));
   result.model = LoadedModel(std::move(impl));

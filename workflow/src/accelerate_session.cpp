@@ -49,6 +49,7 @@ Status Session::Load() {
   options.cuda_fusions = args_.cuda_fusions;
   options.tf32 = args_.tf32;
   NIMBLE_ASSIGN_OR_RETURN(model_, LoadModelGraph(args_.model, shapes_, options));
+  if (!model_.blas.warning.empty()) progress_.Warning(model_.blas.warning);
   NIMBLE_ASSIGN_OR_RETURN(GpuLimits limits, DeviceLimits(args_.device));
   result_.device = limits.name;
   result_.num_ops = static_cast<int32_t>(model_.graph.ops.size());

@@ -53,6 +53,7 @@ Status LoadModel(Session& s) {
   }
   if (!loaded.ok()) return loaded.status();
   s.model = std::move(loaded).value();
+  if (!s.model.blas.warning.empty()) s.progress.Warning(s.model.blas.warning);
   NIMBLE_ASSIGN_OR_RETURN(s.device_name, accelerate::CudaDeviceName(s.model.model.device()));
   s.measured.ops = static_cast<int64_t>(s.model.graph.ops.size());
   s.measured.graph_nodes = s.model.graph_nodes;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "nimble/accelerate/blas_workspace.h"
 #include "nimble/accelerate/loaded_model.h"
 #include "nimble/core/op_graph.h"
 #include "nimble/core/status.h"
@@ -43,6 +44,7 @@ struct ModelGraph {
   int64_t shape_run_ns = 0;     // running it once for shapes (a forward pass on options.device; two
                                 // when shape queries were folded)
   int64_t extract_ns = 0;       // classifying nodes and building the edges
+  BlasWorkspaces blas;          // cuBLASLt matched to cuBLAS before loading on a GPU (blas_workspace.h)
 };
 
 // Loads `path` (torch::jit::load), puts it in eval mode, freezes it (inlining methods and folding
