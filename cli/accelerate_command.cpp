@@ -25,7 +25,8 @@ workflow::ModeChoice ParseMode(const std::string& mode) {
 void AddAccelerateOptions(CLI::App& app, AccelerateArgs& args) {
   workflow::AccelerateOptions& o = args.options;
   app.add_option("model", o.model, "TorchScript model file (model.pt)")->required();
-  app.add_option("--input", args.inputs, "input shape per forward argument, e.g. 1x3x224x224")->required();
+  app.add_option("--input", args.inputs, "input per forward argument, SHAPE[:DTYPE[:LOW..HIGH]], e.g. 1x3x224x224, 1x128:int64:0..30521, "
+                 "1x3x224x224:float16")->required();
   app.add_option("-o,--output", o.output, "where to write the optimized runner (model.nimble)")->required();
   app.add_flag("--cuda-fusions", o.cuda_fusions,
                "use the front end's cuDNN conv+relu fusions (slower in fp32 without TF32 on the models measured)");
@@ -45,7 +46,7 @@ void AddAccelerateOptions(CLI::App& app, AccelerateArgs& args) {
 }
 
 int RunAccelerate(AccelerateArgs& args) {
-  auto shapes = workflow::ParseShapes(args.inputs);
+  auto shapes = workflow::ParseInputSpecs(args.inputs);
   if (!shapes.ok()) {
     PrintError(kTool, shapes.status());
     return kExitUsage;

@@ -36,7 +36,7 @@ std::string FindModelProfiler() {
 // nimble-prof does not load libtorch (so that report, info and record start fast): a profile is run by
 // nimble-prof-model, which gets the same arguments after they have been checked here.
 int ExecModelProfiler(const ProfileArgs& args) {
-  auto shapes = workflow::ParseShapes(args.inputs);
+  auto shapes = workflow::ParseInputSpecs(args.inputs);
   if (!shapes.ok()) return ReportError(shapes.status());
   workflow::ProfileOptions options = args.options;
   options.inputs = std::move(*shapes);
@@ -79,7 +79,7 @@ void RegisterProfileCommand(CLI::App& app, Action& action, std::shared_ptr<const
   o.command_line = command_line;
   cmd->add_option("model", o.model, "TorchScript model file (torch.jit.trace/script, then save)")->required();
   // One shape per --input, so that a positional after it stays the model.
-  cmd->add_option("--input", args->inputs, "shape of a model input, e.g. 1x3x224x224; once per input")
+  cmd->add_option("--input", args->inputs, "a model input, SHAPE[:DTYPE[:LOW..HIGH]], e.g. 1x3x224x224 or 1x128:int64; once per input")
       ->allow_extra_args(false);
   cmd->add_option("-o,--output", o.output, "run database (default: <model stem>.nimble.db here; "
                                            "an existing one gets a new run)");

@@ -77,7 +77,7 @@ void PrintProfile(std::ostream& out, const workflow::ProfileResult& r) {
 }  // namespace
 
 int RunProfileInProcess(ProfileArgs& args) {
-  auto shapes = workflow::ParseShapes(args.inputs);
+  auto shapes = workflow::ParseInputSpecs(args.inputs);
   if (!shapes.ok()) return ReportError(shapes.status());
   args.options.inputs = std::move(*shapes);
   args.options.optimize = !args.no_optimize;

@@ -9,14 +9,14 @@ namespace nimble::cli {
 void AddRunOptions(CLI::App& app, RunArgs& args) {
   app.add_option("artifact", args.options.artifact, "optimized runner written by nimble-accelerate (model.nimble)")
       ->required();
-  app.add_option("--input", args.inputs, "input shape per forward argument (default: the captured shapes)");
+  app.add_option("--input", args.inputs, "input per forward argument, SHAPE[:DTYPE] (default: the captured inputs)");
   app.add_option("--iters", args.options.iters, "timed replays")->check(CLI::Range(1, 1000000));
   app.add_option("--device", args.options.device, "CUDA device (cuda or cuda:N)");
 }
 
 int RunArtifact(RunArgs& args) {
   constexpr const char* kTool = "nimble-run";
-  auto shapes = workflow::ParseShapes(args.inputs);
+  auto shapes = workflow::ParseInputSpecs(args.inputs);
   if (!shapes.ok()) {
     PrintError(kTool, shapes.status());
     return kExitUsage;

@@ -149,7 +149,7 @@ StatusOr<std::unique_ptr<AotGraph>> AotGraph::Capture(const LoadedModel& schedul
 AotGraph::AotGraph(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 AotGraph::~AotGraph() = default;
 
-const std::vector<std::vector<int64_t>>& AotGraph::input_shapes() const { return impl_->input_shapes; }
+const std::vector<TensorSpec>& AotGraph::inputs() const { return impl_->input_specs; }
 const CaptureStats& AotGraph::stats() const { return impl_->stats; }
 
 Status AotGraph::SetInputs(const std::vector<HostTensor>& inputs) {
@@ -158,10 +158,15 @@ Status AotGraph::SetInputs(const std::vector<HostTensor>& inputs) {
                            " input(s), got " + std::to_string(inputs.size()));
   }
   for (size_t i = 0; i < inputs.size(); ++i) {
-    if (inputs[i].shape != impl_->input_shapes[i]) {
+    const TensorSpec& captured = impl_->input_specs[i];
+    if (inputs[i].shape != captured.shape) {
       return InvalidArgument(impl_->model.path() + ": input " + std::to_string(i) + " has shape " +
-                             ShapeText(inputs[i].shape) + ", the graph was captured for " +
-                             ShapeText(impl_->input_shapes[i]));
+                             ShapeText(inputs[i].shape) + ", the graph was captured for " + ShapeText(captured.shape));
+    }
+    if (inputs[i].dtype != captured.dtype) {
+      return InvalidArgument(impl_->model.path() + ": input " + std::to_string(i) + " is " +
+                             std::string(DTypeName(inputs[i].dtype)) + ", the graph was captured for " +
+                             std::string(DTypeName(captured.dtype)));
     }
     if (static_cast<int64_t>(inputs[i].data.size()) != HostTensor::NumElements(inputs[i].shape)) {
       return InvalidArgument("input " + std::to_string(i) + ": data size does not match its shape");

@@ -65,7 +65,7 @@ StatusOr<std::unique_ptr<AotGraph::Impl>> AotGraph::Impl::Create(const LoadedMod
   if (scheduled.empty()) return InvalidArgument("AoT capture: no model");
   auto impl = std::make_unique<Impl>();
   impl->model = scheduled;
-  impl->input_shapes = scheduled.input_shapes();
+  impl->input_specs = scheduled.inputs();
   if (c10::cuda::device_count() == 0) return Unavailable(scheduled.path() + ": no CUDA device: capture needs a GPU");
   try {
     impl->device = c10::Device(scheduled.device());
@@ -89,8 +89,8 @@ StatusOr<std::unique_ptr<AotGraph::Impl>> AotGraph::Impl::Create(const LoadedMod
   // SetInputs, the timed copies) runs on, and waited for, so they are complete before any of it.
   try {
     c10::cuda::CUDAStreamGuard guard(impl->CaptureStream());
-    for (size_t i = 0; i < impl->input_shapes.size(); ++i) {
-      impl->inputs.push_back(ToDevice(HostTensor::Random(impl->input_shapes[i], seed + i), impl->device));
+    for (size_t i = 0; i < impl->input_specs.size(); ++i) {
+      impl->inputs.push_back(ToDevice(HostTensor::Random(impl->input_specs[i], seed + i), impl->device));
       impl->next_inputs.push_back(impl->inputs.back().clone());
     }
   } catch (const std::exception& e) {

@@ -33,7 +33,7 @@ struct AotGraph::Impl {
   std::unique_ptr<torch::jit::Code> code;
   std::unique_ptr<StreamContext> context;
   cudaStream_t capture_stream = nullptr;
-  std::vector<std::vector<int64_t>> input_shapes;
+  std::vector<TensorSpec> input_specs;
   std::vector<at::Tensor> inputs;       // static buffers the graph reads
   std::vector<at::Tensor> next_inputs;  // what TimeReplays copies in before each replay: the last SetInputs
   std::vector<at::Tensor> outputs;      // captured output buffers

@@ -101,7 +101,7 @@ StatusOr<LoadedArtifact> LoadArtifact(const std::string& path, const std::string
     impl->module = torch::jit::load(path, c10::Device(device));
     impl->module.eval();
     impl->graph = torch::jit::toGraphFunction(impl->module.get_method("forward").function()).graph();
-    impl->input_shapes = artifact.meta.input_shapes;
+    impl->inputs = artifact.meta.inputs;
     artifact.model = LoadedModel(std::move(impl));
   } catch (const std::exception& e) {
     return DataLoss(path + ": loading the scheduled module failed: " + TorchMessage(e));

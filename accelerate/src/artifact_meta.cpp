@@ -37,6 +37,44 @@ std::optional<RunMode> ParseArtifactMode(const std::string& name) {
   return std::nullopt;
 }
 
+json EncodeDTypes(const std::vector<TensorSpec>& inputs) {
+  json dtypes = json::array();
+  for (const TensorSpec& spec : inputs) dtypes.push_back(std::string(DTypeName(spec.dtype)));
+  return dtypes;
+}
+
+json EncodeRanges(const std::vector<TensorSpec>& inputs) {
+  json ranges = json::array();
+  for (const TensorSpec& spec : inputs) ranges.push_back({spec.low, spec.high});
+  return ranges;
+}
+
+// Files written before inputs had dtypes hold "input_shapes" alone (and "input_dtype": "float32").
+StatusOr<std::vector<TensorSpec>> DecodeInputs(const json& j, const std::string& file) {
+  std::vector<TensorSpec> inputs =
+      Float32Specs(j.at("input_shapes").get<std::vector<std::vector<int64_t>>>());
+  if (j.contains("input_dtypes")) {
+    const auto names = j.at("input_dtypes").get<std::vector<std::string>>();
+    if (names.size() != inputs.size()) {
+      return DataLoss(file + ": " + kArtifactMetaFile + " has " + std::to_string(names.size()) + " input dtypes for " +
+                      std::to_string(inputs.size()) + " input shapes");
+    }
+    for (size_t i = 0; i < names.size(); ++i) {
+      const std::optional<DType> dtype = ParseDType(names[i]);
+      if (!dtype) return DataLoss(file + ": " + kArtifactMetaFile + " names an unknown input dtype '" + names[i] + "'");
+      inputs[i].dtype = *dtype;
+    }
+  }
+  if (j.contains("input_ranges")) {
+    const auto ranges = j.at("input_ranges").get<std::vector<std::pair<int64_t, int64_t>>>();
+    for (size_t i = 0; i < ranges.size() && i < inputs.size(); ++i) {
+      inputs[i].low = ranges[i].first;
+      inputs[i].high = ranges[i].second;
+    }
+  }
+  return inputs;
+}
+
 std::string DeviceText(const std::string& name, const std::string& capability) {
   return capability.empty() ? name : name + " (" + capability + ")";
 }
@@ -48,8 +86,9 @@ std::string EncodeArtifactMeta(const ArtifactMeta& meta) {
       {"format_version", meta.format_version}, {"nimble_version", meta.nimble_version},
       {"torch_version", meta.torch_version},   {"device_name", meta.device_name},
       {"compute_capability", meta.compute_capability}, {"source_model", meta.source_model},
-      {"mode", RunModeName(meta.mode)},        {"input_shapes", meta.input_shapes},
-      {"input_dtype", meta.input_dtype},       {"float32_precision", meta.float32_precision},
+      {"mode", RunModeName(meta.mode)},        {"input_shapes", SpecShapes(meta.inputs)},
+      {"input_dtypes", EncodeDTypes(meta.inputs)}, {"input_ranges", EncodeRanges(meta.inputs)},
+      {"float32_precision", meta.float32_precision},
       {"schedule", EncodeSchedule(meta.schedule)}, {"figures", meta.figures},
   };
   return j.dump(2);
@@ -73,8 +112,7 @@ StatusOr<ArtifactMeta> DecodeArtifactMeta(const std::string& text, const std::st
                       "' (expected aot-single or aot-multi)");
     }
     meta.mode = *parsed;
-    meta.input_shapes = j.at("input_shapes").get<std::vector<std::vector<int64_t>>>();
-    meta.input_dtype = j.value("input_dtype", "float32");
+    NIMBLE_ASSIGN_OR_RETURN(meta.inputs, DecodeInputs(j, file));
     meta.float32_precision = j.value("float32_precision", kFloat32PrecisionIeee);
     meta.schedule = DecodeSchedule(j.at("schedule"));
     meta.figures = j.value("figures", std::map<std::string, double>{});

@@ -12,18 +12,20 @@
 #include <vector>
 
 #include "nimble/accelerate/host_tensor.h"
+#include "tensor_types.h"
 #include "torch_errors.h"
 
 namespace nimble::accelerate {
 
 inline at::Tensor ToDevice(const HostTensor& host, const c10::Device& device) {
   auto cpu = at::from_blob(const_cast<float*>(host.data.data()), host.shape, at::TensorOptions().dtype(at::kFloat));
-  return cpu.to(device, /*non_blocking=*/false, /*copy=*/true);
+  return cpu.to(device, ToScalarType(host.dtype), /*non_blocking=*/false, /*copy=*/true);
 }
 
 inline HostTensor ToHost(const at::Tensor& tensor) {
   at::Tensor cpu = tensor.detach().to(at::kCPU, at::kFloat).contiguous();
   HostTensor host;
+  host.dtype = FromScalarType(tensor.scalar_type()).value_or(DType::kFloat32);
   host.shape.assign(cpu.sizes().begin(), cpu.sizes().end());
   host.data.assign(cpu.data_ptr<float>(), cpu.data_ptr<float>() + cpu.numel());
   return host;

@@ -18,7 +18,7 @@ LoadedModel::Impl& LoadedModel::impl() const {
 
 const std::string& LoadedModel::path() const { return impl().path; }
 const std::string& LoadedModel::device() const { return impl().device; }
-const std::vector<std::vector<int64_t>>& LoadedModel::input_shapes() const { return impl().input_shapes; }
+const std::vector<TensorSpec>& LoadedModel::inputs() const { return impl().inputs; }
 
 Status LoadedModel::Save(const std::string& path) const {
   const std::string partial = path + ".partial";

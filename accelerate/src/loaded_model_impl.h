@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "nimble/accelerate/loaded_model.h"
+#include "nimble/core/tensor_spec.h"
 
 namespace nimble::accelerate {
 
@@ -19,7 +20,7 @@ struct LoadedModel::Impl {
   std::string device;
   torch::jit::Module module;                    // frozen (and, by option, optimized)
   std::shared_ptr<torch::jit::Graph> graph;     // module's forward graph; the same object, not a copy
-  std::vector<std::vector<int64_t>> input_shapes;
+  std::vector<TensorSpec> inputs;             // one per forward argument
   std::vector<torch::jit::Node*> op_nodes;      // filled by the graph extractor
 };
 

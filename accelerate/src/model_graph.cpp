@@ -18,12 +18,12 @@ int64_t NsSince(std::chrono::steady_clock::time_point start) {
 
 }  // namespace
 
-StatusOr<ModelGraph> LoadModelGraph(const std::string& path, const std::vector<std::vector<int64_t>>& input_shapes,
+StatusOr<ModelGraph> LoadModelGraph(const std::string& path, const std::vector<TensorSpec>& inputs,
                                     const FrontEndOptions& options) {
   ModelGraph result;
   if (options.device.starts_with("cuda")) result.blas = MatchBlasLtWorkspace();
   auto start = std::chrono::steady_clock::now();
-  NIMBLE_ASSIGN_OR_RETURN(std::shared_ptr<LoadedModel::Impl> impl, LoadFrozenModel(path, input_shapes, options));
+  NIMBLE_ASSIGN_OR_RETURN(std::shared_ptr<LoadedModel::Impl> impl, LoadFrozenModel(path, inputs, options));
   result.model = LoadedModel(std::move(impl));
   result.load_ns = NsSince(start);
   start = std::chrono::steady_clock::now();
@@ -38,6 +38,11 @@ StatusOr<ModelGraph> LoadModelGraph(const std::string& path, const std::vector<s
   result.extract_ns = NsSince(start);
   result.graph_nodes = static_cast<int32_t>(run.size());
   return result;
+}
+
+StatusOr<ModelGraph> LoadModelGraph(const std::string& path, const std::vector<std::vector<int64_t>>& input_shapes,
+                                    const FrontEndOptions& options) {
+  return LoadModelGraph(path, Float32Specs(input_shapes), options);
 }
 
 }  // namespace nimble::accelerate

@@ -146,7 +146,7 @@ Status CheckStraightLine(const Graph& graph, const std::string& path) {
 }  // namespace
 
 StatusOr<std::shared_ptr<LoadedModel::Impl>> LoadFrozenModel(const std::string& path,
-                                                             const std::vector<std::vector<int64_t>>& input_shapes,
+                                                             const std::vector<TensorSpec>& inputs,
                                                              const FrontEndOptions& options) {
   NIMBLE_RETURN_IF_ERROR(CheckModelFile(path));
   StatusOr<c10::Device> parsed = ParseDevice(options.device);
@@ -157,7 +157,7 @@ StatusOr<std::shared_ptr<LoadedModel::Impl>> LoadFrozenModel(const std::string& 
   auto impl = std::make_shared<LoadedModel::Impl>();
   impl->path = path;
   impl->device = device.str();
-  impl->input_shapes = input_shapes;
+  impl->inputs = inputs;
   impl->module = std::move(frozen);
   impl->graph = impl->module.get_method("forward").graph();
   NIMBLE_RETURN_IF_ERROR(Simplify(impl->graph, path, options.optimize && options.cuda_fusions));

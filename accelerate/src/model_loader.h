@@ -15,9 +15,9 @@ namespace nimble::accelerate {
 
 // torch::jit::load onto options.device, eval(), torch::jit::freeze (optimizing numerics when
 // options.optimize), constant loops unrolled and constant branches folded, then refused if any
-// control flow is left. Keeps input_shapes for the shape run; op_nodes are still empty.
+// control flow is left. Keeps the inputs for the shape run; op_nodes are still empty.
 StatusOr<std::shared_ptr<LoadedModel::Impl>> LoadFrozenModel(const std::string& path,
-                                                             const std::vector<std::vector<int64_t>>& input_shapes,
+                                                             const std::vector<TensorSpec>& inputs,
                                                              const FrontEndOptions& options);
 
 }  // namespace nimble::accelerate

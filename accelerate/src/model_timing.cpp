@@ -138,8 +138,8 @@ StatusOr<std::vector<int64_t>> TimeForward(const LoadedModel& model, int32_t war
     torch::jit::GraphOptimizerEnabledGuard optimizations(executor_optimizations);
     const c10::Device device(model.device());
     std::vector<c10::IValue> inputs;
-    for (size_t i = 0; i < model.input_shapes().size(); ++i) {
-      inputs.emplace_back(ToDevice(HostTensor::Random(model.input_shapes()[i], 7 + i), device));
+    for (size_t i = 0; i < model.inputs().size(); ++i) {
+      inputs.emplace_back(ToDevice(HostTensor::Random(model.inputs()[i], 7 + i), device));
     }
     torch::jit::Module module = model.impl().module;
     for (int32_t i = 0; i < warmup + iters && status.ok(); ++i) {

@@ -52,7 +52,7 @@ StatusOr<double> Runner::MedianLatencyMs(int32_t iters) {
   return static_cast<double>(Median(std::move(latencies))) / 1e6;
 }
 
-const std::vector<std::vector<int64_t>>& Runner::input_shapes() const { return state_->graph->input_shapes(); }
+const std::vector<TensorSpec>& Runner::inputs() const { return state_->graph->inputs(); }
 const ArtifactMeta& Runner::meta() const { return state_->artifact.meta; }
 const CaptureStats& Runner::capture_stats() const { return state_->graph->stats(); }
 

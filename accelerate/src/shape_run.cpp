@@ -1,5 +1,6 @@
 #include "shape_run.h"
 
+#include <ATen/ops/randint.h>
 #include <ATen/ops/randn.h>
 #include <c10/core/InferenceMode.h>
 #include <torch/csrc/jit/ir/ir.h>
@@ -10,6 +11,7 @@
 #include "loaded_model_impl.h"
 #include "node_names.h"
 #include "op_kinds.h"
+#include "tensor_types.h"
 #include "torch_errors.h"
 
 namespace nimble::accelerate {
@@ -35,7 +37,7 @@ std::string ShapesText(const Shapes& shapes) {
 Status CheckInputs(const torch::jit::Graph& graph, const LoadedModel::Impl& model) {
   // Input 0 of a method's graph is the module itself.
   const auto args = graph.inputs().slice(1);
-  const Shapes& shapes = model.input_shapes;
+  const Shapes shapes = SpecShapes(model.inputs);
   if (args.size() != shapes.size()) {
     std::string names;
     for (const Value* arg : args) names += (names.empty() ? "" : ", ") + arg->debugNameBase();
@@ -139,9 +141,17 @@ std::unordered_map<const Value*, size_t> LastUses(const torch::jit::Graph& graph
 std::unordered_map<const Value*, IValue> MakeInputs(const torch::jit::Graph& graph, const LoadedModel::Impl& model) {
   std::unordered_map<const Value*, IValue> env;
   env[graph.inputs()[0]] = model.module._ivalue();
-  const auto options = at::TensorOptions().dtype(at::kFloat).device(c10::Device(model.device));
-  for (size_t i = 0; i < model.input_shapes.size(); ++i) {
-    env[graph.inputs()[i + 1]] = at::randn(model.input_shapes[i], options);
+  const c10::Device device(model.device);
+  for (size_t i = 0; i < model.inputs.size(); ++i) {
+    const TensorSpec& spec = model.inputs[i];
+    const auto options = at::TensorOptions().dtype(ToScalarType(spec.dtype)).device(device);
+    if (IsFloating(spec.dtype)) {
+      env[graph.inputs()[i + 1]] = at::randn(spec.shape, options);
+    } else if (spec.dtype == DType::kBool) {
+      env[graph.inputs()[i + 1]] = at::randint(0, 2, spec.shape, options);
+    } else {
+      env[graph.inputs()[i + 1]] = at::randint(spec.low, spec.high + 1, spec.shape, options);
+    }
   }
   return env;
 }
@@ -164,7 +174,7 @@ StatusOr<ShapeRun> RunForShapes(const LoadedModel::Impl& model) {
     try {
       outputs = RunNode(*node, inputs);
     } catch (const std::exception& e) {
-      return InvalidArgument(model.path + ": input shape(s) " + ShapesText(model.input_shapes) +
+      return InvalidArgument(model.path + ": input shape(s) " + ShapesText(SpecShapes(model.inputs)) +
                              " do not fit the model: " + DescribeNode(*node) + " failed: " + TorchMessage(e));
     }
     if (outputs.size() != node->outputs().size()) {

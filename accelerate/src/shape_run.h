@@ -42,7 +42,7 @@ using ValueEnv = std::unordered_map<const torch::jit::Value*, c10::IValue>;
 
 // The input count and shapes against the forward signature (InvalidArgument naming the file).
 Status CheckInputShapes(const torch::jit::Graph& graph, const LoadedModel::Impl& model);
-// The module and random float inputs of model.input_shapes on model.device, keyed by graph input.
+// The module and random inputs of model.inputs on model.device, keyed by graph input.
 ValueEnv MakeRandomInputs(const torch::jit::Graph& graph, const LoadedModel::Impl& model);
 // Runs one node of the frozen graph on its input values; libtorch exceptions propagate.
 std::vector<c10::IValue> RunFrozenNode(const torch::jit::Node& node, std::vector<c10::IValue> inputs);

@@ -150,7 +150,7 @@ StatusOr<ScheduledModel> RewriteForStreams(const LoadedModel& frozen, const OpGr
     scheduled->device = impl.device;
     scheduled->module = WrapInModule(copy);
     scheduled->graph = copy;
-    scheduled->input_shapes = impl.input_shapes;
+    scheduled->inputs = impl.inputs;
     scheduled->op_nodes = std::move(nodes);
     result.model = LoadedModel(std::move(scheduled));
     return result;

@@ -134,7 +134,7 @@ StatusOr<std::vector<int64_t>> TensorRunner::Latencies(int32_t iters) {
   return state_->graph->TimeReplays(iters);
 }
 
-const std::vector<std::vector<int64_t>>& TensorRunner::input_shapes() const { return state_->graph->input_shapes(); }
+const std::vector<TensorSpec>& TensorRunner::inputs() const { return state_->graph->inputs(); }
 const ArtifactMeta& TensorRunner::meta() const { return state_->artifact.meta; }
 const CaptureStats& TensorRunner::capture_stats() const { return state_->graph->stats(); }
 

@@ -4,6 +4,11 @@
 #pragma once
 
 #include <ATen/core/jit_type.h>
+#include <c10/core/ScalarType.h>
+
+#include <optional>
+
+#include "nimble/core/tensor_spec.h"
 
 namespace nimble::accelerate {
 
@@ -13,6 +18,30 @@ inline bool ContainsTensor(const c10::TypePtr& type) {
     if (ContainsTensor(contained)) return true;
   }
   return false;
+}
+
+inline c10::ScalarType ToScalarType(DType dtype) {
+  switch (dtype) {
+    case DType::kFloat32: return c10::ScalarType::Float;
+    case DType::kFloat16: return c10::ScalarType::Half;
+    case DType::kBFloat16: return c10::ScalarType::BFloat16;
+    case DType::kInt64: return c10::ScalarType::Long;
+    case DType::kInt32: return c10::ScalarType::Int;
+    case DType::kBool: return c10::ScalarType::Bool;
+  }
+  return c10::ScalarType::Float;
+}
+
+inline std::optional<DType> FromScalarType(c10::ScalarType type) {
+  switch (type) {
+    case c10::ScalarType::Float: return DType::kFloat32;
+    case c10::ScalarType::Half: return DType::kFloat16;
+    case c10::ScalarType::BFloat16: return DType::kBFloat16;
+    case c10::ScalarType::Long: return DType::kInt64;
+    case c10::ScalarType::Int: return DType::kInt32;
+    case c10::ScalarType::Bool: return DType::kBool;
+    default: return std::nullopt;
+  }
 }
 
 }  // namespace nimble::accelerate

@@ -146,6 +146,11 @@ class AcceleratedModule(torch.nn.Module):
         return [list(s) for s in self._runner.input_shapes]
 
     @property
+    def input_specs(self) -> List[str]:
+        """The captured inputs as --input writes them: "1x3x224x224", "1x128:int64:0..50256"."""
+        return list(self._runner.input_specs)
+
+    @property
     def mode(self) -> str:
         """The schedule captured: "aot-single" or "aot-multi"."""
         return self.meta["mode"]
@@ -191,8 +196,7 @@ class AcceleratedModule(torch.nn.Module):
                         "use .save(path) and nimble.load(path)")
 
     def extra_repr(self) -> str:
-        shapes = ",".join("x".join(str(d) for d in s) for s in self.input_shapes)
-        return f"mode={self.mode}, inputs={shapes}, source={self.meta.get('source_model', '')!r}"
+        return f"mode={self.mode}, inputs={','.join(self.input_specs)}, source={self.meta.get('source_model', '')!r}"
 
 
 def accelerate(model: _inputs.ModelArg, example_inputs: _inputs.Inputs, *, mode: str = "auto",
@@ -225,7 +229,7 @@ def accelerate(model: _inputs.ModelArg, example_inputs: _inputs.Inputs, *, mode:
         command = (f"nimble.accelerate({type(model).__name__}, inputs={_inputs.shapes_text(inputs)}, "
                    f"mode={mode}, max_streams={max_streams})")
         with _precision.preserved(), _inputs.on_device(target):
-            text = _C.accelerate(model_path, _inputs.shapes(inputs), artifact, os.fspath(db) if db else "", int(iters),
+            text = _C.accelerate(model_path, _inputs.specs(inputs), artifact, os.fspath(db) if db else "", int(iters),
                                  int(max_streams or 0), mode, _precision.default_tf32() if tf32 is None else bool(tf32),
                                  bool(cuda_fusions), target, False, command, _progress.callback(progress))
             runner = _C.Runner(artifact, target)

@@ -57,7 +57,8 @@ def _refusal(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], dynamic: L
             return f"input {i} is on {t.device}: Nimble captures CUDA graphs"
     for i in dynamic:
         if example_inputs[i].dtype not in _inputs.SUPPORTED_DTYPES:
-            return f"input {i} is {str(example_inputs[i].dtype).replace('torch.', '')}; this version captures float32 inputs only"
+            return (f"input {i} is {str(example_inputs[i].dtype).replace('torch.', '')}; Nimble captures "
+                    f"{', '.join(_inputs.DTYPE_NAMES.values())} inputs")
     if torch.is_grad_enabled() and any(t.requires_grad for t in example_inputs):
         return "autograd is on and the graph needs gradients: run inference under torch.no_grad() or torch.inference_mode()"
     return None

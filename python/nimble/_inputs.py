@@ -13,8 +13,16 @@ from torch.utils import _pytree as pytree
 Inputs = Union[torch.Tensor, Sequence[torch.Tensor]]
 ModelArg = Union[torch.nn.Module, str, "os.PathLike[str]"]
 
-# The dtypes the ahead-of-time front end takes today.
-SUPPORTED_DTYPES = (torch.float32,)
+# The dtypes the ahead-of-time front end takes, by the name its --input uses.
+DTYPE_NAMES = {
+    torch.float32: "float32",
+    torch.float16: "float16",
+    torch.bfloat16: "bfloat16",
+    torch.int64: "int64",
+    torch.int32: "int32",
+    torch.bool: "bool",
+}
+SUPPORTED_DTYPES = tuple(DTYPE_NAMES)
 
 
 def as_tuple(example_inputs: Inputs, what: str) -> Tuple[torch.Tensor, ...]:
@@ -34,18 +42,32 @@ def as_tuple(example_inputs: Inputs, what: str) -> Tuple[torch.Tensor, ...]:
         if not isinstance(t, torch.Tensor):
             raise TypeError(f"{what}: input {i} is {type(t).__name__}, not a tensor")
         if t.dtype not in SUPPORTED_DTYPES:
-            raise ValueError(f"{what}: input {i} is {str(t.dtype).replace('torch.', '')}; this version captures float32 inputs only")
+            raise ValueError(f"{what}: input {i} is {str(t.dtype).replace('torch.', '')}; Nimble captures "
+                             f"{', '.join(DTYPE_NAMES.values())} inputs")
         if t.dim() == 0:
             raise ValueError(f"{what}: input {i} is a scalar tensor; give tensors with at least one dimension")
     return items
 
 
-def shapes(inputs: Sequence[torch.Tensor]) -> List[List[int]]:
-    return [list(t.shape) for t in inputs]
+def spec(t: torch.Tensor) -> str:
+    """The input as the tools' --input writes it: "1x3x224x224", "1x128:int64:0..50256". Integer
+    inputs keep the range of the example's values, so that the random inputs of the output check and
+    the timing index the same rows of an embedding as the example does."""
+    text = "x".join(str(d) for d in t.shape)
+    name = DTYPE_NAMES[t.dtype]
+    if name != "float32":
+        text += ":" + name
+    if name in ("int64", "int32") and t.numel() > 0:
+        text += f":{int(t.min())}..{int(t.max())}"
+    return text
+
+
+def specs(inputs: Sequence[torch.Tensor]) -> List[str]:
+    return [spec(t) for t in inputs]
 
 
 def shapes_text(inputs: Sequence[torch.Tensor]) -> str:
-    return ",".join("x".join(str(d) for d in t.shape) for t in inputs)
+    return ",".join(specs(inputs))
 
 
 def cuda_device(inputs: Sequence[torch.Tensor], device: Optional[Union[str, torch.device]]) -> str:

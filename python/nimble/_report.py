@@ -203,7 +203,7 @@ def profile(model: _inputs.ModelArg, example_inputs: _inputs.Inputs, *, iters: i
         command = f"nimble.profile({type(model).__name__}, inputs={_inputs.shapes_text(inputs)}, iters={iters})"
         target = _inputs.cuda_device(inputs, device)
         with _precision.preserved(), _inputs.on_device(target):
-            text = _C.profile(model_path, _inputs.shapes(inputs), output, iters, warmup, timed_iters,
+            text = _C.profile(model_path, _inputs.specs(inputs), output, iters, warmup, timed_iters,
                               target,
                               _precision.default_tf32() if tf32 is None else bool(tf32), optimize, False, command,
                               _progress.callback(progress))

@@ -12,6 +12,7 @@
 #include "bindings.h"
 #include "nimble/workflow/accelerate.h"
 #include "nimble/workflow/accelerate_json.h"
+#include "nimble/workflow/input_spec.h"
 #include "nimble/workflow/profile_model.h"
 #include "nimble/workflow/report_json.h"
 #include "progress.h"
@@ -22,13 +23,13 @@ namespace py = pybind11;
 
 namespace {
 
-std::string Profile(const std::string& model, const std::vector<std::vector<int64_t>>& inputs,
+std::string Profile(const std::string& model, const std::vector<std::string>& inputs,
                     const std::string& output, int32_t iters, int32_t warmup, int32_t timed_iters,
                     const std::string& device, bool tf32, bool optimize, bool cuda_fusions,
                     const std::string& command_line, py::object progress) {
   workflow::ProfileOptions options;
   options.model = model;
-  options.inputs = inputs;
+  options.inputs = Unwrap(workflow::ParseInputSpecs(inputs));
   options.output = output;
   options.iters = iters;
   options.warmup = warmup;
@@ -66,13 +67,13 @@ workflow::ModeChoice ParseMode(const std::string& mode) {
   ThrowStatus(InvalidArgument("mode '" + mode + "': expected 'auto', 'single' or 'multi'"));
 }
 
-std::string Accelerate(const std::string& model, const std::vector<std::vector<int64_t>>& inputs,
+std::string Accelerate(const std::string& model, const std::vector<std::string>& inputs,
                        const std::string& output, const std::string& db, int32_t iters, int32_t max_streams,
                        const std::string& mode, bool tf32, bool cuda_fusions, const std::string& device,
                        bool allow_eager_fallback, const std::string& command_line, py::object progress) {
   workflow::AccelerateOptions options;
   options.model = model;
-  options.inputs = inputs;
+  options.inputs = Unwrap(workflow::ParseInputSpecs(inputs));
   options.output = output;
   options.db = db;
   options.iters = iters;

@@ -61,7 +61,13 @@ void BindRunner(py::module_& m) {
           // it meanwhile would race with these replays on the buffers.
           [](TensorRunner& runner, int32_t iters) { return Unwrap(runner.Latencies(iters)); },
           py::arg("iters"), "Replay latencies in ns, timed as nimble-run times them.")
-      .def_property_readonly("input_shapes", &TensorRunner::input_shapes)
+      .def_property_readonly("input_shapes", [](const TensorRunner& r) { return SpecShapes(r.inputs()); })
+      .def_property_readonly("input_specs",
+                             [](const TensorRunner& r) {
+                               std::vector<std::string> texts;
+                               for (const TensorSpec& spec : r.inputs()) texts.push_back(TensorSpecText(spec));
+                               return texts;
+                             })
       .def_property_readonly("meta_json", [](const TensorRunner& r) { return accelerate::EncodeArtifactMeta(r.meta()); })
       .def_property_readonly("capture_stats", &CaptureStatsDict);
 }

@@ -46,7 +46,7 @@ def test_backend_is_registered() -> None:
         ([1, 2], TypeError, "input 0 is int"),
         ("x", TypeError, "tensor or a tuple of tensors"),
         ((), ValueError, "empty"),
-        ((torch.zeros(1, 3, 8, 8, dtype=torch.float16),), ValueError, "float16"),
+        ((torch.zeros(1, 3, 8, 8, dtype=torch.float64),), ValueError, "float64; Nimble captures float32, float16"),
         ((torch.tensor(1.0),), ValueError, "scalar"),
     ],
 )

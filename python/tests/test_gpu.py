@@ -368,3 +368,54 @@ def test_compile_backend_sees_another_instance() -> None:
         with pytest.warns(nimble.NimbleWarning, match="not the ones it captured"):
             got = run(second)
         close(got[0], second(x)[0])
+
+
+class TokenModel(torch.nn.Module):
+    """Token ids and a boolean mask in, two projections of the embeddings out: int64 and bool inputs."""
+
+    def __init__(self, vocab: int = 1000, dim: int = 64) -> None:
+        super().__init__()
+        self.embed = torch.nn.Embedding(vocab, dim)
+        self.left = torch.nn.Linear(dim, dim)
+        self.right = torch.nn.Linear(dim, dim)
+
+    def forward(self, ids: torch.Tensor, mask: torch.Tensor):
+        h = self.embed(ids) * mask.unsqueeze(-1)
+        return self.left(h).relu() + self.right(h).sigmoid()
+
+
+def test_token_ids_and_mask() -> None:
+    torch.manual_seed(0)
+    model = TokenModel().cuda().eval()
+    ids = torch.randint(0, 1000, (2, 16), device="cuda")
+    mask = torch.rand(2, 16, device="cuda") > 0.2
+    fast = nimble.accelerate(model, (ids, mask), iters=5)
+    lo, hi = int(ids.min()), int(ids.max())
+    assert fast.input_specs == [f"2x16:int64:{lo}..{hi}", "2x16:bool"]
+    with torch.no_grad():
+        expected = model(ids, mask)
+    other = torch.randint(0, 1000, (2, 16), device="cuda")
+    close(fast(ids, mask), expected)
+    with torch.no_grad():
+        close(fast(other, mask), model(other, mask))
+    with pytest.raises(ValueError, match="input 0 is int32, the graph was captured for int64"):
+        fast(ids.int(), mask)
+
+
+@pytest.mark.parametrize("dtype, tolerance", [(torch.float16, 1e-2), (torch.bfloat16, 5e-2)])
+def test_half_precision_model(dtype: torch.dtype, tolerance: float) -> None:
+    torch.manual_seed(0)
+    model = Block().cuda().eval().to(dtype)
+    x = torch.randn(2, 32, 28, 28, device="cuda", dtype=dtype)
+    fast = nimble.accelerate(model, x, iters=5)
+    name = str(dtype).replace("torch.", "")
+    assert fast.input_specs == [f"2x32x28x28:{name}"]
+    assert fast.report.multi.max_rel_error <= tolerance
+    with torch.no_grad():
+        expected, _ = model(x)
+    got, features = fast(x)
+    assert got.dtype == dtype and features["features"].dtype == dtype
+    # The check nimble-accelerate makes, norm-wise: the largest difference over the largest value.
+    assert ((got - expected).abs().max() / expected.abs().max()).item() <= tolerance
+    with pytest.raises(ValueError, match=f"is float32, the graph was captured for {name}"):
+        fast(x.float())

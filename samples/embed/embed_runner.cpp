@@ -20,7 +20,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::vector<nimble::accelerate::HostTensor> inputs;
-  for (const auto& shape : runner->input_shapes()) inputs.push_back(nimble::accelerate::HostTensor::Random(shape, 1));
+  for (const auto& spec : runner->inputs()) inputs.push_back(nimble::accelerate::HostTensor::Random(spec, 1));
   nimble::StatusOr<std::vector<nimble::accelerate::HostTensor>> outputs = runner->Run(inputs);
   if (!outputs.ok()) {
     std::fprintf(stderr, "embed_runner: %s\n", outputs.status().message().c_str());

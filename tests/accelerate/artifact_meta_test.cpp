@@ -22,7 +22,7 @@ ArtifactMeta H100Meta() {
   meta.compute_capability = "sm_90";
   meta.source_model = "inception_v3.pt";
   meta.mode = RunMode::kAotMulti;
-  meta.input_shapes = {{1, 3, 299, 299}};
+  meta.inputs = {TensorSpec{.shape = {1, 3, 299, 299}}, TensorSpec{.shape = {1, 128}, .dtype = DType::kInt64, .low = 0, .high = 50256}};
   meta.schedule.num_streams = 2;
   meta.schedule.op_stream = {StreamId(0), StreamId(1), StreamId(0)};
   meta.schedule.syncs = {OpEdge{OpId(0), OpId(1), EdgeKind::kData}, OpEdge{OpId(1), OpId(2), EdgeKind::kData}};

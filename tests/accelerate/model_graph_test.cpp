@@ -218,7 +218,7 @@ TEST(ModelGraphTest, HandleKeepsTheFrozenModelAndMapsOpsToNodes) {
   ASSERT_FALSE(handle.empty());
   EXPECT_EQ(handle.path(), path);
   EXPECT_EQ(handle.device(), "cpu");
-  EXPECT_EQ(handle.input_shapes(), kImage);
+  EXPECT_EQ(SpecShapes(handle.inputs()), kImage);
   EXPECT_NE(handle.GraphText().find("aten::conv2d"), std::string::npos) << handle.GraphText();
   StatusOr<std::string> node = handle.NodeText(OpId(2));
   ASSERT_TRUE(node.ok()) << node.status().ToString();

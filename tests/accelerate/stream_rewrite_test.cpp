@@ -72,7 +72,7 @@ ScheduledModel CheckSchedule(const ModelGraph& model, const std::vector<std::vec
   meta.nimble_version = host->nimble_version;
   meta.torch_version = host->torch_version;
   meta.mode = RunMode::kAotMulti;
-  meta.input_shapes = shapes;
+  meta.inputs = Float32Specs(shapes);
   meta.schedule = assignment;
   const std::string file = TestDir() + "/rewrite_" + std::to_string(std::random_device{}()) + ".nimble";
   EXPECT_TRUE(SaveArtifact(scheduled->model, meta, file).ok());

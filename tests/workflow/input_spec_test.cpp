@@ -19,12 +19,43 @@ TEST(InputShapeTest, ParsesDimensionsJoinedByX) {
   }
 }
 
-TEST(InputShapeTest, ShapesRoundTripThroughText) {
-  const auto shapes = ParseShapes({"1x3x8x8", "2x5"});
-  ASSERT_TRUE(shapes.ok());
-  EXPECT_EQ(ShapesText(*shapes), "1x3x8x8,2x5");
-  EXPECT_EQ(ParseShapes({"1x3", "0"}).status().code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(ShapesText({}), "");
+TEST(InputShapeTest, SpecsRoundTripThroughText) {
+  const auto specs = ParseInputSpecs({"1x3x8x8", "2x5"});
+  ASSERT_TRUE(specs.ok());
+  EXPECT_EQ(TensorSpecsText(*specs), "1x3x8x8,2x5");
+  EXPECT_EQ(ParseInputSpecs({"1x3", "0"}).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(TensorSpecsText({}), "");
+  for (const char* text : {"1x128:int64", "1x128:int64:0..30521", "1x3x224x224:float16", "2x8:bfloat16",
+                           "1x128:bool", "4:int32:-5..5"}) {
+    const auto spec = ParseInputSpec(text);
+    ASSERT_TRUE(spec.ok()) << text << ": " << spec.status().message();
+    EXPECT_EQ(TensorSpecText(*spec), text);
+  }
+}
+
+TEST(InputShapeTest, DtypesAndRanges) {
+  const auto ids = ParseInputSpec("1x128:long:0..50256");
+  ASSERT_TRUE(ids.ok());
+  EXPECT_EQ(ids->shape, (Shape{1, 128}));
+  EXPECT_EQ(ids->dtype, DType::kInt64);
+  EXPECT_EQ(ids->low, 0);
+  EXPECT_EQ(ids->high, 50256);
+  EXPECT_EQ(ParseInputSpec("2x3:half")->dtype, DType::kFloat16);
+  EXPECT_EQ(ParseInputSpec("2x3:bf16")->dtype, DType::kBFloat16);
+  EXPECT_EQ(ParseInputSpec("2x3:fp32")->dtype, DType::kFloat32);
+  EXPECT_EQ(TensorSpecText(*ParseInputSpec("2x3:fp32")), "2x3");
+  const std::pair<const char*, const char*> bad[] = {
+      {"1x128:int8", "unknown dtype 'int8'"},        {"1x128:", "unknown dtype ''"},
+      {"1x128:float16:0..3", "int64 and int32"},     {"1x128:bool:0..1", "int64 and int32"},
+      {"1x128:int64:5..2", "LOW <= HIGH"},          {"1x128:int64:0-9", "LOW..HIGH"},
+      {"1x128:int64:..9", "LOW..HIGH"},             {"0x128:int64", "positive dimensions"},
+  };
+  for (const auto& [text, why] : bad) {
+    const Status s = ParseInputSpec(text).status();
+    EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << text;
+    EXPECT_NE(s.message().find(why), std::string::npos) << text << ": " << s.message();
+    EXPECT_NE(s.message().find(text), std::string::npos) << s.message();
+  }
 }
 
 TEST(DefaultOutputTest, ModelStemInTheWorkingDirectory) {

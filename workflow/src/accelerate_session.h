@@ -45,7 +45,7 @@ class Session {
   const AccelerateOptions& args_;
   const store::RunDatabase* db_;
   Progress progress_;
-  std::vector<std::vector<int64_t>> shapes_;
+  std::vector<TensorSpec> specs_;
   ModelGraph model_;
   Plan plan_;
   ScheduledModel single_model_, multi_model_;

@@ -3,6 +3,18 @@
 #include <charconv>
 
 namespace nimble::workflow {
+namespace {
+
+constexpr const char* kDTypes = "float32, float16, bfloat16, int64, int32 or bool";
+
+bool ParseInt(std::string_view text, int64_t* value) {
+  const char* first = text.data();
+  const char* last = text.data() + text.size();
+  const auto [ptr, error] = std::from_chars(first, last, *value);
+  return first != last && error == std::errc() && ptr == last;
+}
+
+}  // namespace
 
 StatusOr<Shape> ParseShape(const std::string& text) {
   Shape shape;
@@ -11,10 +23,7 @@ StatusOr<Shape> ParseShape(const std::string& text) {
     size_t end = text.find('x', start);
     if (end == std::string::npos) end = text.size();
     int64_t dim = 0;
-    const char* first = text.data() + start;
-    const char* last = text.data() + end;
-    const auto [ptr, error] = std::from_chars(first, last, dim);
-    if (first == last || error != std::errc() || ptr != last || dim <= 0) {
+    if (!ParseInt(std::string_view(text).substr(start, end - start), &dim) || dim <= 0) {
       return InvalidArgument("--input " + text + ": expected positive dimensions joined by 'x', e.g. 1x3x224x224");
     }
     shape.push_back(dim);
@@ -23,24 +32,49 @@ StatusOr<Shape> ParseShape(const std::string& text) {
   return shape;
 }
 
-StatusOr<std::vector<Shape>> ParseShapes(const std::vector<std::string>& texts) {
-  std::vector<Shape> shapes;
-  for (const std::string& text : texts) {
-    NIMBLE_ASSIGN_OR_RETURN(Shape shape, ParseShape(text));
-    shapes.push_back(std::move(shape));
+StatusOr<TensorSpec> ParseInputSpec(const std::string& text) {
+  const size_t colon = text.find(':');
+  TensorSpec spec;
+  StatusOr<Shape> shape = ParseShape(text.substr(0, colon));
+  if (!shape.ok()) {
+    return InvalidArgument("--input " + text + ": expected positive dimensions joined by 'x', then optionally "
+                           ":DTYPE, e.g. 1x3x224x224 or 1x128:int64");
   }
-  return shapes;
+  spec.shape = std::move(*shape);
+  if (colon == std::string::npos) return spec;
+  const std::string rest = text.substr(colon + 1);
+  const size_t second = rest.find(':');
+  const std::string dtype = rest.substr(0, second);
+  const std::optional<DType> parsed = ParseDType(dtype);
+  if (!parsed) {
+    return InvalidArgument("--input " + text + ": unknown dtype '" + dtype + "'; expected " + kDTypes);
+  }
+  spec.dtype = *parsed;
+  if (second == std::string::npos) return spec;
+  const std::string range = rest.substr(second + 1);
+  if (IsFloating(spec.dtype) || spec.dtype == DType::kBool) {
+    return InvalidArgument("--input " + text + ": a value range applies to int64 and int32 inputs only");
+  }
+  const size_t dots = range.find("..");
+  if (dots == std::string::npos || !ParseInt(std::string_view(range).substr(0, dots), &spec.low) ||
+      !ParseInt(std::string_view(range).substr(dots + 2), &spec.high) || spec.low > spec.high) {
+    return InvalidArgument("--input " + text + ": expected a range LOW..HIGH with LOW <= HIGH, e.g. 1x128:int64:0..30521");
+  }
+  return spec;
+}
+
+StatusOr<std::vector<TensorSpec>> ParseInputSpecs(const std::vector<std::string>& texts) {
+  std::vector<TensorSpec> specs;
+  for (const std::string& text : texts) {
+    NIMBLE_ASSIGN_OR_RETURN(TensorSpec spec, ParseInputSpec(text));
+    specs.push_back(std::move(spec));
+  }
+  return specs;
 }
 
 std::string ShapeText(const Shape& shape) {
   std::string text;
   for (int64_t dim : shape) text += (text.empty() ? "" : "x") + std::to_string(dim);
-  return text;
-}
-
-std::string ShapesText(const std::vector<Shape>& shapes) {
-  std::string text;
-  for (const Shape& shape : shapes) text += (text.empty() ? "" : ",") + ShapeText(shape);
   return text;
 }
 

@@ -152,7 +152,7 @@ Status Attribute(Session& s) {
 RunInfo MakeRunInfo(const Session& s) {
   RunInfo run;
   run.model = s.options.model;
-  run.inputs = ShapesText(s.options.inputs);
+  run.inputs = TensorSpecsText(s.options.inputs);
   run.device = s.device_name;
   run.mode = RunMode::kEager;
   run.command = s.options.command_line;

@@ -20,7 +20,7 @@ StatusOr<RunArtifactResult> RunArtifact(const RunArtifactOptions& options) {
   runner_options.device = options.device;
   NIMBLE_ASSIGN_OR_RETURN(accelerate::Runner runner, accelerate::Runner::Load(options.artifact, runner_options));
   std::vector<accelerate::HostTensor> inputs;
-  const auto& wanted = options.inputs.empty() ? runner.input_shapes() : options.inputs;
+  const std::vector<TensorSpec>& wanted = options.inputs.empty() ? runner.inputs() : options.inputs;
   for (size_t i = 0; i < wanted.size(); ++i) inputs.push_back(accelerate::HostTensor::Random(wanted[i], 42 + i));
   NIMBLE_RETURN_IF_ERROR(runner.Run(inputs).status());
   RunArtifactResult out;

@@ -52,7 +52,7 @@ class AotGraph {
   // CUDA events on the capture stream; latencies in ns. The buffers hold those inputs afterwards.
   StatusOr<std::vector<int64_t>> TimeReplays(int32_t iters);
 
-  const std::vector<std::vector<int64_t>>& input_shapes() const;
+  const std::vector<TensorSpec>& inputs() const;
   const CaptureStats& stats() const;
 
   struct Impl;

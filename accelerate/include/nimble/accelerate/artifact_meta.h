@@ -11,6 +11,7 @@
 #include "nimble/core/run.h"
 #include "nimble/core/schedule.h"
 #include "nimble/core/status.h"
+#include "nimble/core/tensor_spec.h"
 
 namespace nimble::accelerate {
 
@@ -30,8 +31,8 @@ struct ArtifactMeta {
   std::string compute_capability;  // "sm_90", or "" on the CPU
   std::string source_model;        // the model.pt it was made from
   RunMode mode = RunMode::kAotSingle;  // kAotSingle or kAotMulti; "aot-single" or "aot-multi" in the file
-  std::vector<std::vector<int64_t>> input_shapes;
-  std::string input_dtype = "float32";
+  std::vector<TensorSpec> inputs;  // "input_shapes", "input_dtypes", "input_ranges" in the file; files
+                                   // without dtypes: float32
   std::string float32_precision = kFloat32PrecisionIeee;  // "ieee" or "tf32"; files without the field: ieee
   StreamAssignment schedule;       // op -> stream and the syncs, by op id of the frozen graph
   std::map<std::string, double> figures;  // "measured_aot_multi_ms", "predicted_aot_multi_ms", ...

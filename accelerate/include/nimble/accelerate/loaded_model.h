@@ -11,6 +11,7 @@
 
 #include "nimble/core/ids.h"
 #include "nimble/core/status.h"
+#include "nimble/core/tensor_spec.h"
 
 namespace nimble::accelerate {
 
@@ -27,8 +28,8 @@ class LoadedModel {
   // The file it came from and the device it lives on ("cpu", "cuda:0").
   const std::string& path() const;
   const std::string& device() const;
-  // The input shapes the op graph's output shapes were computed for.
-  const std::vector<std::vector<int64_t>>& input_shapes() const;
+  // The inputs (shape and dtype) the op graph's output shapes were computed for.
+  const std::vector<TensorSpec>& inputs() const;
 
   // The frozen forward graph in TorchScript IR, for debugging and reports.
   std::string GraphText() const;

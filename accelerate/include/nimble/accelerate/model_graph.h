@@ -48,14 +48,17 @@ struct ModelGraph {
 };
 
 // Loads `path` (torch::jit::load), puts it in eval mode, freezes it (inlining methods and folding
-// attributes into constants), runs it once on random float inputs of `input_shapes` (one shape per
+// attributes into constants), runs it once on random inputs of `inputs` (shape and dtype, one per
 // forward argument) to learn output shapes, specializes the graph to those shapes (shape queries become
 // constants, so the graph is valid for these input shapes only), and extracts the op graph. Errors name
 // the file and, where one is at fault, the node: NotFound (no file), DataLoss (not a readable archive),
 // InvalidArgument (not TorchScript; wrong input count, rank or size), FailedPrecondition (dynamic
 // control flow, no ops that launch GPU work), Unavailable (device).
 StatusOr<ModelGraph> LoadModelGraph(const std::string& path,
-                                    const std::vector<std::vector<int64_t>>& input_shapes,
+                                    const std::vector<TensorSpec>& inputs,
+                                    const FrontEndOptions& options = {});
+// The same with float32 inputs of `input_shapes`.
+StatusOr<ModelGraph> LoadModelGraph(const std::string& path, const std::vector<std::vector<int64_t>>& input_shapes,
                                     const FrontEndOptions& options = {});
 
 }  // namespace nimble::accelerate

@@ -43,7 +43,7 @@ class Runner {
   // All `iters` latencies, in ns.
   StatusOr<std::vector<int64_t>> Latencies(int32_t iters);
 
-  const std::vector<std::vector<int64_t>>& input_shapes() const;
+  const std::vector<TensorSpec>& inputs() const;
   const ArtifactMeta& meta() const;
   const CaptureStats& capture_stats() const;
 

@@ -46,7 +46,7 @@ class TensorRunner {
   // input copy, timed with CUDA events (ns). Waits for the device first.
   StatusOr<std::vector<int64_t>> Latencies(int32_t iters);
 
-  const std::vector<std::vector<int64_t>>& input_shapes() const;
+  const std::vector<TensorSpec>& inputs() const;
   const ArtifactMeta& meta() const;
   const CaptureStats& capture_stats() const;
 

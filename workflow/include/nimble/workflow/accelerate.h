@@ -23,7 +23,7 @@ enum class ModeChoice { kAuto, kSingle, kMulti };
 
 struct AccelerateOptions {
   std::string model;
-  std::vector<Shape> inputs;
+  std::vector<TensorSpec> inputs;
   std::string output;            // model.nimble
   std::string db;                // run database: op times from a nimble-prof run, and where results go
   int32_t iters = 200;           // timed iterations per mode (median)

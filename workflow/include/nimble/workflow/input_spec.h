@@ -1,5 +1,6 @@
-// Model inputs as users type them: "1x3x224x224", one per forward argument. The one parser behind
-// `nimble-prof model.pt --input`, `nimble-accelerate --input` and `nimble-run --input`. Pure functions.
+// Model inputs as users type them, one per forward argument: "1x3x224x224" (float32), "1x128:int64",
+// "1x128:int64:0..30521" (token ids drawn from that inclusive range), "1x3x224x224:float16",
+// "2x8:bfloat16", "1x128:bool". The one parser behind every tool's --input. Pure functions.
 #pragma once
 
 #include <cstdint>
@@ -7,6 +8,7 @@
 #include <vector>
 
 #include "nimble/core/status.h"
+#include "nimble/core/tensor_spec.h"
 
 namespace nimble::workflow {
 
@@ -15,10 +17,13 @@ using Shape = std::vector<int64_t>;
 // "1x3x224x224" -> {1, 3, 224, 224}; every dimension a positive integer. InvalidArgument naming the
 // text otherwise.
 StatusOr<Shape> ParseShape(const std::string& text);
-StatusOr<std::vector<Shape>> ParseShapes(const std::vector<std::string>& texts);
 
-// {1, 3, 224, 224} -> "1x3x224x224"; shapes joined by ",".
+// SHAPE[:DTYPE[:LOW..HIGH]]: an unknown dtype, a range on a floating or bool input, or LOW > HIGH is
+// InvalidArgument naming the text and what is accepted.
+StatusOr<TensorSpec> ParseInputSpec(const std::string& text);
+StatusOr<std::vector<TensorSpec>> ParseInputSpecs(const std::vector<std::string>& texts);
+
+// {1, 3, 224, 224} -> "1x3x224x224".
 std::string ShapeText(const Shape& shape);
-std::string ShapesText(const std::vector<Shape>& shapes);
 
 }  // namespace nimble::workflow

@@ -20,7 +20,7 @@ namespace nimble::workflow {
 
 struct ProfileOptions {
   std::string model;
-  std::vector<Shape> inputs;    // one per forward argument
+  std::vector<TensorSpec> inputs;  // one per forward argument
   std::string output;           // empty: DefaultProfileOutput(model)
   int32_t iters = 20;           // recorded iterations
   int32_t warmup = 5;           // unrecorded first (one always runs: it checks outputs)

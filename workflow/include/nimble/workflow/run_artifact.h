@@ -16,7 +16,7 @@ namespace nimble::workflow {
 
 struct RunArtifactOptions {
   std::string artifact;
-  std::vector<Shape> inputs;  // empty: the shapes in the artifact's meta
+  std::vector<TensorSpec> inputs;  // empty: the inputs in the artifact's meta
   int32_t iters = 100;
   std::string device = "cuda";
 };
