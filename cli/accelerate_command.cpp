@@ -34,6 +34,9 @@ void AddAccelerateOptions(CLI::App& app, AccelerateArgs& args) {
                "let cuDNN use TF32 for fp32 convolutions, as PyTorch does by default (all sides: baseline, "
                "capture, output check; recorded in model.nimble); default: IEEE fp32 throughout");
   app.add_option("--db", o.db, "run database: op times from a nimble-prof run of this model, and where results go");
+  app.add_flag_callback("--no-record", [&o] { o.record_kernels = false; },
+               "without a --db run of this model, time each op alone for the prediction instead of recording the "
+               "model's kernels with the collector (faster, less accurate)");
   app.add_option("--iters", o.iters, "timed iterations per mode (median reported)")->check(CLI::Range(1, 100000));
   app.add_option("--max-streams", o.max_streams, "cap on capture streams (0: no cap)")->check(CLI::Range(0, 1024));
   app.add_flag("--single-stream-only", o.single_stream_only, "capture the single-stream schedule only");

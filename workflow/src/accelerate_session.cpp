@@ -5,11 +5,15 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <iostream>
+
+#include <unistd.h>
 
 #include "nimble/accelerate/artifact.h"
 #include "nimble/accelerate/model_timing.h"
 #include "nimble/core/median.h"
+#include "nimble/workflow/profile_model.h"
 #include "nimble/workflow/replay_costs.h"
 
 namespace nimble::workflow {
@@ -30,7 +34,8 @@ double OutputTolerance(const std::vector<HostTensor>& reference) {
   }
   return tolerance;
 }
-constexpr double kMinMultiGain = 0.03;  // multi-stream must beat single-stream by this to be chosen
+constexpr double kMinMultiGain = 0.03;
+constexpr int32_t kRecordedIterations = 10;  // recorded for the prediction when no --db run matches  // multi-stream must beat single-stream by this to be chosen
 
 int64_t NowNs() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
@@ -73,6 +78,46 @@ StatusOr<double> Session::TimeBaseline(int32_t iters) {
   return MedianMs(std::move(ns));
 }
 
+StatusOr<MeasuredWorkload> Session::RecordWorkload() {
+  namespace fs = std::filesystem;
+  const fs::path path = fs::temp_directory_path() / ("nimble-accelerate-" + std::to_string(::getpid()) + ".db");
+  auto remove = [&] {
+    std::error_code ignored;
+    for (const char* suffix : {"", "-wal", "-shm", ".partial"}) fs::remove(path.string() + suffix, ignored);
+  };
+  remove();
+  ProfileOptions profile;
+  profile.model = args_.model;
+  profile.inputs = specs_;
+  profile.output = path.string();
+  profile.iters = kRecordedIterations;
+  profile.warmup = 3;
+  profile.timed_iters = 10;
+  profile.device = args_.device;
+  profile.cuda_fusions = args_.cuda_fusions;
+  profile.tf32 = args_.tf32;
+  profile.command_line = "recorded by nimble-accelerate for its prediction";
+  // The recording's own steps would interleave with this workflow's; its warnings still come through.
+  ProgressFn warnings_only = [this](const ProgressUpdate& update) {
+    if (update.kind == ProgressKind::kWarning) progress_.Warning("recording: " + std::string(update.message));
+  };
+  StatusOr<ProfileResult> profiled = ProfileModel(profile, warnings_only);
+  if (!profiled.ok()) {
+    remove();
+    return profiled.status();
+  }
+  StatusOr<std::unique_ptr<store::RunDatabase>> db = store::RunDatabase::Open(path.string(), store::Access::kRead);
+  StatusOr<MeasuredWorkload> workload =
+      db.ok() ? WorkloadFromDatabase((*db)->reader(), model_.graph, args_.tf32) : StatusOr<MeasuredWorkload>(db.status());
+  if (db.ok()) db->reset();
+  remove();
+  if (workload.ok()) {
+    workload->source = "kernels recorded here with the collector (" + std::to_string(kRecordedIterations) +
+                       " iterations; the median one)";
+  }
+  return workload;
+}
+
 StatusOr<analysis::Workload> Session::LoadWorkload() {
   if (db_ != nullptr) {
     StatusOr<MeasuredWorkload> stored = WorkloadFromDatabase(db_->reader(), model_.graph, args_.tf32);
@@ -86,12 +131,29 @@ StatusOr<analysis::Workload> Session::LoadWorkload() {
       }
       return std::move(stored->workload);
     }
-    progress_.Warning(stored.status().message() + "; timing ops in isolation instead");
+    progress_.Warning(stored.status().message() + (args_.record_kernels ? "; recording the model here instead"
+                                                                        : "; timing ops in isolation instead"));
+  }
+  if (args_.record_kernels) {
+    progress_.Step("recording the model's kernels for the prediction (" + std::to_string(kRecordedIterations) +
+                   " iterations with the collector)");
+    StatusOr<MeasuredWorkload> recorded = RecordWorkload();
+    if (recorded.ok()) {
+      result_.op_time_source = recorded->source;
+      for (size_t i = 0; i < model_.graph.ops.size(); ++i) {
+        int64_t total = 0;
+        for (const analysis::SimKernel& kernel : recorded->workload.op_kernels[i]) total += kernel.dur_ns;
+        model_.graph.ops[i].gpu_time_ns = total;
+      }
+      return std::move(recorded->workload);
+    }
+    progress_.Warning("recording the model failed (" + recorded.status().message() + "); timing ops in isolation instead");
   }
   NIMBLE_ASSIGN_OR_RETURN(std::vector<int64_t> times, TimeOpsInIsolation(model_, 3));
   for (size_t i = 0; i < times.size(); ++i) model_.graph.ops[i].gpu_time_ns = times[i];
   NIMBLE_ASSIGN_OR_RETURN(GpuLimits limits, DeviceLimits(args_.device));
-  result_.op_time_source = "op times measured op by op in isolation (no --db recording)";
+  result_.op_time_source = args_.record_kernels ? "op times measured op by op in isolation (the recording failed)"
+                                                : "op times measured op by op in isolation (--no-record)";
   return WorkloadFromOpTimes(model_.graph, int64_t{limits.sm_count} * limits.max_threads_per_sm);
 }
 
@@ -108,9 +170,12 @@ Status Session::CaptureMode(const StreamAssignment& schedule, ModeResult* mode, 
 
 Status Session::PlanAndCapture() {
   progress_.Step("planning streams and capturing CUDA graphs");
-  NIMBLE_ASSIGN_OR_RETURN(analysis::Workload workload, LoadWorkload());
   const int64_t prep_start = NowNs();
-  NIMBLE_ASSIGN_OR_RETURN(plan_, MakePlan(model_.graph, std::move(workload), args_.max_streams));
+  // The assignment needs the graph alone; the kernels the prediction simulates come in Predict, after
+  // the timings, so that recording them never runs beside a measurement.
+  analysis::Workload placeholder;
+  placeholder.op_kernels.resize(model_.graph.ops.size());
+  NIMBLE_ASSIGN_OR_RETURN(plan_, MakePlan(model_.graph, std::move(placeholder), args_.max_streams));
   result_.width_streams = plan_.width_streams;
   result_.reduced_edges = static_cast<int64_t>(plan_.reduced_edges.size());
   result_.matched_edges = plan_.matched_edges;
@@ -160,6 +225,7 @@ Status Session::Measure() {
 
 // After the timings, so that the collector never runs while they are taken.
 Status Session::Predict() {
+  NIMBLE_ASSIGN_OR_RETURN(plan_.workload, LoadWorkload());
   progress_.Step("calibrating replay costs and predicting");
   analysis::PredictionOptions options;
   StatusOr<analysis::ReplayCosts> costs = MeasureReplayCosts(args_.device);

@@ -26,10 +26,10 @@ class Session {
 
   Status Load();                    // front end on the GPU, TF32 off
   StatusOr<double> TimeBaseline(int32_t iters);  // median ms of module.forward
-  Status PlanAndCapture();          // workload, assignment, prediction, rewrite, capture
+  Status PlanAndCapture();          // assignment, rewrite, capture
   Status CheckOutputs();            // both modes against the unmodified model, 3 fresh inputs
   Status Measure();                 // baseline, single, multi: median of args.iters each
-  Status Predict();                 // replay costs recorded on the device, then the simulation
+  Status Predict();                 // the kernels (--db, else recorded here), replay costs, the simulation
   void Choose();                    // which mode model.nimble runs, and why
   Status Save();                    // model.nimble with its meta
 
@@ -37,7 +37,8 @@ class Session {
   const AccelerateResult& result() const { return result_; }
 
  private:
-  StatusOr<analysis::Workload> LoadWorkload();  // from --db, else timed op by op
+  StatusOr<analysis::Workload> LoadWorkload();    // from --db, else recorded here, else timed op by op
+  StatusOr<MeasuredWorkload> RecordWorkload();   // the model recorded with the collector, into a temporary db
   std::string Precision() const;                 // kFloat32PrecisionIeee, or kFloat32PrecisionTf32 with --tf32
   Status CaptureMode(const StreamAssignment& schedule, ModeResult* mode, ScheduledModel* scheduled,
                      std::unique_ptr<AotGraph>* graph);

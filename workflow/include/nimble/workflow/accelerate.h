@@ -29,6 +29,10 @@ struct AccelerateOptions {
   int32_t iters = 200;           // timed iterations per mode (median)
   int32_t max_streams = 0;       // 0: as many as the assignment wants
   bool single_stream_only = false;
+  // Without a --db run of this model: record one here (nimble-prof's model profile, a few iterations, in a
+  // temporary database) for the prediction's kernel durations; false: time each op alone instead (faster,
+  // and measured 10-65% off on transformers and TF32 CNNs).
+  bool record_kernels = true;
   bool allow_eager_fallback = false;  // an uncapturable model is timed eagerly instead of failing
   bool cuda_fusions = false;     // the front end's cuDNN conv+relu fusions
   bool tf32 = false;             // TF32 convolutions (PyTorch's default); off: IEEE fp32 everywhere
