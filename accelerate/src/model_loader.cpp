@@ -4,7 +4,9 @@
 #include <torch/csrc/jit/api/module.h>
 #include <torch/csrc/jit/passes/constant_propagation.h>
 #include <torch/csrc/jit/passes/dead_code_elimination.h>
+#include <torch/csrc/jit/passes/freeze_module.h>
 #include <torch/csrc/jit/passes/frozen_conv_add_relu_fusion.h>
+#include <torch/csrc/jit/passes/frozen_graph_optimizations.h>
 #include <torch/csrc/jit/passes/loop_unrolling.h>
 #include <torch/csrc/jit/passes/remove_mutation.h>
 #include <torch/csrc/jit/serialization/import.h>
@@ -13,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "export_program.h"
 #include "loaded_model_impl.h"
 #include "node_names.h"
 #include "torch_errors.h"
@@ -24,7 +27,7 @@ namespace fs = std::filesystem;
 using torch::jit::Graph;
 using torch::jit::Module;
 
-// TorchScript files are zip archives. Checking the first bytes ourselves tells a corrupt or foreign
+// TorchScript files and torch.export programs are zip archives. Checking the first bytes ourselves tells a corrupt or foreign
 // file from a zip that is not TorchScript, which libtorch's messages do not do reliably.
 Status CheckModelFile(const std::string& path) {
   std::error_code ec;
@@ -35,10 +38,12 @@ Status CheckModelFile(const std::string& path) {
   if (!in) return PermissionDenied(path + ": cannot be opened for reading");
   char magic[4] = {};
   in.read(magic, sizeof(magic));
-  if (in.gcount() == 0) return DataLoss(path + ": the file is empty; expected a TorchScript archive");
+  if (in.gcount() == 0) {
+    return DataLoss(path + ": the file is empty; expected a TorchScript archive or a torch.export program");
+  }
   if (in.gcount() < 4 || std::memcmp(magic, "PK\x03\x04", 4) != 0) {
-    return DataLoss(path + ": not a TorchScript archive (TorchScript files are zip archives; this file "
-                    "does not start like one, so it is corrupt or of another kind)");
+    return DataLoss(path + ": not a TorchScript archive or torch.export program (both are zip archives; this "
+                    "file does not start like one, so it is corrupt or of another kind)");
   }
   return OkStatus();
 }
@@ -134,6 +139,25 @@ Status SetConvolutionPrecision(std::shared_ptr<Graph>& graph, const std::string&
   }
 }
 
+// A .pt2 program arrives frozen already (weights are constants); what torch::jit::freeze adds on top of
+// that with optimize_numerics, conv-batchnorm and conv-add/mul folding among them, runs here.
+Status OptimizeExported(std::shared_ptr<Graph>& graph, const std::string& path) {
+  try {
+    // The exporter's checks of input metadata: no GPU work, no outputs, and they would block folding.
+    for (auto it = graph->nodes().begin(); it != graph->nodes().end();) {
+      torch::jit::Node* node = *it++;
+      const std::string kind = node->kind().toQualString();
+      if ((kind == "aten::_assert_tensor_metadata" || kind == "aten::_assert_scalar") && !node->hasUses()) {
+        node->destroy();
+      }
+    }
+    torch::jit::OptimizeFrozenGraph(graph, /*optimize_numerics=*/true);
+    return OkStatus();
+  } catch (const std::exception& e) {
+    return Internal(path + ": optimizing the exported graph failed: " + TorchMessage(e));
+  }
+}
+
 Status CheckStraightLine(const Graph& graph, const std::string& path) {
   for (const torch::jit::Node* node : graph.nodes()) {
     if (node->blocks().empty()) continue;
@@ -152,14 +176,19 @@ StatusOr<std::shared_ptr<LoadedModel::Impl>> LoadFrozenModel(const std::string& 
   StatusOr<c10::Device> parsed = ParseDevice(options.device);
   if (!parsed.ok()) return parsed.status().WithContext(path);
   const c10::Device device = *parsed;
-  NIMBLE_ASSIGN_OR_RETURN(Module loaded, LoadArchive(path, device));
-  NIMBLE_ASSIGN_OR_RETURN(Module frozen, Freeze(std::move(loaded), path, options.optimize));
   auto impl = std::make_shared<LoadedModel::Impl>();
   impl->path = path;
   impl->device = device.str();
   impl->inputs = inputs;
-  impl->module = std::move(frozen);
-  impl->graph = impl->module.get_method("forward").graph();
+  if (LooksLikeExportArchive(path)) {
+    NIMBLE_ASSIGN_OR_RETURN(impl->module, LoadExportProgram(path, device, nullptr));
+    impl->graph = impl->module.get_method("forward").graph();
+    if (options.optimize) NIMBLE_RETURN_IF_ERROR(OptimizeExported(impl->graph, path));
+  } else {
+    NIMBLE_ASSIGN_OR_RETURN(Module loaded, LoadArchive(path, device));
+    NIMBLE_ASSIGN_OR_RETURN(impl->module, Freeze(std::move(loaded), path, options.optimize));
+    impl->graph = impl->module.get_method("forward").graph();
+  }
   NIMBLE_RETURN_IF_ERROR(Simplify(impl->graph, path, options.optimize && options.cuda_fusions));
   NIMBLE_RETURN_IF_ERROR(SetConvolutionPrecision(impl->graph, path, options.tf32));
   NIMBLE_RETURN_IF_ERROR(CheckStraightLine(*impl->graph, path));

@@ -1,4 +1,5 @@
-// Loading a TorchScript file into a frozen, inlined forward graph with no control flow left.
+// Loading a TorchScript file or a torch.export program (.pt2, export_program.h) into a frozen,
+// inlined forward graph with no control flow left.
 // Every libtorch exception is caught here and returned as a Status that names the file (and the
 // node at fault). One call owns the module it makes; different files may load on different threads.
 #pragma once
@@ -13,8 +14,9 @@
 
 namespace nimble::accelerate {
 
-// torch::jit::load onto options.device, eval(), torch::jit::freeze (optimizing numerics when
-// options.optimize), constant loops unrolled and constant branches folded, then refused if any
+// A .pt2 (told by content, not extension) is rebuilt by LoadExportProgram and gets freezing's numeric
+// optimizations when options.optimize; anything else is torch::jit::load onto options.device, eval(),
+// torch::jit::freeze (optimizing numerics when options.optimize). Then constant loops unrolled and constant branches folded, then refused if any
 // control flow is left. Keeps the inputs for the shape run; op_nodes are still empty.
 StatusOr<std::shared_ptr<LoadedModel::Impl>> LoadFrozenModel(const std::string& path,
                                                              const std::vector<TensorSpec>& inputs,

@@ -1,5 +1,5 @@
-// A TorchScript model after the front end: loaded, frozen, inlined, with no control flow left, kept
-// for the stages that follow (stream rewrite, capture). Opaque on purpose: no libtorch header here,
+// A TorchScript model or torch.export program after the front end: loaded, frozen, inlined, with no
+// control flow left, kept for the stages that follow (stream rewrite, capture). Opaque on purpose: no libtorch header here,
 // so the CLI can hold one without compiling torch. Copies share one module, like torch::jit::Module.
 // Not thread-safe: use a LoadedModel (and its copies) from one thread at a time.
 #pragma once

@@ -1,0 +1,286 @@
+// The torch.export front end on the committed fixtures (tests/accelerate/data/export, written by
+// make_export_fixtures.py with torch 2.11): each program loads, its forward matches the eager outputs
+// recorded at export time, its input infos match the recorded inputs, and it survives save and
+// reload; each damaged or unsupported archive gives its own status code and a message that names the
+// file and the problem. CPU only.
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+#include <torch/csrc/jit/api/module.h>
+#include <torch/csrc/jit/serialization/import.h>
+#include <torch/csrc/jit/serialization/pickle.h>
+
+#include <cctype>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "export_program.h"
+#include "nimble/accelerate/model_graph.h"
+#include "nimble/analysis/concurrency.h"
+#include "nimble/analysis/dag.h"
+
+namespace nimble::accelerate {
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path DataDir() { return fs::path(NIMBLE_SOURCE_DIR) / "tests" / "accelerate" / "data" / "export"; }
+
+struct RecordedRun {
+  std::vector<at::Tensor> inputs;
+  std::vector<at::Tensor> outputs;
+};
+
+// <name>.io.pt: torch.save({"inputs": [...], "outputs": [...]}).
+RecordedRun ReadRecordedRun(const std::string& name) {
+  std::ifstream in(DataDir() / (name + ".io.pt"), std::ios::binary);
+  const std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const c10::Dict<c10::IValue, c10::IValue> dict = torch::jit::pickle_load(bytes).toGenericDict();
+  RecordedRun run;
+  for (const c10::IValue& tensor : dict.at("inputs").toListRef()) run.inputs.push_back(tensor.toTensor());
+  for (const c10::IValue& tensor : dict.at("outputs").toListRef()) run.outputs.push_back(tensor.toTensor());
+  return run;
+}
+
+std::vector<at::Tensor> Forward(torch::jit::Module& module, const std::vector<at::Tensor>& inputs) {
+  std::vector<c10::IValue> stack(inputs.begin(), inputs.end());
+  const c10::IValue result = module.forward(stack);
+  if (result.isTensor()) return {result.toTensor()};
+  std::vector<at::Tensor> outputs;
+  for (const c10::IValue& element : result.toTupleRef().elements()) outputs.push_back(element.toTensor());
+  return outputs;
+}
+
+// Tolerances: the module and eager PyTorch run the same ATen kernels on the same CPU, so float32
+// results agree to rounding; 1e-4 relative leaves room for a different reduction order. Half
+// precision keeps about 3 significant digits.
+struct Tolerance {
+  double rtol;
+  double atol;
+};
+
+void ExpectMatches(const std::vector<at::Tensor>& actual, const std::vector<at::Tensor>& expected, Tolerance tol,
+                   const std::string& what) {
+  ASSERT_EQ(actual.size(), expected.size()) << what;
+  for (size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(actual[i].scalar_type(), expected[i].scalar_type()) << what << " output " << i;
+    ASSERT_EQ(actual[i].sizes(), expected[i].sizes()) << what << " output " << i;
+    EXPECT_TRUE(at::allclose(actual[i], expected[i], tol.rtol, tol.atol))
+        << what << " output " << i << ": largest difference "
+        << (actual[i].to(at::kDouble) - expected[i].to(at::kDouble)).abs().max().item<double>();
+  }
+}
+
+struct GoodCase {
+  const char* name;
+  Tolerance tol;
+  std::vector<std::string> input_names;
+};
+
+std::ostream& operator<<(std::ostream& out, const GoodCase& c) { return out << c.name; }
+
+class GoodProgram : public ::testing::TestWithParam<GoodCase> {
+ protected:
+  std::string Path() const { return (DataDir() / (std::string(GetParam().name) + ".pt2")).string(); }
+};
+
+TEST_P(GoodProgram, LoadsAndMatchesEagerOutputs) {
+  const RecordedRun run = ReadRecordedRun(GetParam().name);
+  ExportProgramInfo info;
+  StatusOr<torch::jit::Module> module = LoadExportProgram(Path(), c10::Device(c10::kCPU), &info);
+  ASSERT_TRUE(module.ok()) << module.status().ToString();
+  EXPECT_EQ(info.schema_major, 8);
+  EXPECT_GE(info.schema_minor, 17);
+  EXPECT_EQ(info.torch_version.rfind("2.11", 0), 0u) << info.torch_version;
+  EXPECT_EQ(info.num_outputs, run.outputs.size());
+  ASSERT_EQ(info.inputs.size(), run.inputs.size());
+  for (size_t i = 0; i < run.inputs.size(); ++i) {
+    EXPECT_EQ(info.inputs[i].name, GetParam().input_names.at(i));
+    EXPECT_EQ(info.inputs[i].shape, run.inputs[i].sizes().vec()) << info.inputs[i].name;
+    EXPECT_EQ(info.inputs[i].dtype, run.inputs[i].scalar_type()) << info.inputs[i].name;
+  }
+  ExpectMatches(Forward(*module, run.inputs), run.outputs, GetParam().tol, Path());
+}
+
+// What the pipeline expects of a frozen graph: self plus the user inputs, weights as constants,
+// and only registered operators, list and tuple plumbing in between.
+TEST_P(GoodProgram, GraphLooksFrozen) {
+  StatusOr<torch::jit::Module> module = LoadExportProgram(Path(), c10::Device(c10::kCPU), nullptr);
+  ASSERT_TRUE(module.ok()) << module.status().ToString();
+  const auto graph = module->get_method("forward").graph();
+  graph->lint();
+  EXPECT_EQ(graph->inputs().size(), 1 + GetParam().input_names.size());
+  size_t aten_nodes = 0;
+  size_t tensor_constants = 0;
+  for (const torch::jit::Node* node : graph->nodes()) {
+    EXPECT_TRUE(node->blocks().empty());
+    const c10::Symbol kind = node->kind();
+    if (kind.is_aten()) {
+      ++aten_nodes;
+      EXPECT_NE(node->maybeOperator(), nullptr) << *node;
+    } else if (kind == c10::prim::Constant) {
+      tensor_constants += node->output()->type()->cast<c10::TensorType>() != nullptr;
+    } else {
+      EXPECT_TRUE(kind == c10::prim::ListConstruct || kind == c10::prim::ListUnpack ||
+                  kind == c10::prim::TupleConstruct)
+          << *node;
+    }
+  }
+  EXPECT_GT(aten_nodes, 0u);
+  if (std::string(GetParam().name) != "split_outputs") {
+    EXPECT_GT(tensor_constants, 0u);  // weights became constants
+  }
+}
+
+TEST_P(GoodProgram, SurvivesSaveAndReload) {
+  const RecordedRun run = ReadRecordedRun(GetParam().name);
+  StatusOr<torch::jit::Module> module = LoadExportProgram(Path(), c10::Device(c10::kCPU), nullptr);
+  ASSERT_TRUE(module.ok()) << module.status().ToString();
+  const fs::path saved = fs::temp_directory_path() / ("nimble_export_" + std::string(GetParam().name) + ".pt");
+  module->save(saved.string());
+  torch::jit::Module reloaded = torch::jit::load(saved.string());
+  fs::remove(saved);
+  ExpectMatches(Forward(reloaded, run.inputs), run.outputs, GetParam().tol, saved.string());
+}
+
+TEST_P(GoodProgram, IsRecognisedByContent) { EXPECT_TRUE(LooksLikeExportArchive(Path())); }
+
+constexpr Tolerance kFloat32{1e-4, 1e-5};
+constexpr Tolerance kHalf{1e-2, 1e-3};
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, GoodProgram,
+                         ::testing::Values(GoodCase{"cnn_branches", kFloat32, {"x"}},
+                                           GoodCase{"cnn_core_aten", kFloat32, {"x"}},
+                                           GoodCase{"transformer_block", kFloat32, {"x"}},
+                                           GoodCase{"token_embedding", kFloat32, {"tokens"}},
+                                           GoodCase{"two_in_two_out", kFloat32, {"x", "y"}},
+                                           GoodCase{"split_outputs", kFloat32, {"x"}},
+                                           GoodCase{"half_mlp", kHalf, {"x"}},
+                                           GoodCase{"op_mix", kFloat32, {"x", "index"}},
+                                           GoodCase{"op_mix_core_aten", kFloat32, {"x", "index"}},
+                                           GoodCase{"scalar_for_tensor", kFloat32, {"x"}}),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+TEST(ExportProgram, RecognisesOnlyExportArchives) {
+  EXPECT_FALSE(LooksLikeExportArchive((DataDir() / "cnn_branches.io.pt").string()));  // torch.save zip
+  EXPECT_FALSE(LooksLikeExportArchive((DataDir() / "bad" / "truncated.pt2").string()));
+  EXPECT_FALSE(LooksLikeExportArchive((DataDir() / "bad" / "no_model_json.pt2").string()));
+  EXPECT_FALSE(LooksLikeExportArchive((DataDir() / "missing.pt2").string()));
+  EXPECT_FALSE(LooksLikeExportArchive(DataDir().string()));
+  // A TorchScript archive, whatever its extension.
+  torch::jit::Module scripted(c10::QualifiedName("__torch__.Plain"));
+  scripted.define("def forward(self, x):\n  return x + 1\n");
+  const fs::path script = fs::temp_directory_path() / "nimble_export_plain.pt2";
+  scripted.save(script.string());
+  EXPECT_FALSE(LooksLikeExportArchive(script.string()));
+  fs::remove(script);
+}
+
+struct BadCase {
+  const char* file;
+  StatusCode code;
+  std::vector<std::string> message_parts;
+};
+
+std::ostream& operator<<(std::ostream& out, const BadCase& c) { return out << c.file; }
+
+class BadProgram : public ::testing::TestWithParam<BadCase> {};
+
+TEST_P(BadProgram, FailsWithItsOwnStatus) {
+  const std::string path = (DataDir() / GetParam().file).string();
+  ExportProgramInfo info;
+  StatusOr<torch::jit::Module> module = LoadExportProgram(path, c10::Device(c10::kCPU), &info);
+  ASSERT_FALSE(module.ok());
+  EXPECT_EQ(module.status().code(), GetParam().code) << module.status().ToString();
+  EXPECT_NE(module.status().message().find(path), std::string::npos) << module.status().message();
+  for (const std::string& part : GetParam().message_parts) {
+    EXPECT_NE(module.status().message().find(part), std::string::npos)
+        << "'" << part << "' missing from: " << module.status().message();
+  }
+  EXPECT_EQ(module.status().message().find('\n'), std::string::npos) << module.status().message();
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Fixtures, BadProgram,
+    ::testing::Values(
+        BadCase{"bad/truncated.pt2", StatusCode::kDataLoss, {"corrupt or truncated", "central directory"}},
+        BadCase{"bad/future_schema.pt2", StatusCode::kFailedPrecondition, {"schema version 99.0", "supported: 8.x"}},
+        BadCase{"bad/unknown_op.pt2", StatusCode::kNotFound,
+                {"torch.ops.aten.nimble_no_such_op.default", "aten::nimble_no_such_op", "operator registry"}},
+        BadCase{"bad/cond.pt2", StatusCode::kUnimplemented, {"torch.ops.higher_order.cond", "higher-order operator"}},
+        BadCase{"bad/buffer_mutation.pt2", StatusCode::kUnimplemented,
+                {"torch.ops.aten.add_.Tensor", "buffer 'calls'", "in place"}},
+        BadCase{"bad/buffer_mutation_functional.pt2", StatusCode::kUnimplemented,
+                {"buffer 'calls'", "buffer_mutation"}},
+        BadCase{"bad/malformed_json.pt2", StatusCode::kDataLoss, {"models/model.json", "not valid JSON"}},
+        BadCase{"bad/no_model_json.pt2", StatusCode::kDataLoss, {"no serialized program"}},
+        BadCase{"cnn_branches.io.pt", StatusCode::kInvalidArgument, {"not a torch.export program"}},
+        BadCase{"missing.pt2", StatusCode::kNotFound, {"not found"}}),
+    [](const auto& info) {
+      std::string name = fs::path(info.param.file).stem().string();
+      for (char& c : name) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+      return name + (fs::path(info.param.file).extension() == ".pt" ? "_torch_save" : "");
+    });
+
+// The schema version is reported even when the program is refused for it.
+TEST(ExportProgram, ReportsTheSchemaVersionItRefuses) {
+  ExportProgramInfo info;
+  const auto module = LoadExportProgram((DataDir() / "bad" / "future_schema.pt2").string(), c10::Device(c10::kCPU),
+                                        &info);
+  ASSERT_FALSE(module.ok());
+  EXPECT_EQ(info.schema_major, 99);
+  EXPECT_EQ(info.schema_minor, 0);
+}
+
+}  // namespace
+}  // namespace nimble::accelerate
+
+namespace nimble::accelerate {
+namespace {
+
+// The same front end as a .pt: LoadModelGraph tells the .pt2 by its content, folds batch norm into the
+// convolutions (OptimizeFrozenGraph, as freezing does for TorchScript), drops the exporter's metadata
+// asserts, and extracts the two branches of the CNN as parallel ops.
+TEST(ExportFrontEndTest, CnnBecomesAnOpGraphWithBatchNormFolded) {
+  const std::string path = (DataDir() / "cnn_branches.pt2").string();
+  StatusOr<ModelGraph> optimized = LoadModelGraph(path, {{2, 3, 8, 8}});
+  ASSERT_TRUE(optimized.ok()) << optimized.status().message();
+  StatusOr<ModelGraph> plain = LoadModelGraph(path, {{2, 3, 8, 8}}, FrontEndOptions{.optimize = false});
+  ASSERT_TRUE(plain.ok()) << plain.status().message();
+  auto count = [](const ModelGraph& m, std::string_view fragment) {
+    int n = 0;
+    for (const Op& op : m.graph.ops) n += op.kind.find(fragment) != std::string::npos ? 1 : 0;
+    return n;
+  };
+  EXPECT_EQ(count(*plain, "batch_norm"), 3);
+  EXPECT_EQ(count(*optimized, "batch_norm"), 0);
+  EXPECT_EQ(count(*optimized, "conv"), 3);
+  EXPECT_EQ(count(*optimized, "assert"), 0);
+  StatusOr<analysis::Dag> dag = analysis::Dag::FromOpGraph(optimized->graph);
+  ASSERT_TRUE(dag.ok());
+  EXPECT_EQ(analysis::ComputeConcurrency(*dag).width, 2);
+  EXPECT_EQ(optimized->model.inputs(), Float32Specs({{2, 3, 8, 8}}));
+}
+
+TEST(ExportFrontEndTest, TokenIdsGoInAsInt64) {
+  const TensorSpec ids{.shape = {2, 6}, .dtype = DType::kInt64, .low = 0, .high = 19};
+  StatusOr<ModelGraph> model = LoadModelGraph((DataDir() / "token_embedding.pt2").string(), {ids});
+  ASSERT_TRUE(model.ok()) << model.status().message();
+  EXPECT_GT(model->graph.ops.size(), 2U);
+  // Float ids would not index an embedding: the shape run says which node failed.
+  StatusOr<ModelGraph> floats = LoadModelGraph((DataDir() / "token_embedding.pt2").string(), {{2, 6}});
+  ASSERT_FALSE(floats.ok());
+  EXPECT_EQ(floats.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(floats.status().message().find("token_embedding.pt2"), std::string::npos) << floats.status().message();
+}
+
+TEST(ExportFrontEndTest, DamagedProgramIsRefusedByTheFrontEnd) {
+  const Status status = LoadModelGraph((DataDir() / "bad" / "truncated.pt2").string(), {{2, 3, 8, 8}}).status();
+  EXPECT_EQ(status.code(), StatusCode::kDataLoss) << status.message();
+  EXPECT_NE(status.message().find("truncated.pt2"), std::string::npos) << status.message();
+}
+
+}  // namespace
+}  // namespace nimble::accelerate
