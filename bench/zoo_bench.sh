@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# The model-zoo table on the GPU machine: for each model and dtype, bench/zoo_bench.py exports a .pt2 and
+# a .pt, times PyTorch (eager, torch.cuda.graph of the module, of the .pt2's module, the same with
+# cuBLASLt given cuBLAS's workspace, and with --compile torch.compile reduce-overhead), each in its own
+# process, then nimble-accelerate on the .pt2 (and with --pt on the .pt), which records the model's
+# kernels for its prediction itself. Prints a markdown table; raw JSON and logs go to OUT_DIR.
+#   bench/zoo_bench.sh BUILD_DIR OUT_DIR [--compile] [--pt] [--models "gpt2 bert_base"] [--dtypes "float32 bfloat16"]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+build=${1:?usage: zoo_bench.sh BUILD_DIR OUT_DIR [options]}
+out=${2:?usage: zoo_bench.sh BUILD_DIR OUT_DIR [options]}
+shift 2
+compile=0 pt=0
+models="resnet50 inception_v3 mobilenet_v2 efficientnet_b0 nasnetalarge vit_b_16 bert_base gpt2 moe"
+dtypes="float32 float16"
+while [ $# -gt 0 ]; do
+  case $1 in
+    --compile) compile=1 ;;
+    --pt) pt=1 ;;
+    --models) models=$2; shift ;;
+    --dtypes) dtypes=$2; shift ;;
+    *) echo "unknown option $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+mkdir -p "$out/models"
+log=$out/zoo_bench.log
+iters=${BENCH_ITERS:-200}
+lt_kib=32768  # cuBLAS's workspace on Hopper, as nimble gives cuBLASLt
+
+py_ms() {  # model dtype mode [env...]
+  local model=$1 dtype=$2 mode=$3
+  shift 3
+  env "$@" python3 bench/zoo_bench.py torch "$model" "$dtype" "$mode" --out "$out/models" --iters "$iters" 2>>"$log" \
+    | tail -1 | tee -a "$out/torch.jsonl" \
+    | python3 -c "import json,sys;d=json.loads(sys.stdin.read());print('%.3f' % d['median_ms'] + (' (%gs)' % d['compile_s'] if 'compile_s' in d else ''))" \
+    2>/dev/null || echo "failed"
+}
+# nimble-accelerate --json -> "single | multi | width | predicted single / multi (error) | max rel error | chosen".
+nimble_cells() {
+  python3 - "$1" <<'PY'
+import json, sys
+try:
+    d = json.load(open(sys.argv[1]))
+except Exception:
+    print("failed | failed | - | - | - | -"); sys.exit()
+s, m = d["single"], d["multi"]
+def err(mode):
+    return f"{(mode['predicted_ms'] / mode['measured_ms'] - 1) * 100:+.0f}%" if mode["measured_ms"] else "-"
+multi = f"{m['measured_ms']:.3f}" if m["measured_ms"] else "-"
+pred = f"{s['predicted_ms']:.3f} ({err(s)})" + (f" / {m['predicted_ms']:.3f} ({err(m)})" if m["measured_ms"] else "")
+rel = max(s["max_rel_error"], m["max_rel_error"])
+print(f"{s['measured_ms']:.3f} | {multi} | {d['width_streams']} | {pred} | {rel:.1e} | {d['chosen'] if 'chosen' in d else '-'}")
+PY
+}
+
+echo "Model zoo, $(date -u +%Y-%m-%d), $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1), batch 1," \
+     "median of $iters (ms); float32 rows with TF32 off everywhere; predictions by nimble-accelerate without --db"
+echo "command: bench/zoo_bench.sh BUILD OUT$([ $compile -eq 1 ] && echo ' --compile')$([ $pt -eq 1 ] && echo ' --pt') --models \"$models\" --dtypes \"$dtypes\""
+echo
+echo "| model | dtype | file | PyTorch eager | CUDA graph | CUDA graph of .pt2 | CUDA graph, cuBLASLt $((lt_kib / 1024)) MiB | torch.compile r-o | Nimble single | Nimble multi | width | predicted single / multi (error) | max rel err | chosen |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+for model in $models; do
+  for dtype in $dtypes; do
+    python3 bench/zoo_bench.py export "$model" "$dtype" "$out/models" >>"$log" 2>&1
+    info=$out/models/$model-$dtype.json
+    [ -f "$info" ] || { echo "| $model | $dtype | export failed | | | | | | | | | | | |"; continue; }
+    inputs=$(python3 -c "import json;print(' '.join('--input ' + t for t in json.load(open('$info'))['inputs']))")
+    eager=$(py_ms "$model" "$dtype" eager)
+    graph=$(py_ms "$model" "$dtype" cudagraph)
+    graph_ws=$(py_ms "$model" "$dtype" cudagraph CUBLASLT_WORKSPACE_SIZE=$lt_kib)
+    exported="-"
+    [ -f "$out/models/$model-$dtype.pt2" ] && exported=$(py_ms "$model" "$dtype" exported-graph)
+    compiled="-"; [ $compile -eq 1 ] && compiled=$(py_ms "$model" "$dtype" compile)
+    for ext in pt2 pt; do
+      [ "$ext" = pt ] && [ $pt -eq 0 ] && continue
+      file=$out/models/$model-$dtype.$ext
+      if [ ! -f "$file" ]; then
+        why=$(python3 -c "import json;print(json.load(open('$info')).get('${ext}_error', 'not exported')[:80])")
+        echo "| $model | $dtype | .$ext: $why | $eager | $graph | $exported | $graph_ws | $compiled | - | - | - | - | - | - |"
+        continue
+      fi
+      json=$out/$model-$dtype-$ext.json
+      # shellcheck disable=SC2086
+      "$build/cli/nimble-accelerate" "$file" $inputs --iters "$iters" --json -o "$out/$model-$dtype.nimble" \
+        >"$json" 2>>"$log" || echo "nimble-accelerate failed for $file" >>"$log"
+      echo "| $model | $dtype | .$ext | $eager | $graph | $exported | $graph_ws | $compiled | $(nimble_cells "$json") |"
+    done
+    rm -f "$out/models/$model-$dtype".pt* "$out/$model-$dtype.nimble"
+  done
+done
