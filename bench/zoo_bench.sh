@@ -3,7 +3,8 @@
 # a .pt, times PyTorch (eager, torch.cuda.graph of the module, of the .pt2's module, the same with
 # cuBLASLt given cuBLAS's workspace, and with --compile torch.compile reduce-overhead), each in its own
 # process, then nimble-accelerate on the .pt2 (and with --pt on the .pt), which records the model's
-# kernels for its prediction itself. Prints a markdown table; raw JSON and logs go to OUT_DIR.
+# kernels for its prediction itself. Prints a markdown table; nimble-accelerate's JSON (nimble.jsonl), PyTorch's
+# (torch.jsonl) and the log go to OUT_DIR.
 #   bench/zoo_bench.sh BUILD_DIR OUT_DIR [--compile] [--pt] [--models "gpt2 bert_base"] [--dtypes "float32 bfloat16"]
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -44,7 +45,7 @@ try:
     d = json.load(open(sys.argv[1]))
 except Exception:
     print("failed | failed | - | - | - | -"); sys.exit()
-s, m = d["single"], d["multi"]
+s, m = d["single"], d["multi"] or {"measured_ms": 0, "predicted_ms": 0, "max_rel_error": 0}
 def err(mode):
     return f"{(mode['predicted_ms'] / mode['measured_ms'] - 1) * 100:+.0f}%" if mode["measured_ms"] else "-"
 multi = f"{m['measured_ms']:.3f}" if m["measured_ms"] else "-"
@@ -85,6 +86,8 @@ for model in $models; do
       "$build/cli/nimble-accelerate" "$file" $inputs --iters "$iters" --json -o "$out/$model-$dtype.nimble" \
         >"$json" 2>>"$log" || echo "nimble-accelerate failed for $file" >>"$log"
       echo "| $model | $dtype | .$ext | $eager | $graph | $exported | $graph_ws | $compiled | $(nimble_cells "$json") |"
+      { tr -d '\n' <"$json"; echo; } >>"$out/nimble.jsonl"
+      rm -f "$json"
     done
     rm -f "$out/models/$model-$dtype".pt* "$out/$model-$dtype.nimble"
   done
