@@ -24,7 +24,7 @@ workflow::ModeChoice ParseMode(const std::string& mode) {
 
 void AddAccelerateOptions(CLI::App& app, AccelerateArgs& args) {
   workflow::AccelerateOptions& o = args.options;
-  app.add_option("model", o.model, "TorchScript model file (model.pt)")->required();
+  app.add_option("model", o.model, "model file: a torch.export program (.pt2) or TorchScript (.pt)")->required();
   app.add_option("--input", args.inputs, "input per forward argument, SHAPE[:DTYPE[:LOW..HIGH]], e.g. 1x3x224x224, 1x128:int64:0..30521, "
                  "1x3x224x224:float16")->required();
   app.add_option("-o,--output", o.output, "where to write the optimized runner (model.nimble)")->required();

@@ -77,7 +77,7 @@ void RegisterProfileCommand(CLI::App& app, Action& action, std::shared_ptr<const
   auto args = std::make_shared<ProfileArgs>();
   workflow::ProfileOptions& o = args->options;
   o.command_line = command_line;
-  cmd->add_option("model", o.model, "TorchScript model file (torch.jit.trace/script, then save)")->required();
+  cmd->add_option("model", o.model, "model file: torch.export.save (.pt2) or TorchScript (torch.jit.trace/script, then save)")->required();
   // One shape per --input, so that a positional after it stays the model.
   cmd->add_option("--input", args->inputs, "a model input, SHAPE[:DTYPE[:LOW..HIGH]], e.g. 1x3x224x224 or 1x128:int64; once per input")
       ->allow_extra_args(false);

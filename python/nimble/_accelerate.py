@@ -204,8 +204,8 @@ def accelerate(model: _inputs.ModelArg, example_inputs: _inputs.Inputs, *, mode:
                db: "Optional[str | os.PathLike[str]]" = None, device: "Optional[str | torch.device]" = None,
                cuda_fusions: bool = False, copy_outputs: bool = False,
                progress: _progress.ProgressArg = None) -> AcceleratedModule:
-    """Schedules ``model`` (an nn.Module, traced on ``example_inputs``; a ScriptModule; or a path to a
-    TorchScript file) ahead of time as ``nimble-accelerate`` does and returns the captured module.
+    """Schedules ``model`` (an nn.Module, traced on ``example_inputs``; a ScriptModule; a
+    ``torch.export`` ExportedProgram; or a path to a .pt2 or TorchScript file) ahead of time as ``nimble-accelerate`` does and returns the captured module.
 
     ``mode``: "auto" (multi-stream only when measured faster by more than 3%), "single" or "multi".
     ``max_streams``: a cap on the streams of the assignment. ``iters``: timed replays per mode.

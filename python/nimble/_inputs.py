@@ -11,7 +11,7 @@ import torch
 from torch.utils import _pytree as pytree
 
 Inputs = Union[torch.Tensor, Sequence[torch.Tensor]]
-ModelArg = Union[torch.nn.Module, str, "os.PathLike[str]"]
+ModelArg = Union[torch.nn.Module, "torch.export.ExportedProgram", str, "os.PathLike[str]"]
 
 # The dtypes the ahead-of-time front end takes, by the name its --input uses.
 DTYPE_NAMES = {
@@ -154,8 +154,22 @@ def torchscript_file(model: ModelArg, inputs: Tuple[torch.Tensor, ...], workdir:
         if not os.path.isfile(path):
             raise FileNotFoundError(f"{path}: no such file")
         return path, None, None
+    if isinstance(model, torch.export.ExportedProgram):
+        # Saved as it is: the C++ front end reads .pt2 programs itself.
+        path = os.path.join(workdir, "model.pt2")
+        torch.export.save(model, path)
+        with torch.no_grad():
+            try:
+                output = model.module()(*inputs)
+            except Exception as e:
+                raise ValueError(f"{what}: the program does not run on the example inputs: {e}") from e
+        spec = OutputSpec(output, what)
+        if spec.num_tensors == 0:
+            raise ValueError(f"{what}: the program returns no tensor")
+        return path, spec, output
     if not isinstance(model, torch.nn.Module):
-        raise TypeError(f"{what}: model must be an nn.Module, a ScriptModule or a path, got {type(model).__name__}")
+        raise TypeError(f"{what}: model must be an nn.Module, a ScriptModule, a torch.export ExportedProgram or a "
+                        f"path, got {type(model).__name__}")
     path = os.path.join(workdir, "model.pt")
     was_training = model.training
     model.eval()

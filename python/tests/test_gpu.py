@@ -419,3 +419,22 @@ def test_half_precision_model(dtype: torch.dtype, tolerance: float) -> None:
     assert ((got - expected).abs().max() / expected.abs().max()).item() <= tolerance
     with pytest.raises(ValueError, match=f"is float32, the graph was captured for {name}"):
         fast(x.float())
+
+
+def test_exported_program_and_pt2_path(tmp_path: pathlib.Path) -> None:
+    torch.manual_seed(0)
+    model = Block().cuda().eval()
+    x = torch.randn(2, 32, 28, 28, device="cuda")
+    program = torch.export.export(model, (x,))
+    with torch.no_grad():
+        expected, features = model(x)
+    fast = nimble.accelerate(program, x, iters=5)
+    got, got_features = fast(x)
+    close(got, expected)
+    close(got_features["features"], features["features"])
+    path = tmp_path / "block.pt2"
+    torch.export.save(program, str(path))
+    from_file = nimble.accelerate(path, x, iters=5)
+    outputs = from_file(x)  # a path gives flat outputs: the program's tensors in order
+    close(outputs[0], expected)
+    close(outputs[1], features["features"])
