@@ -118,19 +118,21 @@ StatusOr<MeasuredWorkload> Session::RecordWorkload() {
   return workload;
 }
 
+// The graph stored with the results carries each op's measured GPU time: the sum of its kernels.
+analysis::Workload Session::UseMeasured(MeasuredWorkload measured) {
+  result_.op_time_source = measured.source;
+  for (size_t i = 0; i < model_.graph.ops.size(); ++i) {
+    int64_t total = 0;
+    for (const analysis::SimKernel& kernel : measured.workload.op_kernels[i]) total += kernel.dur_ns;
+    model_.graph.ops[i].gpu_time_ns = total;
+  }
+  return std::move(measured.workload);
+}
+
 StatusOr<analysis::Workload> Session::LoadWorkload() {
   if (db_ != nullptr) {
     StatusOr<MeasuredWorkload> stored = WorkloadFromDatabase(db_->reader(), model_.graph, args_.tf32);
-    if (stored.ok()) {
-      result_.op_time_source = stored->source;
-      // The graph stored with the results carries each op's measured GPU time.
-      for (size_t i = 0; i < model_.graph.ops.size(); ++i) {
-        int64_t total = 0;
-        for (const analysis::SimKernel& kernel : stored->workload.op_kernels[i]) total += kernel.dur_ns;
-        model_.graph.ops[i].gpu_time_ns = total;
-      }
-      return std::move(stored->workload);
-    }
+    if (stored.ok()) return UseMeasured(std::move(*stored));
     progress_.Warning(stored.status().message() + (args_.record_kernels ? "; recording the model here instead"
                                                                         : "; timing ops in isolation instead"));
   }
@@ -138,15 +140,7 @@ StatusOr<analysis::Workload> Session::LoadWorkload() {
     progress_.Step("recording the model's kernels for the prediction (" + std::to_string(kRecordedIterations) +
                    " iterations with the collector)");
     StatusOr<MeasuredWorkload> recorded = RecordWorkload();
-    if (recorded.ok()) {
-      result_.op_time_source = recorded->source;
-      for (size_t i = 0; i < model_.graph.ops.size(); ++i) {
-        int64_t total = 0;
-        for (const analysis::SimKernel& kernel : recorded->workload.op_kernels[i]) total += kernel.dur_ns;
-        model_.graph.ops[i].gpu_time_ns = total;
-      }
-      return std::move(recorded->workload);
-    }
+    if (recorded.ok()) return UseMeasured(std::move(*recorded));
     progress_.Warning("recording the model failed (" + recorded.status().message() + "); timing ops in isolation instead");
   }
   NIMBLE_ASSIGN_OR_RETURN(std::vector<int64_t> times, TimeOpsInIsolation(model_, 3));

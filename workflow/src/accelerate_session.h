@@ -39,6 +39,7 @@ class Session {
  private:
   StatusOr<analysis::Workload> LoadWorkload();    // from --db, else recorded here, else timed op by op
   StatusOr<MeasuredWorkload> RecordWorkload();   // the model recorded with the collector, into a temporary db
+  analysis::Workload UseMeasured(MeasuredWorkload measured);  // its source and op times into the result
   std::string Precision() const;                 // kFloat32PrecisionIeee, or kFloat32PrecisionTf32 with --tf32
   Status CaptureMode(const StreamAssignment& schedule, ModeResult* mode, ScheduledModel* scheduled,
                      std::unique_ptr<AotGraph>* graph);
