@@ -20,6 +20,8 @@ import sys
 
 import torch
 
+from zoo_bench import graphed, median_ms  # the timing and capture the zoo table uses
+
 
 def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -47,35 +49,6 @@ def profile(fn, iters):
         entry[0] += 1
         entry[1] += event.device_time
     return {name: (count / iters, total / iters) for name, (count, total) in kernels.items()}
-
-
-def latency_ms(fn, iters=200):
-    for _ in range(10):
-        fn()
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    times = []
-    for _ in range(iters):
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end))
-    times.sort()
-    return times[len(times) // 2]
-
-
-def graphed(module, example):
-    static = example.clone()
-    stream = torch.cuda.Stream()
-    stream.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(stream):
-        for _ in range(3):
-            module(static)
-    torch.cuda.current_stream().wait_stream(stream)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        module(static)
-    return graph.replay
 
 
 def show(name, kernels, latency):
@@ -134,17 +107,17 @@ def main(argv):
     with torch.inference_mode():
         runs = {}
         eager = lambda: traced(example)  # noqa: E731
-        runs["eager"] = (profile(eager, args.iters), latency_ms(eager))
+        runs["eager"] = (profile(eager, args.iters), median_ms(eager, 200))
         with torch.jit.fuser("none"):
             nofuse = torch.jit.load(str(path), map_location="cuda")
             fn = lambda: nofuse(example)  # noqa: E731
-            runs["eager-nofuse"] = (profile(fn, args.iters), latency_ms(fn))
+            runs["eager-nofuse"] = (profile(fn, args.iters), median_ms(fn, 200))
         fn = lambda: frozen(example)  # noqa: E731
-        runs["frozen"] = (profile(fn, args.iters), latency_ms(fn))
-        replay = graphed(traced, example)
-        runs["graph"] = (profile(replay, args.iters), latency_ms(replay))
-        replay = graphed(frozen, example)
-        runs["frozen-graph"] = (profile(replay, args.iters), latency_ms(replay))
+        runs["frozen"] = (profile(fn, args.iters), median_ms(fn, 200))
+        replay = graphed(traced, (example,))
+        runs["graph"] = (profile(replay, args.iters), median_ms(replay, 200))
+        replay = graphed(frozen, (example,))
+        runs["frozen-graph"] = (profile(replay, args.iters), median_ms(replay, 200))
         for name, (kernels, latency) in runs.items():
             show(name, kernels, latency)
     print("\n## nimble-prof's recording (all iterations)")

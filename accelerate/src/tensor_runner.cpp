@@ -6,26 +6,24 @@
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 
+#include <optional>
 #include <utility>
 
 #include "aot_graph_impl.h"
 #include "artifact_capture.h"
 #include "cuda_status.h"
+#include "tensor_types.h"
 #include "nimble/accelerate/artifact.h"
 #include "torch_errors.h"
 
 namespace nimble::accelerate {
 namespace {
 
+// The names --input uses for the dtypes Nimble captures; others as c10 writes them ("Double", ...).
 std::string DtypeName(c10::ScalarType type) {
-  if (type == c10::kFloat) return "float32";
-  if (type == c10::kHalf) return "float16";
-  if (type == c10::kBFloat16) return "bfloat16";
+  if (const std::optional<DType> dtype = FromScalarType(type)) return std::string(DTypeName(*dtype));
   if (type == c10::kDouble) return "float64";
-  if (type == c10::kLong) return "int64";
-  if (type == c10::kInt) return "int32";
-  if (type == c10::kBool) return "bool";
-  return c10::toString(type);  // "ComplexFloat", ...
+  return c10::toString(type);
 }
 
 std::string SizesText(c10::IntArrayRef sizes) {
