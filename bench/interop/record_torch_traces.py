@@ -2,8 +2,8 @@
 """Records the torch.profiler traces that `nimble-prof import` is checked against, on the GPU machine.
 
 Two kinds of trace, each a gzip-compressed Chrome-trace JSON written by torch.profiler itself
-(`export_chrome_trace`), with one `ProfilerStep#N` annotation per iteration (`prof.step()` after each
-forward and its `torch.cuda.synchronize()`, the iteration `nimble-prof model.pt` times):
+(`export_chrome_trace`), with one `ProfilerStep#N` annotation per iteration (a profiler schedule, `prof.step()`
+after each forward and its `torch.cuda.synchronize()`: the iteration `nimble-prof model.pt` times):
 
 - `--model PT --input SHAPE`: a TorchScript module (e.g. the one `nimble-prof --save-module` wrote, so
   that both tools run the same graph) for --iters iterations after --warmup unprofiled ones;
@@ -51,8 +51,11 @@ def profile_steps(step_fn, iters, warmup, path):
         step_fn()
     torch.cuda.synchronize()
     activities = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
-    with torch.profiler.profile(activities=activities) as prof:
-        for _ in range(iters):
+    # A schedule makes torch.profiler mark each step with a ProfilerStep#N annotation; its one warmup
+    # step is not kept.
+    schedule = torch.profiler.schedule(wait=0, warmup=1, active=iters, repeat=1)
+    with torch.profiler.profile(activities=activities, schedule=schedule) as prof:
+        for _ in range(iters + 1):
             step_fn()
             torch.cuda.synchronize()
             prof.step()
