@@ -2,6 +2,9 @@
 
 #include <cstdlib>
 
+#include "diff_command.h"
+#include "export_command.h"
+#include "import_command.h"
 #include "info_command.h"
 #include "upgrade_command.h"
 #include "record_command.h"
@@ -32,6 +35,9 @@ int ProfMain(int argc, char** argv, const ProfileRunner& profile_runner) {
   Action action;
   const bool model_profiler = static_cast<bool>(profile_runner);
   if (!model_profiler) {
+    RegisterDiffCommand(app, action);
+    RegisterExportCommand(app, action);
+    RegisterImportCommand(app, action);
     RegisterInfoCommand(app, action);
     RegisterRecordCommand(app, action);
     RegisterReportCommand(app, action);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <iomanip>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "nimble/workflow/format.h"
 #include "nimble/analysis/idle_gaps.h"
@@ -96,6 +98,79 @@ void PrintTimeline(std::ostream& out, const analysis::DeviceReport& dev) {
   }
 }
 
+using analysis::PathSegment;
+using analysis::PathStep;
+using analysis::TraceCriticalPath;
+
+// The longest segments of a path listed in the report.
+constexpr size_t kPathSegmentsShown = 5;
+constexpr size_t kMaxNameChars = 60;
+
+const char* StepLabel(PathStep step) {
+  switch (step) {
+    case PathStep::kApiCall: return "API call";
+    case PathStep::kHostCpu: return "CPU before call";
+    case PathStep::kGpuWork: return "GPU work";
+    case PathStep::kLaunchLatency: return "launch latency";
+    case PathStep::kStreamQueue: return "stream queue";
+    case PathStep::kEventWait: return "event wait";
+    case PathStep::kSyncWakeup: return "sync wake-up";
+  }
+  return "?";
+}
+
+// "SpinKernel (stream 13)", "cudaStreamSynchronize (thread 2002)"; waits name the work they precede.
+std::string SegmentWhat(const TraceCriticalPath& path, const PathSegment& s) {
+  std::string name = path.NameOf(s);
+  if (name.size() > kMaxNameChars) name = name.substr(0, kMaxNameChars - 3) + "...";
+  if (name.empty()) name = std::string(analysis::TraceRecordKindName(s.record.kind)) + " " + std::to_string(s.record.index);
+  const bool before = s.step == PathStep::kLaunchLatency || s.step == PathStep::kStreamQueue || s.step == PathStep::kEventWait;
+  const std::string where = s.stream.valid() ? "stream " + std::to_string(s.stream.value())
+                                             : "thread " + std::to_string(s.thread.value());
+  return (before ? "before " : "") + name + " (" + where + ")";
+}
+
+void PrintHostGpuPath(std::ostream& out, const analysis::DeviceReport& dev) {
+  const std::optional<size_t> median = analysis::MedianIteration(dev);
+  const TraceCriticalPath* it =
+      median && *median < dev.iteration_paths.size() ? &dev.iteration_paths[*median] : nullptr;
+  const TraceCriticalPath& run = dev.run_path;
+  out << "\nCritical path (host and GPU), device " << dev.run.device.value() << "\n";
+  auto row = [&](const std::string& label, auto get) {
+    out << "  " << std::left << std::setw(24) << label << std::right << std::setw(20) << get(run);
+    if (it) out << std::setw(24) << get(*it);
+    out << "\n";
+  };
+  auto part = [](int64_t ns, const TraceCriticalPath& p) {
+    const double share = p.length_ns > 0 ? static_cast<double>(ns) / static_cast<double>(p.length_ns) : 0.0;
+    return FormatDuration(ns) + " (" + FormatPercent(share) + ")";
+  };
+  out << "  " << std::setw(24) << "" << std::right << std::setw(20) << "whole run";
+  if (it) out << std::setw(24) << "median iteration";
+  out << "\n";
+  row("length", [](const TraceCriticalPath& p) { return FormatDuration(p.length_ns); });
+  row("host (API calls, CPU)", [&](const TraceCriticalPath& p) { return part(p.host_ns, p); });
+  row("GPU (kernels, copies)", [&](const TraceCriticalPath& p) { return part(p.gpu_ns, p); });
+  row("waiting", [&](const TraceCriticalPath& p) { return part(p.wait_ns, p); });
+  const TraceCriticalPath& shown = it ? *it : run;
+  if (shown.empty()) return;
+  std::vector<const PathSegment*> longest;
+  for (const PathSegment& s : shown.segments) longest.push_back(&s);
+  const size_t n = std::min(longest.size(), kPathSegmentsShown);
+  std::partial_sort(longest.begin(), longest.begin() + static_cast<std::ptrdiff_t>(n), longest.end(),
+                    [](const PathSegment* a, const PathSegment* b) {
+                      return a->dur_ns() != b->dur_ns() ? a->dur_ns() > b->dur_ns() : a->start_ns < b->start_ns;
+                    });
+  out << "  longest segments (" << (it ? "median iteration" : "whole run") << ", " << shown.segments.size()
+      << " in all)\n";
+  for (size_t i = 0; i < n; ++i) {
+    const PathSegment& s = *longest[i];
+    out << "  " << std::right << std::setw(12) << FormatDuration(s.dur_ns()) << "  " << std::left << std::setw(6)
+        << analysis::PathSegmentKindName(s.kind()) << std::setw(17) << StepLabel(s.step) << SegmentWhat(shown, s)
+        << "\n";
+  }
+}
+
 std::string OpName(const OpGraph* graph, OpId op) {
   if (graph && op.value() >= 0 && static_cast<size_t>(op.value()) < graph->ops.size()) {
     return graph->ops[static_cast<size_t>(op.value())].name;
@@ -144,11 +219,14 @@ void PrintReport(std::ostream& out, const workflow::RunReport& run_report) {
         << run_report.iteration_range << "'\n";
   }
   if (report.devices.empty()) out << "no GPU activity recorded\n";
-  for (const auto& dev : report.devices) PrintTimeline(out, dev);
+  for (const auto& dev : report.devices) {
+    PrintTimeline(out, dev);
+    PrintHostGpuPath(out, dev);
+  }
   if (report.graph) {
     PrintGraph(out, *report.graph, run_report.graph_or_null());
   } else {
-    out << "\nNo op graph in this run: critical path, concurrency and stream assignment need one\n"
+    out << "\nNo op graph in this run: the op graph's critical path, concurrency and stream assignment need one\n"
            "(profile a model with `nimble-prof model.pt`).\n";
   }
   if (report.prediction) PrintPrediction(out, *report.prediction);

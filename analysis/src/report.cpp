@@ -19,6 +19,9 @@ std::optional<DeviceReport> AnalyzeDevice(const Trace& trace, DeviceId device, c
   out.run = analyzer.Compute(*span);
   for (const TimeWindow& w : windows) out.iterations.push_back(analyzer.Compute(w));
   out.longest_gaps = LongestGaps(out.run.gaps, options.top_gaps);
+  const TraceCriticalPathFinder paths(trace, device);
+  out.run_path = paths.Find(*span);
+  for (const TimeWindow& w : windows) out.iteration_paths.push_back(paths.Find(w));
   return out;
 }
 

@@ -25,6 +25,14 @@ void AddTimeline(const TimelineMetrics& t, int32_t window, std::vector<Metric>& 
   }
 }
 
+void AddHostGpuPath(const TraceCriticalPath& p, int32_t window, std::vector<Metric>& out) {
+  auto add = [&](const char* name, int64_t ns) { out.push_back({name, static_cast<double>(ns), "ns", window}); };
+  add("host_gpu_critical_path_ns", p.length_ns);
+  add("host_gpu_critical_path_host_ns", p.host_ns);
+  add("host_gpu_critical_path_gpu_ns", p.gpu_ns);
+  add("host_gpu_critical_path_wait_ns", p.wait_ns);
+}
+
 void AddGraph(const GraphReport& g, std::vector<Metric>& out) {
   auto add = [&](std::string name, double value, const char* unit) { out.push_back({std::move(name), value, unit, -1}); };
   add("op_count", g.num_ops, "count");
@@ -56,7 +64,11 @@ std::vector<Metric> ReportMetrics(const Report& report) {
   std::vector<Metric> out;
   if (const DeviceReport* d = report.primary_device()) {
     AddTimeline(d->run, -1, out);
-    for (size_t i = 0; i < d->iterations.size(); ++i) AddTimeline(d->iterations[i], static_cast<int32_t>(i), out);
+    AddHostGpuPath(d->run_path, -1, out);
+    for (size_t i = 0; i < d->iterations.size(); ++i) {
+      AddTimeline(d->iterations[i], static_cast<int32_t>(i), out);
+      if (i < d->iteration_paths.size()) AddHostGpuPath(d->iteration_paths[i], static_cast<int32_t>(i), out);
+    }
   }
   if (report.graph.has_value()) AddGraph(*report.graph, out);
   if (report.prediction.has_value()) AddPrediction(*report.prediction, out);

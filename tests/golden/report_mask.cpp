@@ -14,9 +14,11 @@ bool IsTimingKey(const std::string& key) {
   return ratio || key.ends_with("_ns") || key.starts_with("speedup") || key.ends_with("share") || key == "gaps";
 }
 
-// median_iteration: which iteration is the median depends on the timings of a fresh recording.
+// median_iteration: which iteration is the median depends on the timings of a fresh recording; so do
+// the segments of the host/GPU critical path (which edge binds, and the host's thread ids).
 bool IsRecordingKey(const std::string& key) {
-  return key == "stream" || key == "next_stream" || key == "longest_gaps" || key == "median_iteration";
+  return key == "stream" || key == "next_stream" || key == "longest_gaps" || key == "median_iteration" ||
+         key == "segments";
 }
 
 // A copy of `j` where the value of every key that `masked` picks is kMasked.

@@ -25,8 +25,9 @@ std::string MaskTextTimings(std::string_view report);
 nlohmann::json MaskJsonTimings(const nlohmann::json& report);
 
 // What else differs between two recordings of the same program: the device's name and the program's
-// path ("run"), CUPTI's stream ids ("stream", "next_stream"), and the list of longest gaps (which gaps
-// are longest, and so their causes and correlation ids, follows the timing). Applied after
+// path ("run"), CUPTI's stream ids ("stream", "next_stream"), the list of longest gaps (which gaps
+// are longest, and so their causes and correlation ids, follows the timing) and the segments of the
+// host/GPU critical path (which constraint binds follows the timing too). Applied after
 // MaskJsonTimings for GPU golden tests.
 nlohmann::json MaskRecordingDetails(const nlohmann::json& report);
 

@@ -2,8 +2,9 @@
 // lanes filling the height the timeline is given), zoom with the wheel, click a kernel (details, launch
 // link, its record read after the file is gone), jump from the critical-path table, drag-select in the
 // ruler, search, keys for iterations, text that fits (ruler, legend), details and summary that say
-// different things, and open a broken file (a message box).
+// different things, a Diff tab in compare mode, and open a broken file (a message box).
 #include <QApplication>
+#include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QMessageBox>
@@ -18,10 +19,12 @@
 
 #include "gui_test_env.h"
 #include "gui_test_runs.h"
+#include "nimble/analysis/run_diff.h"
 #include "nimble/gui/details_pane.h"
 #include "nimble/gui/insight_tabs.h"
 #include "nimble/gui/iteration_detector.h"
 #include "nimble/gui/main_window.h"
+#include "nimble/gui/palette.h"
 #include "nimble/gui/search_panel.h"
 #include "nimble/gui/speedup_chart.h"
 #include "nimble/gui/timeline_legend.h"
@@ -239,6 +242,37 @@ TEST_F(MainWindowTest, SearchListsAndHighlightsMatches) {
   ASSERT_TRUE(searched.wait(5000));
   // The op, its three kernels and its three NVTX ranges.
   EXPECT_EQ(window_->search_panel()->results()->count(), 7);
+}
+
+TEST_F(MainWindowTest, CompareModeHasADiffTabAgainstTheFirstRun) {
+  InsightTabs* tabs = window_->tabs();
+  auto diff_tab = [&] {
+    for (int i = 0; i < tabs->count(); ++i) {
+      if (tabs->tabText(i) == "Diff") return i;
+    }
+    return -1;
+  };
+  Load(db_);
+  EXPECT_LT(diff_tab(), 0) << "one run: nothing to compare";
+  testing::AppendAcceleratedRun(db_);
+  Load(db_);
+  ASSERT_GE(diff_tab(), 0);
+  tabs->setCurrentIndex(diff_tab());
+  QTableWidget* table = tabs->diff_table();
+  ASSERT_GT(table->rowCount(), 9);
+  EXPECT_EQ(table->item(1, 0)->text(), "iteration time");
+  EXPECT_EQ(table->item(5, 0)->text(), QString::fromUtf8(GapCauseLabel(analysis::GapCause::kHostLaunchLate).data()));
+  // Graph replay on three streams took the launch gaps away: the iteration got shorter.
+  EXPECT_TRUE(table->item(1, 3)->text().startsWith(QString::fromUtf8("\u2212"))) << table->item(1, 3)->text().toStdString();
+  const QString caption = tabs->diff_caption()->text();
+  EXPECT_TRUE(caption.contains("eager") && caption.contains("aot-multi")) << caption.toStdString();
+  EXPECT_TRUE(caption.contains("3 iterations")) << caption.toStdString();
+  // The numbers are the analysis's, on the runs as loaded.
+  const auto& runs = window_->runs();
+  ASSERT_EQ(runs.size(), 2u);
+  const analysis::RunDiff expected = analysis::DiffSamples(*runs[0]->diff_samples, *runs[1]->diff_samples);
+  EXPECT_EQ(table->item(1, 6)->text().toStdString(),
+            std::string(analysis::DiffVerdictName(analysis::VerdictOf(expected.iteration))));
 }
 
 TEST_F(MainWindowTest, ABrokenFileShowsAMessageBox) {

@@ -1,5 +1,6 @@
 #include "nimble/workflow/report_json.h"
 
+#include <optional>
 #include <string>
 
 #include "nimble/analysis/idle_gaps.h"
@@ -34,6 +35,46 @@ json GapJson(const analysis::IdleGap& g) {
             {"from_graph", g.next_from_graph}};
   if (g.next_stream.valid()) j["next_stream"] = g.next_stream.value();
   if (g.next_correlation.valid()) j["next_correlation"] = g.next_correlation.value();
+  return j;
+}
+
+// Totals of a host/GPU critical path: what every window reports.
+json PathTotalsJson(const analysis::TraceCriticalPath& p) {
+  return {{"length_ns", p.length_ns}, {"host_ns", p.host_ns}, {"gpu_ns", p.gpu_ns}, {"wait_ns", p.wait_ns}};
+}
+
+// An eager model's iteration is launch-bound: its path is thousands of API calls and the CPU time
+// between them (6030 segments in samples/recorded/inception_v3.db), and a run without iteration
+// windows has one path over all of its records. The first this many segments are listed, in time
+// order, the rest counted in "segments_omitted"; the split always covers the whole path.
+constexpr size_t kMaxPathSegments = 256;
+
+json SegmentJson(const analysis::TraceCriticalPath& p, const analysis::PathSegment& s) {
+  json j = {{"start_ns", s.start_ns},
+            {"end_ns", s.end_ns},
+            {"kind", std::string(analysis::PathSegmentKindName(s.kind()))},
+            {"step", std::string(analysis::PathStepName(s.step))},
+            {"record", std::string(analysis::TraceRecordKindName(s.record.kind))},
+            {"index", s.record.index},
+            {"name", p.NameOf(s)}};
+  if (s.stream.valid()) j["stream"] = s.stream.value();
+  if (s.thread.valid()) j["thread"] = s.thread.value();
+  return j;
+}
+
+// The path of the median iteration, else of the whole run, with its segments.
+json HostGpuPathJson(const analysis::DeviceReport& dev) {
+  const std::optional<size_t> median = analysis::MedianIteration(dev);
+  const bool iteration = median && *median < dev.iteration_paths.size();
+  const analysis::TraceCriticalPath& p = iteration ? dev.iteration_paths[*median] : dev.run_path;
+  json j = PathTotalsJson(p);
+  j["window"] = iteration ? "median_iteration" : "run";
+  j["start_ns"] = p.start_ns;
+  j["end_ns"] = p.end_ns;
+  json segments = json::array();
+  for (size_t i = 0; i < p.segments.size() && i < kMaxPathSegments; ++i) segments.push_back(SegmentJson(p, p.segments[i]));
+  j["segments"] = std::move(segments);
+  if (p.segments.size() > kMaxPathSegments) j["segments_omitted"] = p.segments.size() - kMaxPathSegments;
   return j;
 }
 
@@ -77,10 +118,16 @@ json ReportToJson(const RunReport& run_report) {
   j["devices"] = json::array();
   for (const auto& dev : report.devices) {
     json d = {{"device", dev.run.device.value()}, {"run", TimelineJson(dev.run)}};
+    d["run"]["host_gpu_critical_path"] = PathTotalsJson(dev.run_path);
     const std::optional<size_t> median = analysis::MedianIteration(dev);
     d["median_iteration"] = median ? json(*median) : json(nullptr);
     d["iterations"] = json::array();
-    for (const auto& it : dev.iterations) d["iterations"].push_back(TimelineJson(it));
+    for (size_t i = 0; i < dev.iterations.size(); ++i) {
+      json it = TimelineJson(dev.iterations[i]);
+      if (i < dev.iteration_paths.size()) it["host_gpu_critical_path"] = PathTotalsJson(dev.iteration_paths[i]);
+      d["iterations"].push_back(std::move(it));
+    }
+    d["host_gpu_critical_path"] = HostGpuPathJson(dev);
     d["longest_gaps"] = json::array();
     for (const auto& g : dev.longest_gaps) d["longest_gaps"].push_back(GapJson(g));
     j["devices"].push_back(std::move(d));

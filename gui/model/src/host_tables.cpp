@@ -79,6 +79,9 @@ Status ReadHostTables(const store::TimelineReader& reader, RunId run, std::optio
         sync.start_ns = start_ns;
         sync.end_ns = end_ns;
         sync.device = r.device;
+        sync.stream = r.stream;  // these three for the critical path through host and GPU
+        sync.correlation = r.correlation;
+        sync.kind = static_cast<SyncKind>(r.detail);
       }));
   NIMBLE_RETURN_IF_ERROR(ForEach(reader, run, TimelineTable::kApiCalls, base_ns, cancel, "API calls",
       [&](const TimelineRow& r, uint32_t index, int64_t start_ns, int64_t end_ns) {

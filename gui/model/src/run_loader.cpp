@@ -5,6 +5,8 @@
 #include <memory>
 #include <utility>
 
+#include "nimble/analysis/report.h"
+#include "nimble/gui/host_gpu_path.h"
 #include "nimble/gui/idle_gap_finder.h"
 #include "nimble/store/run_reader.h"
 #include "run_ingest.h"
@@ -93,6 +95,14 @@ void AddIdleLanes(Trace classifier_trace, size_t longest_gaps, LoadedRun& out) {
   }
 }
 
+// Without op analysis, the critical path through host and GPU (host_gpu_path.h); a run too large for
+// it says why in the summary.
+void AddHostGpuPath(const std::vector<SyncRecord>& syncs, LoadedRun& out) {
+  auto path = AnalyzeHostGpuPath(syncs, out.devices, out.timeline);
+  if (path.ok()) out.host_gpu_path = std::move(*path);
+  else if (path.status().code() != StatusCode::kNotFound) out.host_gpu_path_problem = path.status().message();
+}
+
 // Graph, attribution and assignment through RunReader; a bad graph is reported, not fatal.
 Status AnalyzeGraph(const store::RunReader& reader, RunId run, LoadedRun& out) {
   NIMBLE_ASSIGN_OR_RETURN(OpGraph graph, reader.LoadGraph(run));
@@ -104,6 +114,21 @@ Status AnalyzeGraph(const store::RunReader& reader, RunId run, LoadedRun& out) {
   if (ops.ok()) out.ops = std::move(*ops);
   else out.graph_problem = ops.status().message();
   return OkStatus();
+}
+
+// The run's figures per iteration, sampled as `nimble-prof diff` samples them: analysis's timeline
+// report over the detected iteration range, then analysis::SampleRun. Reads the whole trace once.
+StatusOr<analysis::RunSamples> SampleForDiff(const store::RunReader& reader, RunId run) {
+  NIMBLE_ASSIGN_OR_RETURN(const Trace trace, reader.LoadTrace(run));
+  NIMBLE_ASSIGN_OR_RETURN(const OpGraph graph, reader.LoadGraph(run));
+  NIMBLE_ASSIGN_OR_RETURN(const std::vector<KernelAttribution> attribution, reader.LoadAttribution(run));
+  analysis::ReportOptions options;
+  options.iteration_range = analysis::DetectIterationRange(trace);
+  NIMBLE_ASSIGN_OR_RETURN(const analysis::Report report, analysis::BuildReport({&trace, nullptr, {}, nullptr}, options));
+  const bool with_graph = !graph.ops.empty();
+  return analysis::SampleRun({&trace, &report, with_graph ? &graph : nullptr,
+                              with_graph ? std::span<const KernelAttribution>(attribution)
+                                         : std::span<const KernelAttribution>()});
 }
 
 }  // namespace
@@ -157,15 +182,23 @@ StatusOr<LoadedRun> LoadRun(const std::string& path, RunId run, const LoadOption
   out.timings.lanes_ms = MsSince(t);
 
   Report(options, 0.9, "Finding idle gaps");
+  const std::vector<SyncRecord> syncs = host.classifier_trace.syncs;  // the path's, after the gaps'
   AddIdleLanes(std::move(host.classifier_trace), options.longest_gaps, out);
   host = HostTables();
   out.timings.gaps_ms = MsSince(t);
 
   Report(options, 0.95, "Analysing the op graph");
   NIMBLE_RETURN_IF_ERROR(AnalyzeGraph(*run_reader, run, out));
+  if (!out.ops) AddHostGpuPath(syncs, out);
   NIMBLE_ASSIGN_OR_RETURN(out.speedups, run_reader->LoadSpeedups(run));
   NIMBLE_ASSIGN_OR_RETURN(out.stats, run_reader->LoadStats(run));
   out.timings.ops_ms = MsSince(t);
+  if (options.diff_samples) {
+    Report(options, 0.97, "Sampling iterations for the diff");
+    auto samples = SampleForDiff(*run_reader, run);
+    if (samples.ok()) out.diff_samples = std::move(*samples);
+    else out.diff_problem = samples.status().message();
+  }
   // The load is done with the reader: from here on it serves details, from any thread.
   out.records = std::make_shared<const RunRecords>(std::move(reader), run);
   out.timings.total_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();

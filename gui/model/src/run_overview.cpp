@@ -1,6 +1,8 @@
 #include "nimble/gui/run_overview.h"
 
 #include <cstdio>
+#include <optional>
+#include <utility>
 
 #include "nimble/gui/iteration_detector.h"
 #include "nimble/gui/palette.h"
@@ -78,10 +80,34 @@ OverviewSection GraphSection(const LoadedRun& run) {
   return s;
 }
 
+// Without op analysis: the critical path through host and GPU of the listed window, and its split.
+std::optional<OverviewSection> HostGpuPathSection(const LoadedRun& run) {
+  if (run.ops || (!run.host_gpu_path && run.host_gpu_path_problem.empty())) return std::nullopt;
+  OverviewSection s{"Critical path (host and GPU)", {}};
+  if (!run.host_gpu_path) {
+    s.lines.push_back({"Critical path", "not computed", run.host_gpu_path_problem + "; nimble-prof report has it", false});
+    return s;
+  }
+  const HostGpuPathView& v = *run.host_gpu_path;
+  const analysis::TraceCriticalPath& p = v.path;
+  const std::string window = v.iteration >= 0 ? "median iteration (" + std::to_string(v.iteration + 1) + ")" : "whole run";
+  const auto length = static_cast<double>(p.length_ns);
+  s.lines.push_back({"Length", Dur(p.length_ns), "GPU " + std::to_string(v.device.value()) + ", " + window + ", " +
+                                                     std::to_string(p.segments.size()) + " segments", false});
+  s.lines.push_back({"Host", Dur(p.host_ns), Percent(static_cast<double>(p.host_ns), length) +
+                                                 ": API calls and the CPU time between them", false});
+  s.lines.push_back({"GPU", Dur(p.gpu_ns), Percent(static_cast<double>(p.gpu_ns), length) +
+                                               ": kernels, copies and sets", false});
+  s.lines.push_back({"Waiting", Dur(p.wait_ns), Percent(static_cast<double>(p.wait_ns), length) +
+                                                    ": launch latency, stream queues, event waits, sync wake-ups", false});
+  return s;
+}
+
 }  // namespace
 
 std::vector<OverviewSection> DescribeRun(const LoadedRun& run) {
   std::vector<OverviewSection> out = {RunSection(run), GpuSection(run), GraphSection(run)};
+  if (auto path = HostGpuPathSection(run)) out.push_back(std::move(*path));
   OverviewSection problems{"Data problems", {}};
   OverviewSection recording{"Recording", {}};
   for (const StatEntry& stat : run.stats) {

@@ -2,14 +2,18 @@
 
 #include <QComboBox>
 #include <QHeaderView>
+#include <QLabel>
 #include <QTableWidget>
 #include <QTextBrowser>
+#include <QVBoxLayout>
 
 #include <algorithm>
 #include <numeric>
 
+#include "nimble/gui/host_gpu_path.h"
 #include "nimble/gui/palette.h"
 #include "nimble/gui/ruler_ticks.h"
+#include "nimble/gui/run_diff_view.h"
 #include "nimble/gui/run_overview.h"
 #include "nimble/gui/theme.h"
 #include "rich_text.h"
@@ -19,6 +23,8 @@ namespace {
 
 constexpr int kJumpRole = Qt::UserRole + 1;  // QList<qlonglong>{run, lane, row, item, start_ns, end_ns}
 constexpr int kSortRole = Qt::UserRole;
+constexpr Rgb kChangedRgb{0xf2, 0x8e, 0x2b};  // a significant change: the colour the summary gives problems
+constexpr int kDiffNameWidthPx = 360;          // longer names are elided in the middle (full text in the tooltip)
 
 // Sorts by a number when it has one, else by text.
 class Cell : public QTableWidgetItem {
@@ -54,6 +60,36 @@ void SetJump(QTableWidget* table, int row, const ItemLocation& loc, int64_t star
                                                                               start_ns, end_ns}));
 }
 
+const QStringList kOpPathHeaders = {"#", "Op", "Kind", "GPU time", "Cumulative", "Stream"};
+const QStringList kHostGpuPathHeaders = {"#", "Segment", "Step", "Time", "Cumulative", "Stream or thread"};
+
+// A run without op analysis lists its critical path through host and GPU (host_gpu_path.h): each
+// segment of the listed window in time order, jumping to the call or work it names.
+void FillHostGpuPath(QTableWidget* table, const LoadedRun& run, int run_index) {
+  table->setHorizontalHeaderLabels(kHostGpuPathHeaders);
+  if (!run.host_gpu_path) return;
+  const HostGpuPathView& view = *run.host_gpu_path;
+  const auto& segments = view.path.segments;
+  table->setRowCount(static_cast<int>(std::min<size_t>(segments.size(), InsightTabs::kMaxRows)));
+  int64_t total = 0;
+  for (int row = 0; row < table->rowCount(); ++row) {
+    const analysis::PathSegment& s = segments[static_cast<size_t>(row)];
+    total += s.dur_ns();
+    const std::string& name = view.path.NameOf(s);
+    const bool gpu_side = s.stream.valid();
+    table->setItem(row, 0, new Cell(QString::number(row + 1)));
+    table->setItem(row, 1, new Cell(QString::fromStdString(name.empty() ? "-" : name)));
+    auto* step = new Cell(QString::fromStdString(PathStepLabel(s.step)));
+    if (s.kind() == analysis::PathSegmentKind::kGpu) step->setForeground(ToQColor(kCriticalPathRgb));
+    table->setItem(row, 2, step);
+    table->setItem(row, 3, new Cell(Dur(s.dur_ns())));
+    table->setItem(row, 4, new Cell(Dur(total)));
+    table->setItem(row, 5, new Cell(gpu_side ? "stream " + Stream(s.stream) : "thread " + QString::number(s.thread.value())));
+    const RunTimeline::Location at = LocateSegment(run.timeline, view.device, s);
+    SetJump(table, row, {run_index, at.lane, at.row, at.item}, s.start_ns, s.end_ns);
+  }
+}
+
 // Every run's overview (DescribeRun), one after the other.
 QString SummaryHtml(const LoadedRuns& runs) {
   QString html;
@@ -74,11 +110,22 @@ InsightTabs::InsightTabs(QWidget* parent) : QTabWidget(parent) {
   summary_ = new QTextBrowser;
   gaps_ = MakeTable({"Start", "Duration", "Cause", "GPU", "Next stream"});
   ops_ = MakeTable({"Op", "Kind", "GPU time", "Kernels", "Measured stream", "Assigned stream", "Critical path"});
-  critical_ = MakeTable({"#", "Op", "Kind", "GPU time", "Cumulative", "Stream"});
+  critical_ = MakeTable(kOpPathHeaders);
   addTab(summary_, "Summary");
   addTab(gaps_, "Top idle gaps");
   addTab(ops_, "Ops by GPU time");
   addTab(critical_, "Critical path");
+  diff_page_ = new QWidget;
+  diff_caption_ = new QLabel;
+  diff_caption_->setWordWrap(true);
+  diff_caption_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  diff_ = MakeTable({"Figure", "Base", "New", "Change", "%", "Noise", "Verdict"});
+  diff_->setTextElideMode(Qt::ElideMiddle);
+  diff_->setWordWrap(false);
+  auto* diff_layout = new QVBoxLayout(diff_page_);
+  diff_layout->setContentsMargins(4, 4, 4, 4);
+  diff_layout->addWidget(diff_caption_);
+  diff_layout->addWidget(diff_, 1);
   run_selector_ = new QComboBox;
   run_selector_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
   setCornerWidget(run_selector_, Qt::TopRightCorner);
@@ -96,6 +143,9 @@ void InsightTabs::SetRuns(LoadedRuns runs) {
   run_selector_->clear();
   for (const auto& run : runs_) run_selector_->addItem(QString::fromStdString(run->Label()));
   run_selector_->setVisible(runs_.size() > 1);
+  const int diff_tab = indexOf(diff_page_);
+  if (runs_.size() > 1 && diff_tab < 0) addTab(diff_page_, "Diff");
+  if (runs_.size() <= 1 && diff_tab >= 0) removeTab(diff_tab);
   ShowRun(0);
 }
 
@@ -106,6 +156,42 @@ void InsightTabs::ShowRun(int run) {
   FillGaps(r);
   FillOps(r);
   FillCriticalPath(r);
+  FillDiff();
+}
+
+void InsightTabs::FillDiff() {
+  diff_->setRowCount(0);
+  if (runs_.size() < 2) return;
+  const size_t now = run_ > 0 ? static_cast<size_t>(run_) : 1;
+  auto view = DescribeDiff(*runs_[0], *runs_[now]);
+  if (!view.ok()) {
+    diff_caption_->setText(QString::fromStdString(view.status().message()));
+    return;
+  }
+  QString caption = QString("<b>%1</b>").arg(Esc(view->title));
+  for (const std::string& note : view->notes) caption += "<br>" + Esc(note);
+  diff_caption_->setText(caption);
+  diff_->clearSpans();
+  diff_->setRowCount(static_cast<int>(std::min<size_t>(view->rows.size(), kMaxRows)));
+  for (int row = 0; row < diff_->rowCount(); ++row) {
+    const DiffRow& r = view->rows[static_cast<size_t>(row)];
+    const std::string cells[] = {r.label, r.base, r.now, r.change, r.percent, r.noise, r.verdict};
+    for (int col = 0; col < 7; ++col) {
+      auto* cell = new Cell(QString::fromStdString(cells[col]));
+      if (col > 0 && col < 6) cell->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+      if (col == 0) cell->setToolTip(cell->text());  // kernel names run to hundreds of characters
+      if (r.heading) {
+        QFont bold = cell->font();
+        bold.setBold(true);
+        cell->setFont(bold);
+      }
+      if (r.significant && col >= 3) cell->setForeground(ToQColor(kChangedRgb));
+      diff_->setItem(row, col, cell);
+    }
+    if (r.heading) diff_->setSpan(row, 0, 1, 7);
+  }
+  diff_->resizeColumnsToContents();
+  diff_->setColumnWidth(0, std::min(diff_->columnWidth(0), kDiffNameWidthPx));
 }
 
 void InsightTabs::FillGaps(const LoadedRun& run) {
@@ -168,7 +254,12 @@ void InsightTabs::FillOps(const LoadedRun& run) {
 
 void InsightTabs::FillCriticalPath(const LoadedRun& run) {
   critical_->setRowCount(0);
-  if (!run.ops) return;
+  if (!run.ops) {
+    FillHostGpuPath(critical_, run, run_);
+    critical_->resizeColumnsToContents();
+    return;
+  }
+  critical_->setHorizontalHeaderLabels(kOpPathHeaders);
   const auto& path = run.ops->critical_path;
   critical_->setRowCount(static_cast<int>(std::min<size_t>(path.size(), kMaxRows)));
   int64_t total = 0;

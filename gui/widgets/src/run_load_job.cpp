@@ -59,6 +59,7 @@ RunLoadJob::Outcome RunLoadJob::Run(const std::vector<RunSource>& sources) {
   for (size_t i = 0; i < runs.size(); ++i) {
     LoadOptions options;
     options.cancel = &cancel_;
+    options.diff_samples = runs.size() > 1;  // compare mode has a Diff tab
     const double share = 1.0 / static_cast<double>(runs.size());
     const std::string prefix =
         runs.size() > 1 ? "Run " + std::to_string(i + 1) + " of " + std::to_string(runs.size()) + ": " : "";

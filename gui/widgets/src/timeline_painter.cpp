@@ -11,7 +11,8 @@
 namespace nimble::gui {
 namespace {
 
-// Vertical layout inside a stream row: the item box, then the critical-path band, then the separator.
+// Vertical layout inside a stream row (and an API row on a path through host and GPU): the item box,
+// then the critical-path band, then the separator.
 constexpr int kBoxTopPx = 2;
 constexpr int kBandPx = TimelineGeometry::kBandPx;
 constexpr int kMinLabelWidthPx = 46;  // narrower items get no name
@@ -103,7 +104,7 @@ void TimelinePainter::PaintRow(QPainter& p, const PaintInput& in, const LayoutRo
   if (static_cast<size_t>(row.row) < lane.rows.size()) {
     PaintSpans(p, in, row, lane.rows[static_cast<size_t>(row.row)], box);
   }
-  if (lane.kind == LaneKind::kStream) PaintCritical(p, in, row, box);
+  if (lane.kind == LaneKind::kStream || !lane.critical.empty()) PaintCritical(p, in, row, box);
   if (row.last_of_lane) p.fillRect(QRect(0, y + row.height_px - 1, width, 1), ToQColor(kLaneSeparatorRgb));
 }
 
@@ -115,8 +116,10 @@ void TimelinePainter::PaintSpans(QPainter& p, const PaintInput& in, const Layout
   const PixelGrid grid = RunGrid(in, r);
   builder_.Build(items, grid, spans_);
   const bool stream = lane.kind == LaneKind::kStream;
+  // Stream rows, and API rows that a critical path through host and GPU crosses, keep room for the band.
+  const bool banded = stream || !lane.critical.empty();
   const int top = box.top() + kBoxTopPx;
-  const int height = box.height() - kBoxTopPx - (stream ? kBandPx + 2 : 2);
+  const int height = box.height() - kBoxTopPx - (banded ? kBandPx + 2 : 2);
   p.setFont(TimelineFont());
   const QFontMetrics metrics(p.font());
   for (const DrawSpan& s : spans_) {

@@ -13,6 +13,7 @@
 #include "nimble/analysis/critical_path.h"
 #include "nimble/analysis/prediction.h"
 #include "nimble/analysis/timeline.h"
+#include "nimble/analysis/trace_critical_path.h"
 #include "nimble/analysis/transitive_reduction.h"
 #include "nimble/core/run.h"
 #include "nimble/core/schedule.h"
@@ -38,6 +39,10 @@ struct DeviceReport {
   TimelineMetrics run;                      // first activity to last
   std::vector<TimelineMetrics> iterations;  // one per iteration window, in time order
   std::vector<IdleGap> longest_gaps;        // over the whole run, longest first
+  // The critical path through host and GPU (trace_critical_path.h) of run.window and of each iteration
+  // window: every run has one, with an op graph or without.
+  TraceCriticalPath run_path;
+  std::vector<TraceCriticalPath> iteration_paths;  // parallel to iterations
 };
 
 // The iteration whose span is the median (core/median.h's rule): the representative window the
@@ -77,8 +82,9 @@ struct Report {
 // (the last window, else the whole run) weighs the ops; without attribution, Op::gpu_time_ns does.
 StatusOr<Report> BuildReport(const ReportInput& input, const ReportOptions& options = {});
 
-// Figures for the store: the primary device's run (window -1) and iterations (window i), the graph
-// figures and the predictions. Names carry their unit ("gpu_active_ns", "active_ratio", "sync_count").
+// Figures for the store: the primary device's run (window -1) and iterations (window i), each with its
+// host/GPU critical path ("host_gpu_critical_path_ns" and its "_host_ns", "_gpu_ns", "_wait_ns" split),
+// the graph figures and the predictions. Names carry their unit ("gpu_active_ns", "active_ratio").
 std::vector<Metric> ReportMetrics(const Report& report);
 // "eager" (measured against its prediction), "aot-single" and "aot-multi" (predicted), all relative to
 // the measured eager latency. Empty without a prediction.

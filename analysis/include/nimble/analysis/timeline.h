@@ -70,9 +70,10 @@ std::vector<DeviceId> ActiveDevices(const Trace& trace);
 // Windows of the NVTX ranges whose text is exactly `text` (e.g. one per iteration), by start time.
 std::vector<TimeWindow> WindowsFromNvtx(const Trace& trace, std::string_view text);
 
-// The NVTX range text that marks iterations when the user names none: the text that repeats most often
-// without overlapping itself (ties: the larger total time). Empty when no text occurs at least twice
-// without overlap.
+// The NVTX range text that marks iterations when the user names none: "ProfilerStep" (torch.profiler's
+// step marker, as imported) when it occurs at least twice without overlap; else the text that repeats
+// most often without overlapping itself (ties: the larger total time). Empty when no text occurs at
+// least twice without overlap.
 std::string DetectIterationRange(const Trace& trace);
 
 }  // namespace nimble::analysis

@@ -1,7 +1,8 @@
 // Everything the viewer shows of one run, as loaded: its row in the runs table, the timeline, idle time
 // per device with the longest gaps, the op analysis when the run has a graph, the stored speedups and
-// data-quality counts, and the run's open database for details. Built on a loading thread, then shared
-// read-only (std::shared_ptr<const>); `records` may then be called from any thread (run_records.h).
+// data-quality counts, the samples a run diff compares (compare mode), and the run's open database.
+// Built on a loading thread, then shared read-only (std::shared_ptr<const>); `records` may then be
+// called from any thread (run_records.h).
 #pragma once
 
 #include <memory>
@@ -10,6 +11,8 @@
 #include <vector>
 
 #include "nimble/analysis/idle_gaps.h"
+#include "nimble/analysis/trace_critical_path.h"
+#include "nimble/analysis/run_samples.h"
 #include "nimble/core/run.h"
 #include "nimble/gui/busy_profile.h"
 #include "nimble/gui/op_analysis.h"
@@ -17,6 +20,14 @@
 #include "nimble/gui/run_timeline.h"
 
 namespace nimble::gui {
+
+// The critical path through host and GPU that the tables list (host_gpu_path.h), for runs without op
+// analysis.
+struct HostGpuPathView {
+  DeviceId device;                   // the first device with GPU activity
+  int32_t iteration = -1;            // the path's window: index into timeline.iterations; -1: the device's span
+  analysis::TraceCriticalPath path;  // times relative to the timeline's base
+};
 
 struct DeviceIdleSummary {
   DeviceId device;
@@ -46,8 +57,13 @@ struct LoadedRun {
   std::vector<DeviceIdleSummary> devices;  // ascending device id
   std::optional<OpAnalysis> ops;           // with an op graph that analysed cleanly
   std::string graph_problem;               // why a stored graph has no analysis ("" when fine)
+  std::optional<HostGpuPathView> host_gpu_path;  // without op analysis: the path through host and GPU
+  std::string host_gpu_path_problem;       // why such a run has none ("" when it has one or needs none)
   std::vector<Speedup> speedups;
   std::vector<StatEntry> stats;
+  // Compare mode: the run's figures per iteration for the Diff tab (analysis::SampleRun), or why not.
+  std::optional<analysis::RunSamples> diff_samples;
+  std::string diff_problem;
   LoadTimings timings;
   std::shared_ptr<const RunRecords> records;  // the reader that loaded the run, still open
 

@@ -23,6 +23,7 @@ struct LoadOptions {
   int kernel_threads = 2;        // readers of the kernel table, each over a share of the kernel index
   int64_t min_kernels_per_thread = 200'000;  // below this a second reader costs more than it saves
   size_t longest_gaps = 200;     // longest gaps kept per device for the table
+  bool diff_samples = false;     // also sample the run for a run diff (compare mode; reads the whole trace)
   ProgressFn progress;           // may be empty
   const std::atomic<bool>* cancel = nullptr;
 };

@@ -24,8 +24,9 @@ struct OverviewSection {
   std::vector<OverviewLine> lines;
 };
 
-// Sections "Run", "GPU time", "Op graph" (with or without a graph), "Data problems" (always: "none" is
-// news too) and "Recording" (the other stats, in stored order; absent when the run has none).
+// Sections "Run", "GPU time", "Op graph" (with or without a graph), "Critical path (host and GPU)"
+// (runs without op analysis: the path's length and split, or why it was not computed), "Data problems"
+// (always: "none" is news too) and "Recording" (the other stats, in stored order; absent when none).
 std::vector<OverviewSection> DescribeRun(const LoadedRun& run);
 
 }  // namespace nimble::gui
