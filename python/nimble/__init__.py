@@ -8,7 +8,9 @@ The three-line start::
 
 ``nimble.profile`` and ``nimble.open`` report where the GPU idles (active ratio, idle time by cause,
 critical path, logical concurrency, the optimal stream assignment and the predicted speedups);
-``torch.compile(model, backend="nimble")`` uses the same capture. Every call runs the same C++
+``torch.compile(model, backend="nimble")`` uses the same capture. ``nimble.import_trace`` reads
+torch.profiler and Nsight Systems traces, ``nimble.export_chrome`` writes Perfetto JSON, and
+``nimble.diff`` compares two runs with a regression gate. Every call runs the same C++
 workflows as the command-line tools, with the same messages in its exceptions.
 """
 
@@ -28,6 +30,7 @@ from . import _dynamo  # noqa: E402
 from ._dynamo import backend  # noqa: E402
 from ._progress import NimbleWarning, ProgressUpdate  # noqa: E402
 from ._report import ProfileReport, Report, open, open_all, profile  # noqa: E402
+from ._interop import RunDiff, diff, export_chrome, import_trace  # noqa: E402
 
 __version__: str = _build_info.VERSION
 
@@ -42,8 +45,12 @@ __all__ = [
     "ProfileReport",
     "ProgressUpdate",
     "Report",
+    "RunDiff",
     "accelerate",
     "backend",
+    "diff",
+    "export_chrome",
+    "import_trace",
     "load",
     "open_all",
     "profile",

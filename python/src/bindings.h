@@ -1,5 +1,5 @@
 // The pieces of the nimble._C module, one per file: reports of recorded runs (no GPU needed), the
-// model workflows (profile, accelerate), and the tensor runner.
+// model workflows (profile, accelerate), the tensor runner, and trace import, export and diff.
 #pragma once
 
 #include <pybind11/pybind11.h>
@@ -9,5 +9,6 @@ namespace nimble::python {
 void BindReports(pybind11::module_& m);
 void BindModels(pybind11::module_& m);
 void BindRunner(pybind11::module_& m);
+void BindInterop(pybind11::module_& m);
 
 }  // namespace nimble::python

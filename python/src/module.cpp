@@ -11,4 +11,5 @@ PYBIND11_MODULE(_C, m) {
   nimble::python::BindReports(m);
   nimble::python::BindModels(m);
   nimble::python::BindRunner(m);
+  nimble::python::BindInterop(m);
 }

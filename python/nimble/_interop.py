@@ -1,0 +1,88 @@
+"""Traces other tools wrote, and runs compared: the ``nimble-prof import``, ``export --format chrome``
+and ``diff`` workflows from Python. None of them needs a GPU."""
+
+import json
+import os
+from typing import Any, Dict, List, Optional
+
+from . import _C
+from ._report import Report
+
+PathArg = "str | os.PathLike[str]"
+
+
+def import_trace(trace: PathArg, output: PathArg) -> Report:
+    """Imports a torch.profiler trace (``prof.export_chrome_trace(...)``, ``.json`` or ``.json.gz``) or an
+    Nsight Systems SQLite export into the run database ``output`` (a new run is added when it exists) and
+    returns the imported run's report. What the trace lacks is stored with the run as a data warning
+    (``nimble-prof info``), never invented. ValueError for a damaged or unknown file, FileNotFoundError
+    for a missing one; nothing is left half-written."""
+    summary = json.loads(_C.import_trace(os.fspath(trace), os.fspath(output)))
+    from ._report import open as open_report
+
+    return open_report(summary["database"], summary["run"])
+
+
+def export_chrome(database: PathArg, output: PathArg, run: Optional[int] = None) -> Dict[str, Any]:
+    """Writes the runs of a run database (or one, ``run``) as Chrome / Perfetto JSON (gzip when
+    ``output`` ends in ``.gz``): GPU work per stream, host API calls and ranges, launch arrows, and tracks
+    of idle gaps by cause, the critical path and the stream assignment. Returns the path, the number of
+    events and the bytes written."""
+    return json.loads(_C.export_chrome(os.fspath(database), os.fspath(output), -1 if run is None else int(run)))
+
+
+class RunDiff:
+    """Two runs compared as ``nimble-prof diff --json`` compares them: per kernel name, per op, per idle
+    cause and in total, medians over iterations with their spread; ``significant`` marks changes larger
+    than both runs' noise."""
+
+    def __init__(self, data: Dict[str, Any]) -> None:
+        self._data = data
+
+    @property
+    def total(self) -> Dict[str, Any]:
+        return self._data["total"]
+
+    @property
+    def kernels(self) -> List[Dict[str, Any]]:
+        return self._data["kernels"]
+
+    @property
+    def idle_by_cause(self) -> Dict[str, Any]:
+        return self._data["idle_by_cause"]
+
+    @property
+    def warnings(self) -> List[str]:
+        return list(self._data.get("warnings", []))
+
+    @property
+    def gate(self) -> Optional[Dict[str, Any]]:
+        """The regression gate's verdict when ``fail_above`` was given, else None."""
+        return self._data.get("gate")
+
+    @property
+    def regressed(self) -> bool:
+        """True when ``fail_above`` was given and the gate failed (as ``diff --fail-above`` exits 1)."""
+        gate = self.gate
+        return bool(gate and gate.get("failed"))
+
+    def to_dict(self) -> Dict[str, Any]:
+        return self._data
+
+    def to_json(self, indent: Optional[int] = 2) -> str:
+        return json.dumps(self._data, indent=indent)
+
+
+def diff(base: PathArg, new: PathArg, *, base_run: Optional[int] = None, new_run: Optional[int] = None,
+         fail_above: Optional[float] = None) -> RunDiff:
+    """Compares the last run of ``new`` against the last run of ``base`` (or the runs named). With
+    ``fail_above`` (percent) the result carries the regression gate: ``.regressed`` is True when the
+    median iteration time grew by more than that and the change is significant."""
+    if fail_above is not None and fail_above < 0:
+        raise ValueError("nimble.diff: fail_above must be a percentage >= 0")
+    text = _C.diff(os.fspath(base), os.fspath(new), -1 if base_run is None else int(base_run),
+                   -1 if new_run is None else int(new_run), 0.0 if fail_above is None else float(fail_above))
+    data = json.loads(text)
+    if fail_above is None:
+        data.pop("gate", None)
+    return RunDiff(data)

@@ -1,0 +1,83 @@
+// Traces other tools wrote, and runs compared: `nimble-prof import`, `export --format chrome` and `diff`
+// as functions returning the JSON text the Python side parses. No GPU needed; the GIL is released while
+// a workflow runs.
+#include <pybind11/pybind11.h>
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "bindings.h"
+#include "nimble/workflow/diff.h"
+#include "nimble/workflow/diff_json.h"
+#include "nimble/workflow/export_chrome.h"
+#include "nimble/workflow/import.h"
+#include "nimble/workflow/report.h"
+#include "status_errors.h"
+
+namespace nimble::python {
+namespace py = pybind11;
+
+namespace {
+
+std::string ImportTrace(const std::string& input, const std::string& output) {
+  StatusOr<std::string> text = [&]() -> StatusOr<std::string> {
+    py::gil_scoped_release released;
+    workflow::ImportOptions options;
+    options.input = input;
+    options.output = output;
+    NIMBLE_ASSIGN_OR_RETURN(workflow::ImportResult result, workflow::Import(options));
+    nlohmann::json warnings = nlohmann::json::array();
+    for (const StatEntry& w : result.warnings) {
+      warnings.push_back({{"name", w.name}, {"value", w.value}, {"description", w.description}});
+    }
+    return nlohmann::json{{"database", result.output},
+                          {"run", result.run.id.value()},
+                          {"source_format", result.source_format},
+                          {"iteration_range", result.iteration_range},
+                          {"events", result.events_read()},
+                          {"kernels", result.kernels},
+                          {"warnings", warnings}}
+        .dump();
+  }();
+  return Unwrap(std::move(text));
+}
+
+std::string ExportChrome(const std::string& database, const std::string& output, int64_t run) {
+  StatusOr<std::string> text = [&]() -> StatusOr<std::string> {
+    py::gil_scoped_release released;
+    NIMBLE_ASSIGN_OR_RETURN(workflow::ReportDatabase opened, workflow::OpenForReport(database, false));
+    workflow::ChromeExportOptions options;
+    options.run = run;
+    NIMBLE_ASSIGN_OR_RETURN(workflow::ChromeExportResult result, workflow::ExportChrome(*opened.db, output, options));
+    return nlohmann::json{{"path", result.path}, {"events", result.events}, {"bytes", result.bytes}}.dump();
+  }();
+  return Unwrap(std::move(text));
+}
+
+std::string DiffRuns(const std::string& base, const std::string& now, int64_t base_run, int64_t new_run,
+                     double fail_above) {
+  StatusOr<std::string> text = [&]() -> StatusOr<std::string> {
+    py::gil_scoped_release released;
+    workflow::DiffOptions options;
+    options.base_run = base_run;
+    options.new_run = new_run;
+    NIMBLE_ASSIGN_OR_RETURN(workflow::DiffResult result, workflow::DiffFiles(base, now, options));
+    const workflow::RegressionGate gate = workflow::CheckRegression(result.diff, fail_above);
+    return workflow::DiffResultToJson(result, &gate).dump();
+  }();
+  return Unwrap(std::move(text));
+}
+
+}  // namespace
+
+void BindInterop(py::module_& m) {
+  m.def("import_trace", &ImportTrace, py::arg("input"), py::arg("output"),
+        "Imports a torch.profiler JSON trace or an Nsight Systems SQLite export as a run (nimble-prof import).");
+  m.def("export_chrome", &ExportChrome, py::arg("database"), py::arg("output"), py::arg("run") = -1,
+        "Writes runs as Chrome / Perfetto JSON (nimble-prof export --format chrome).");
+  m.def("diff", &DiffRuns, py::arg("base"), py::arg("new"), py::arg("base_run") = -1, py::arg("new_run") = -1,
+        py::arg("fail_above") = 0.0, "JSON text of nimble-prof diff --json, with the regression gate.");
+}
+
+}  // namespace nimble::python
