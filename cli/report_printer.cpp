@@ -106,19 +106,6 @@ using analysis::TraceCriticalPath;
 constexpr size_t kPathSegmentsShown = 5;
 constexpr size_t kMaxNameChars = 60;
 
-const char* StepLabel(PathStep step) {
-  switch (step) {
-    case PathStep::kApiCall: return "API call";
-    case PathStep::kHostCpu: return "CPU before call";
-    case PathStep::kGpuWork: return "GPU work";
-    case PathStep::kLaunchLatency: return "launch latency";
-    case PathStep::kStreamQueue: return "stream queue";
-    case PathStep::kEventWait: return "event wait";
-    case PathStep::kSyncWakeup: return "sync wake-up";
-  }
-  return "?";
-}
-
 // "SpinKernel (stream 13)", "cudaStreamSynchronize (thread 2002)"; waits name the work they precede.
 std::string SegmentWhat(const TraceCriticalPath& path, const PathSegment& s) {
   std::string name = path.NameOf(s);
@@ -166,7 +153,7 @@ void PrintHostGpuPath(std::ostream& out, const analysis::DeviceReport& dev) {
   for (size_t i = 0; i < n; ++i) {
     const PathSegment& s = *longest[i];
     out << "  " << std::right << std::setw(12) << FormatDuration(s.dur_ns()) << "  " << std::left << std::setw(6)
-        << analysis::PathSegmentKindName(s.kind()) << std::setw(17) << StepLabel(s.step) << SegmentWhat(shown, s)
+        << analysis::PathSegmentKindName(s.kind()) << std::setw(17) << analysis::PathStepLabel(s.step) << SegmentWhat(shown, s)
         << "\n";
   }
 }

@@ -219,6 +219,19 @@ std::string_view PathStepName(PathStep step) {
   return "?";
 }
 
+std::string_view PathStepLabel(PathStep step) {
+  switch (step) {
+    case PathStep::kApiCall: return "API call";
+    case PathStep::kHostCpu: return "CPU before call";
+    case PathStep::kGpuWork: return "GPU work";
+    case PathStep::kLaunchLatency: return "launch latency";
+    case PathStep::kStreamQueue: return "stream queue";
+    case PathStep::kEventWait: return "event wait";
+    case PathStep::kSyncWakeup: return "sync wake-up";
+  }
+  return "?";
+}
+
 std::string_view PathSegmentKindName(PathSegmentKind kind) {
   switch (kind) {
     case PathSegmentKind::kHost: return "host";

@@ -3,7 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "host_gpu_trace_builder.h"
@@ -250,6 +252,16 @@ TEST(TraceCriticalPathTest, NamesOfStepsKindsAndRecords) {
   EXPECT_EQ(KindOf(PathStep::kGpuWork), PathSegmentKind::kGpu);
   EXPECT_EQ(KindOf(PathStep::kEventWait), PathSegmentKind::kWait);
   EXPECT_EQ(TraceRecordKindName(TraceRecordKind::kMemset), "memset");
+}
+
+TEST(TraceCriticalPathTest, EveryStepHasANameAndALabel) {
+  std::set<std::string_view> labels;
+  for (size_t s = 0; s < kNumPathSteps; ++s) {
+    const auto step = static_cast<PathStep>(s);
+    EXPECT_NE(PathStepName(step), "?");
+    EXPECT_NE(PathStepLabel(step), "?");
+    EXPECT_TRUE(labels.insert(PathStepLabel(step)).second) << PathStepLabel(step);
+  }
 }
 
 }  // namespace

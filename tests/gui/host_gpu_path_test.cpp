@@ -166,11 +166,5 @@ TEST(HostGpuPathLimitTest, LargeRunsAreLeftToTheReport) {
   EXPECT_EQ(AnalyzeHostGpuPath({}, {}, timeline).status().code(), StatusCode::kNotFound);
 }
 
-TEST(HostGpuPathLabelsTest, EveryStepHasALabel) {
-  for (size_t s = 0; s < analysis::kNumPathSteps; ++s) {
-    EXPECT_NE(PathStepLabel(static_cast<analysis::PathStep>(s)), "?");
-  }
-}
-
 }  // namespace
 }  // namespace nimble::gui

@@ -28,16 +28,6 @@ struct LoadedRun {
   RunTimeline timeline;
 };
 
-StatusOr<std::vector<RunInfo>> SelectRuns(const store::RunReader& reader, int64_t run) {
-  if (run >= 0) {
-    NIMBLE_ASSIGN_OR_RETURN(RunInfo one, reader.Run(RunId(run)));
-    return std::vector<RunInfo>{one};
-  }
-  NIMBLE_ASSIGN_OR_RETURN(std::vector<RunInfo> all, reader.Runs());
-  if (all.empty()) return NotFound(reader.path() + ": the database holds no run");
-  return all;
-}
-
 StatusOr<LoadedRun> LoadRun(const store::RunDatabase& db, const RunInfo& run, const ChromeExportOptions& options) {
   const store::RunReader& reader = db.reader();
   LoadedRun out;

@@ -9,16 +9,6 @@
 namespace nimble::workflow {
 namespace {
 
-StatusOr<std::vector<RunInfo>> SelectRuns(const store::RunReader& reader, int64_t run) {
-  if (run >= 0) {
-    NIMBLE_ASSIGN_OR_RETURN(RunInfo one, reader.Run(RunId(run)));
-    return std::vector<RunInfo>{one};
-  }
-  NIMBLE_ASSIGN_OR_RETURN(std::vector<RunInfo> all, reader.Runs());
-  if (all.empty()) return NotFound(reader.path() + ": the database holds no run");
-  return all;
-}
-
 // The first and last instant of any record of the run (activity and API calls), or nullopt when empty.
 std::optional<analysis::TimeWindow> RecordSpan(const Trace& trace) {
   std::optional<analysis::TimeWindow> span;
@@ -55,6 +45,16 @@ Status CheckWindowsAgainstSpan(const Trace& trace, const std::string& range, con
 }
 
 }  // namespace
+
+StatusOr<std::vector<RunInfo>> SelectRuns(const store::RunReader& reader, int64_t run) {
+  if (run >= 0) {
+    NIMBLE_ASSIGN_OR_RETURN(RunInfo one, reader.Run(RunId(run)));
+    return std::vector<RunInfo>{one};
+  }
+  NIMBLE_ASSIGN_OR_RETURN(std::vector<RunInfo> all, reader.Runs());
+  if (all.empty()) return NotFound(reader.path() + ": the database holds no run");
+  return all;
+}
 
 StatusOr<RunReport> BuildRunReport(const RunInfo& run, const Trace& trace, OpGraph graph,
                                    std::span<const KernelAttribution> attribution, const ReportOptions& options,

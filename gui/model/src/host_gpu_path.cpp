@@ -193,17 +193,4 @@ RunTimeline::Location LocateSegment(const RunTimeline& t, DeviceId device, const
   return {};
 }
 
-std::string PathStepLabel(PathStep step) {
-  switch (step) {
-    case PathStep::kApiCall: return "API call";
-    case PathStep::kHostCpu: return "CPU before call";
-    case PathStep::kGpuWork: return "GPU work";
-    case PathStep::kLaunchLatency: return "launch latency";
-    case PathStep::kStreamQueue: return "stream queue";
-    case PathStep::kEventWait: return "event wait";
-    case PathStep::kSyncWakeup: return "sync wake-up";
-  }
-  return "?";
-}
-
 }  // namespace nimble::gui

@@ -79,7 +79,7 @@ void FillHostGpuPath(QTableWidget* table, const LoadedRun& run, int run_index) {
     const bool gpu_side = s.stream.valid();
     table->setItem(row, 0, new Cell(QString::number(row + 1)));
     table->setItem(row, 1, new Cell(QString::fromStdString(name.empty() ? "-" : name)));
-    auto* step = new Cell(QString::fromStdString(PathStepLabel(s.step)));
+    auto* step = new Cell(QString::fromStdString(std::string(analysis::PathStepLabel(s.step))));
     if (s.kind() == analysis::PathSegmentKind::kGpu) step->setForeground(ToQColor(kCriticalPathRgb));
     table->setItem(row, 2, step);
     table->setItem(row, 3, new Cell(Dur(s.dur_ns())));

@@ -49,6 +49,9 @@ inline constexpr size_t kNumPathSteps = 7;
 
 // "api_call", "host_cpu", "gpu_work", "launch_latency", "stream_queue", "event_wait", "sync_wakeup".
 std::string_view PathStepName(PathStep step);
+// The words reports and the viewer show: "API call", "CPU before call", "GPU work", "launch latency",
+// "stream queue", "event wait", "sync wake-up".
+std::string_view PathStepLabel(PathStep step);
 // "host", "gpu", "wait".
 std::string_view PathSegmentKindName(PathSegmentKind kind);
 PathSegmentKind KindOf(PathStep step);

@@ -53,6 +53,9 @@ struct ReportDatabase {
 // schema); otherwise for reading only, which never changes the file, with the reason in not_stored.
 StatusOr<ReportDatabase> OpenForReport(const std::string& path, bool store);
 
+// Run `run` of a database, or every run of it when `run` is -1: NotFound when it holds none or not that one.
+StatusOr<std::vector<RunInfo>> SelectRuns(const store::RunReader& reader, int64_t run);
+
 // The runs of `db` (or options.run), each reported; stored when options.store (which needs a database
 // opened for writing). NotFound when the database holds no run or not the one asked for.
 StatusOr<ReportResult> Report(store::RunDatabase& db, const ReportOptions& options);

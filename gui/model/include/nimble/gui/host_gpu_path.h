@@ -36,7 +36,4 @@ StatusOr<HostGpuPathView> AnalyzeHostGpuPath(std::span<const SyncRecord> syncs,
 // or CPU time precedes): lane -1 when the timeline has no such item.
 RunTimeline::Location LocateSegment(const RunTimeline& timeline, DeviceId device, const analysis::PathSegment& segment);
 
-// "API call", "CPU before call", "GPU work", "launch latency", "stream queue", "event wait", "sync wake-up".
-std::string PathStepLabel(analysis::PathStep step);
-
 }  // namespace nimble::gui
