@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstring>
@@ -55,9 +56,11 @@ Status CheckNotTruncated(const std::string& path, const std::array<char, kHeader
   return OkStatus();
 }
 
-Status CheckNimbleHeader(const std::string& path, const std::array<char, kHeaderBytes>& h, FileHeader& header) {
+// The fields every SQLite file's header holds, checked as far as SQLite's format goes.
+Status ReadHeaderFields(const std::string& path, std::string_view kind, const std::array<char, kHeaderBytes>& h,
+                        FileHeader& header) {
   if (std::string_view(h.data(), kMagic.size()) != kMagic) {
-    return DataLoss(path + ": not a SQLite database (no SQLite header), so not a Nimble run database");
+    return DataLoss(path + ": not a SQLite database (no SQLite header), so not " + std::string(kind));
   }
   const uint32_t raw_page_size = (static_cast<uint8_t>(h[kPageSizeOffset]) << 8) |
                                  static_cast<uint8_t>(h[kPageSizeOffset + 1]);
@@ -67,38 +70,45 @@ Status CheckNimbleHeader(const std::string& path, const std::array<char, kHeader
   if (header.page_size_bytes < 512 || (header.page_size_bytes & (header.page_size_bytes - 1)) != 0) {
     return DataLoss(path + ": corrupt SQLite header (page size " + std::to_string(raw_page_size) + ")");
   }
-  NIMBLE_RETURN_IF_ERROR(CheckNotTruncated(path, h, header));
+  return CheckNotTruncated(path, h, header);
+}
+
+}  // namespace
+
+StatusOr<FileHeader> ReadSqliteHeader(const std::string& path, std::string_view kind) {
+  std::error_code ec;
+  const auto status = fs::status(path, ec);
+  if (ec || !fs::exists(status)) return NotFound(path + ": no such file");
+  if (fs::is_directory(status)) return FailedPrecondition(path + ": is a directory, not " + std::string(kind));
+  FileHeader header;
+  header.size_bytes = FileSizeOrZero(path);
+  if (header.size_bytes == 0) return DataLoss(path + ": the file is empty, not " + std::string(kind));
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return PermissionDenied(path + ": cannot read: " + std::strerror(errno));
+  std::array<char, kHeaderBytes> h{};
+  in.read(h.data(), h.size());
+  const auto got = static_cast<size_t>(in.gcount());
+  if (got < kHeaderBytes) {
+    const size_t compared = std::min(got, kMagic.size());
+    if (std::string_view(h.data(), compared) == kMagic.substr(0, compared)) {
+      return DataLoss(path + ": the database file is truncated: " + std::to_string(header.size_bytes) +
+                      " bytes, shorter than a SQLite header");
+    }
+    return DataLoss(path + ": not a SQLite database (" + std::to_string(header.size_bytes) + " bytes), so not " +
+                    std::string(kind));
+  }
+  NIMBLE_RETURN_IF_ERROR(ReadHeaderFields(path, kind, h, header));
+  return header;
+}
+
+StatusOr<FileHeader> InspectDatabaseFile(const std::string& path) {
+  NIMBLE_ASSIGN_OR_RETURN(FileHeader header, ReadSqliteHeader(path, "a Nimble run database"));
   if (header.application_id != kApplicationId) {
     return FailedPrecondition(path + ": a SQLite database, but not a Nimble run database (application_id " +
                               std::to_string(header.application_id) + ", expected " +
                               std::to_string(kApplicationId) + ")");
   }
-  return CheckSchemaVersion(path, header.user_version);
-}
-
-}  // namespace
-
-StatusOr<FileHeader> InspectDatabaseFile(const std::string& path) {
-  std::error_code ec;
-  const auto status = fs::status(path, ec);
-  if (ec || !fs::exists(status)) return NotFound(path + ": no such file");
-  if (fs::is_directory(status)) return FailedPrecondition(path + ": is a directory, not a run database");
-  FileHeader header;
-  header.size_bytes = FileSizeOrZero(path);
-  if (header.size_bytes == 0) return DataLoss(path + ": the file is empty, not a Nimble run database");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return PermissionDenied(path + ": cannot read: " + std::strerror(errno));
-  std::array<char, kHeaderBytes> h{};
-  in.read(h.data(), h.size());
-  if (static_cast<size_t>(in.gcount()) < kHeaderBytes) {
-    if (std::string_view(h.data(), static_cast<size_t>(in.gcount())) == kMagic.substr(0, in.gcount())) {
-      return DataLoss(path + ": the database file is truncated: " + std::to_string(header.size_bytes) +
-                      " bytes, shorter than a SQLite header");
-    }
-    return DataLoss(path + ": not a SQLite database (" + std::to_string(header.size_bytes) +
-                    " bytes), so not a Nimble run database");
-  }
-  NIMBLE_RETURN_IF_ERROR(CheckNimbleHeader(path, h, header));
+  NIMBLE_RETURN_IF_ERROR(CheckSchemaVersion(path, header.user_version));
   return header;
 }
 

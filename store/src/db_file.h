@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "nimble/core/status.h"
 
@@ -20,7 +21,14 @@ struct FileHeader {
   int32_t application_id = 0;
 };
 
-// Reads and checks the header of an existing file. Errors, each starting with the path:
+// Reads the header of an existing SQLite file and checks it as far as SQLite's format goes (magic, page
+// size, not truncated); `kind` names what the file should be, for messages ("<path>: the file is empty,
+// not <kind>"). NotFound (missing), FailedPrecondition (a directory), DataLoss (empty, not SQLite,
+// truncated). The application id and version are the caller's to check.
+StatusOr<FileHeader> ReadSqliteHeader(const std::string& path, std::string_view kind);
+
+// ReadSqliteHeader for a Nimble run database, then its application id and schema version. Errors,
+// each starting with the path:
 // NotFound (missing), FailedPrecondition (a directory), DataLoss (empty, not SQLite, truncated),
 // FailedPrecondition (SQLite but not Nimble, or written by a newer Nimble).
 StatusOr<FileHeader> InspectDatabaseFile(const std::string& path);

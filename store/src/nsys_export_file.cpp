@@ -2,11 +2,8 @@
 
 #include <algorithm>
 #include <array>
-#include <cerrno>
 #include <charconv>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <optional>
 #include <string_view>
 #include <system_error>
@@ -18,17 +15,6 @@
 namespace nimble::store::nsys {
 namespace {
 
-namespace fs = std::filesystem;
-
-// Offsets in the SQLite database header (https://www.sqlite.org/fileformat.html, section 1.3).
-constexpr size_t kHeaderBytes = 100;
-constexpr size_t kPageSizeOffset = 16;
-constexpr size_t kChangeCounterOffset = 24;
-constexpr size_t kPageCountOffset = 28;
-constexpr size_t kApplicationIdOffset = 68;
-constexpr size_t kVersionValidForOffset = 92;
-constexpr std::string_view kMagic("SQLite format 3\0", 16);
-
 // Tables of which an export has at least one besides StringIds (nsys creates tables lazily, so no
 // single activity table is always there).
 constexpr std::array<const char*, 7> kExportMarkers = {
@@ -36,38 +22,6 @@ constexpr std::array<const char*, 7> kExportMarkers = {
     "CUPTI_ACTIVITY_KIND_RUNTIME", "NVTX_EVENTS", "TARGET_INFO_GPU"};
 // Tables only a Nimble run database has.
 constexpr std::array<const char*, 2> kNimbleOnly = {"runs", "kernel_launch_configs"};
-
-uint32_t BigEndian32(const std::array<char, kHeaderBytes>& h, size_t offset) {
-  uint32_t v = 0;
-  for (size_t i = 0; i < 4; ++i) v = (v << 8) | static_cast<uint8_t>(h[offset + i]);
-  return v;
-}
-
-std::string NotAnExport(const std::string& path, const std::string& what) {
-  return path + ": " + what + ", so not an Nsight Systems SQLite export (write one with `nsys export --type sqlite`)";
-}
-
-Status CheckHeader(const std::string& path, const std::array<char, kHeaderBytes>& h, int64_t size_bytes) {
-  if (std::string_view(h.data(), kMagic.size()) != kMagic) return DataLoss(NotAnExport(path, "not a SQLite database"));
-  const uint32_t raw_page_size = (static_cast<uint32_t>(static_cast<uint8_t>(h[kPageSizeOffset])) << 8) |
-                                 static_cast<uint8_t>(h[kPageSizeOffset + 1]);
-  const int64_t page_size = raw_page_size == 1 ? 65536 : raw_page_size;
-  if (page_size < 512 || (page_size & (page_size - 1)) != 0) {
-    return DataLoss(path + ": corrupt SQLite header (page size " + std::to_string(raw_page_size) + ")");
-  }
-  // The page count is trustworthy only when the header says it is current.
-  const uint32_t pages = BigEndian32(h, kPageCountOffset);
-  if (pages != 0 && BigEndian32(h, kChangeCounterOffset) == BigEndian32(h, kVersionValidForOffset) &&
-      size_bytes < int64_t{pages} * page_size) {
-    return DataLoss(path + ": the file is truncated: it has " + std::to_string(size_bytes) + " bytes of the " +
-                    std::to_string(int64_t{pages} * page_size) + " its SQLite header declares");
-  }
-  if (static_cast<int32_t>(BigEndian32(h, kApplicationIdOffset)) == kApplicationId) {
-    return FailedPrecondition(path + ": a Nimble run database, not an Nsight Systems export: open it as a run "
-                                     "database instead of importing it");
-  }
-  return OkStatus();
-}
 
 // "3.24.14" (or "3.24") as numbers; false for anything else.
 bool ParseVersion(std::string_view text, SchemaVersion& v) {
@@ -108,25 +62,13 @@ std::string KnownVersions() {
 }
 
 Status CheckExportFile(const std::string& path) {
-  std::error_code ec;
-  const auto status = fs::status(path, ec);
-  if (ec || !fs::exists(status)) return NotFound(path + ": no such file");
-  if (fs::is_directory(status)) return FailedPrecondition(path + ": is a directory, not an Nsight Systems export");
-  const auto size = fs::file_size(path, ec);
-  if (ec || size == 0) return DataLoss(NotAnExport(path, "the file is empty"));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return PermissionDenied(path + ": cannot read: " + std::strerror(errno));
-  std::array<char, kHeaderBytes> h{};
-  in.read(h.data(), h.size());
-  const auto got = static_cast<size_t>(in.gcount());
-  if (got < kHeaderBytes) {
-    const size_t compared = std::min(got, kMagic.size());
-    if (std::string_view(h.data(), compared) == kMagic.substr(0, compared)) {
-      return DataLoss(path + ": the file is truncated: " + std::to_string(size) + " bytes, shorter than a SQLite header");
-    }
-    return DataLoss(NotAnExport(path, "not a SQLite database"));
+  NIMBLE_ASSIGN_OR_RETURN(const FileHeader header,
+                          ReadSqliteHeader(path, "an Nsight Systems SQLite export (write one with `nsys export --type sqlite`)"));
+  if (header.application_id == kApplicationId) {
+    return FailedPrecondition(path + ": a Nimble run database, not an Nsight Systems export: open it as a run "
+                                     "database instead of importing it");
   }
-  return CheckHeader(path, h, static_cast<int64_t>(size));
+  return OkStatus();
 }
 
 StatusOr<std::unique_ptr<Database>> OpenExport(const std::string& path) {
