@@ -13,6 +13,8 @@
 # --python (implies --with-torch) builds only the Python module and the tools its tests call, and runs
 # the whole pytest suite (gpu tests included) into python.log; --python-bench does the same and then
 # bench/python_api_bench.sh into $OUT/python_api.md (PY_BENCH_PARTS to choose its parts).
+# PYTEST_PATHS (default python/tests) narrows the pytest run, e.g. python/tests/test_training.py.
+# --training (with --python) then runs bench/training_bench.py into $OUT/training (TRAIN_MODELS, TRAIN_STEPS).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -33,6 +35,7 @@ fi
 # ---- end of model profiling -------------------------------------------------------------------------
 build=${BUILD_DIR:-$root/build-gpu}
 with_torch=0 bench=1 sanitizer=1 accelerate=0 accel_only=0 bench_only=0 cupti_settings=0 python=0 python_bench=0
+training=0
 for arg in "$@"; do
   case $arg in
     --with-torch) with_torch=1 ;;
@@ -44,6 +47,7 @@ for arg in "$@"; do
     --cupti-settings) bench_only=1 cupti_settings=1 ;;
     --python) with_torch=1 python=1 ;;
     --python-bench) with_torch=1 python=1 python_bench=1 ;;
+    --training) training=1 ;;
     *) echo "unknown option $arg" >&2; exit 2 ;;
   esac
 done
@@ -102,7 +106,12 @@ elif [ $python -eq 1 ]; then
     for wheel in .deps/python/wheels/*.whl; do python3 -m zipfile -e "$wheel" "$pylib"; done
   fi
   export PYTHONPATH="$build/python:$pylib${PYTHONPATH:+:$PYTHONPATH}" NIMBLE_BUILD_DIR="$build"
-  step "pytest" python.log 420 python3 -m pytest -q -rfEs -p no:cacheprovider python/tests
+  # shellcheck disable=SC2086  # a list of paths
+  step "pytest" python.log 420 python3 -m pytest -q -rfEs -p no:cacheprovider ${PYTEST_PATHS:-python/tests}
+  if [ $training -eq 1 ]; then
+    step "training bench" python.log 560 python3 bench/training_bench.py --out "$OUT/training" \
+      --models "${TRAIN_MODELS:-resnet50 mobilenet_v2 efficientnet_b0}" --steps "${TRAIN_STEPS:-100}"
+  fi
   if [ $python_bench -eq 1 ]; then
     step "python bench" python.log 560 bash -c "bench/python_api_bench.sh '$build' '$OUT/python_bench' > '$OUT/python_api.md'"
   fi

@@ -10,8 +10,10 @@ The three-line start::
 critical path, logical concurrency, the optimal stream assignment and the predicted speedups);
 ``torch.compile(model, backend="nimble")`` uses the same capture. ``nimble.import_trace`` reads
 torch.profiler and Nsight Systems traces, ``nimble.export_chrome`` writes Perfetto JSON, and
-``nimble.diff`` compares two runs with a regression gate. Every call runs the same C++
-workflows as the command-line tools, with the same messages in its exceptions.
+``nimble.diff`` compares two runs with a regression gate. Every call runs the same C++ workflows as the
+command-line tools, with the same messages in its exceptions. ``nimble.accelerate_training`` captures a
+whole training step (forward on the assignment's streams, backward, optimizer update) into one CUDA graph;
+its stream assignment comes from the same C++ plan step.
 """
 
 import torch  # libtorch must be loaded before the extension that links it
@@ -31,6 +33,7 @@ from ._dynamo import backend  # noqa: E402
 from ._progress import NimbleWarning, ProgressUpdate  # noqa: E402
 from ._report import ProfileReport, Report, open, open_all, profile  # noqa: E402
 from ._interop import RunDiff, diff, export_chrome, import_trace  # noqa: E402
+from ._training import TrainingReport, TrainingStep, accelerate_training  # noqa: E402
 
 __version__: str = _build_info.VERSION
 
@@ -46,7 +49,10 @@ __all__ = [
     "ProgressUpdate",
     "Report",
     "RunDiff",
+    "TrainingReport",
+    "TrainingStep",
     "accelerate",
+    "accelerate_training",
     "backend",
     "diff",
     "export_chrome",

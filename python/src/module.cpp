@@ -12,4 +12,5 @@ PYBIND11_MODULE(_C, m) {
   nimble::python::BindModels(m);
   nimble::python::BindRunner(m);
   nimble::python::BindInterop(m);
+  nimble::python::BindPlan(m);
 }

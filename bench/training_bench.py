@@ -1,0 +1,220 @@
+"""Training throughput on the GPU machine: the paper's three CNNs (ResNet-50, MobileNetV2,
+EfficientNet-B0; torchvision architectures, random weights, 10 classes) at batch 32 on 32x32 inputs,
+one SGD step (momentum 0.9) per batch. Each side runs in a process of its own, on the same batches:
+
+- eager: zero_grad, forward, cross-entropy, backward, optimizer.step();
+- nimble: nimble.accelerate_training (the whole step captured, forward multi-stream where it has width),
+  called as a training loop calls it; in the same process, the parity check: 100 steps against an eager
+  copy from the same weights, batches and random-number state;
+- cudagraph_step: the same whole step captured by hand with torch.cuda.graph (PyTorch's documented recipe);
+- graphed: torch.cuda.make_graphed_callables on the model, loss and optimizer eager;
+- compile: torch.compile(model, mode="reduce-overhead"), optimizer eager; compile time is its first 3 steps.
+
+Step time: wall clock over --steps steps after warm-up, median of 3 rounds. float32 with TF32 off on
+every side unless --tf32. Writes one JSON line per model to OUT/training.jsonl and prints a markdown table.
+    python3 bench/training_bench.py --out DIR [--models "resnet50 mobilenet_v2 efficientnet_b0"] [--steps 100]
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from typing import Any, Callable, Dict, List
+
+VARIANTS = ("eager", "nimble", "cudagraph_step", "graphed", "compile")
+BATCH, IMAGE, CLASSES = 32, 32, 10
+
+
+def setup(name: str, tf32: bool):
+    import torch
+    import torchvision
+
+    torch.backends.cudnn.allow_tf32 = tf32
+    torch.backends.cuda.matmul.allow_tf32 = tf32
+    torch.manual_seed(0)
+    model = getattr(torchvision.models, name)(num_classes=CLASSES).cuda().train()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    generator = torch.Generator(device="cuda").manual_seed(1)
+    batches = [(torch.randn(BATCH, 3, IMAGE, IMAGE, device="cuda", generator=generator),
+                torch.randint(0, CLASSES, (BATCH,), device="cuda", generator=generator)) for _ in range(8)]
+    return model, optimizer, batches
+
+
+def step_ms(step: Callable[[Any, Any], Any], batches: List, steps: int) -> float:
+    import torch
+
+    for k in range(5):
+        step(*batches[k % len(batches)])
+    rounds = []
+    for _ in range(3):
+        torch.cuda.synchronize()
+        start = time.perf_counter()
+        for k in range(steps):
+            step(*batches[k % len(batches)])
+        torch.cuda.synchronize()
+        rounds.append((time.perf_counter() - start) * 1e3 / steps)
+    return statistics.median(rounds)
+
+
+def eager_step(model, optimizer):
+    import torch.nn.functional as F
+
+    def step(x, y):
+        optimizer.zero_grad(set_to_none=True)
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        optimizer.step()
+        return loss
+    return step
+
+
+def parity(model, optimizer, batches, steps: int) -> Dict[str, Any]:
+    """`steps` captured steps against an eager copy from the same weights, batches and RNG state."""
+    import torch
+    import torch.nn.functional as F
+    import nimble
+    from nimble._training import relative_difference
+
+    twin = copy.deepcopy(model)
+    twin_optimizer = torch.optim.SGD(twin.parameters(), lr=0.01, momentum=0.9)
+    step = nimble.accelerate_training(model, F.cross_entropy, optimizer, batches[0], iters=20)
+    rng = torch.cuda.get_rng_state()
+    got = [step(*batches[k % len(batches)]) for k in range(steps)]
+    torch.cuda.set_rng_state(rng)
+    reference = eager_step(twin, twin_optimizer)
+    expected = [reference(*batches[k % len(batches)]).detach() for k in range(steps)]
+    torch.cuda.synchronize()
+    return {"steps": steps,
+            "max_loss_rel_diff": max(relative_difference(a, b) for a, b in zip(got, expected)),
+            "max_param_rel_diff": max(relative_difference(p, q) for p, q in zip(model.parameters(), twin.parameters())),
+            "final_loss": float(got[-1])}, step
+
+
+def run_one(name: str, variant: str, steps: int, tf32: bool) -> Dict[str, Any]:
+    import torch
+    import torch.nn.functional as F
+
+    model, optimizer, batches = setup(name, tf32)
+    out: Dict[str, Any] = {"variant": variant}
+    if variant == "eager":
+        out["ms"] = step_ms(eager_step(model, optimizer), batches, steps)
+    elif variant == "nimble":
+        out["parity"], step = parity(model, optimizer, batches, 100)
+        out["ms"] = step_ms(step, batches, steps)
+        r = step.report.to_dict()
+        out.update(mode=r["chosen"], single_ms=r["single_ms"], multi_ms=r["multi_ms"], streams=r["multi_streams"],
+                   syncs=r["multi_syncs"], logical_concurrency=r["logical_concurrency"], capture_s=r["capture_s"],
+                   choice_reason=r["choice_reason"])
+    elif variant == "cudagraph_step":
+        static_x, static_y = (t.clone() for t in batches[0])
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            for _ in range(3):
+                eager_step(model, optimizer)(static_x, static_y)
+        torch.cuda.current_stream().wait_stream(side)
+        optimizer.zero_grad(set_to_none=True)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            static_loss = F.cross_entropy(model(static_x), static_y)
+            static_loss.backward()
+            optimizer.step()
+
+        def replay(x, y):
+            static_x.copy_(x)
+            static_y.copy_(y)
+            graph.replay()
+            return static_loss.clone()
+        out["ms"] = step_ms(replay, batches, steps)
+    elif variant == "graphed":
+        graphed = torch.cuda.make_graphed_callables(model, (batches[0][0].clone(),))
+        out["ms"] = step_ms(eager_step(graphed, optimizer), batches, steps)
+    elif variant == "compile":
+        compiled = torch.compile(model, mode="reduce-overhead")
+        step = eager_step(compiled, optimizer)
+        start = time.perf_counter()
+        for k in range(3):
+            step(*batches[k])
+        torch.cuda.synchronize()
+        out["compile_s"] = time.perf_counter() - start
+        out["ms"] = step_ms(step, batches, steps)
+    return out
+
+
+def drive(args) -> int:
+    os.makedirs(args.out, exist_ok=True)
+    rows = []
+    for name in args.models.split():
+        row: Dict[str, Any] = {"model": name, "batch": BATCH, "image": IMAGE, "dtype": "float32",
+                               "tf32": args.tf32, "steps": args.steps}
+        for variant in VARIANTS:
+            command = [sys.executable, __file__, "--one", name, variant, "--steps", str(args.steps)]
+            if args.tf32:
+                command.append("--tf32")
+            done = subprocess.run(command, capture_output=True, text=True, timeout=args.timeout)
+            with open(os.path.join(args.out, "training_bench.log"), "a") as log:
+                log.write(f"=== {name} {variant} rc {done.returncode}\n{done.stderr[-4000:]}\n")
+            try:
+                result = json.loads(done.stdout.strip().splitlines()[-1])
+            except (IndexError, json.JSONDecodeError):
+                result = {"ms": None, "error": (done.stderr.strip().splitlines() or ["no output"])[-1]}
+            row[f"{variant}_ms"] = result.get("ms")
+            for key, value in result.items():
+                if key in ("ms", "variant"):
+                    continue
+                plain = key == "compile_s" or (variant == "nimble" and key != "error")
+                row[key if plain else f"{variant}_{key}"] = value
+        row["nimble_mode"] = row.pop("mode", None)
+        row["samples_per_s"] = {v: (BATCH / row[f"{v}_ms"] * 1e3 if row.get(f"{v}_ms") else None) for v in VARIANTS}
+        rows.append(row)
+        with open(os.path.join(args.out, "training.jsonl"), "a") as f:
+            f.write(json.dumps(row) + "\n")
+    print(markdown(rows))
+    return 0
+
+
+def markdown(rows: List[Dict[str, Any]]) -> str:
+    def cell(row, v):
+        ms = row.get(f"{v}_ms")
+        if not ms:
+            return "failed"
+        return f"{ms:.3f} ({row['eager_ms'] / ms:.2f}x)" if row.get("eager_ms") else f"{ms:.3f}"
+    lines = ["| model | eager ms/step | Nimble | torch.cuda.graph step | make_graphed_callables | "
+             "torch.compile r-o | Nimble samples/s | schedule | parity after 100 steps (loss / params) |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for r in rows:
+        p = r.get("parity") or {}
+        nimble_sps = r["samples_per_s"].get("nimble")
+        compile_s = f" [{r['compile_s']:.0f} s]" if r.get("compile_s") else ""
+        lines.append(
+            f"| {r['model']} | {r['eager_ms']:.3f} | {cell(r, 'nimble')} | {cell(r, 'cudagraph_step')} | "
+            f"{cell(r, 'graphed')} | {cell(r, 'compile')}{compile_s} | {nimble_sps:.0f} | "
+            f"{r.get('nimble_mode')} ({r.get('streams')} streams, width {r.get('logical_concurrency')}) | "
+            f"{p.get('max_loss_rel_diff', float('nan')):.1e} / {p.get('max_param_rel_diff', float('nan')):.1e} |"
+            if r.get("eager_ms") and nimble_sps else f"| {r['model']} | failed | | | | | | | |")
+    return "\n".join(lines)
+
+
+def main(argv: List[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", default="out")
+    parser.add_argument("--models", default="resnet50 mobilenet_v2 efficientnet_b0")
+    parser.add_argument("--steps", type=int, default=100)
+    parser.add_argument("--tf32", action="store_true")
+    parser.add_argument("--timeout", type=int, default=300)
+    parser.add_argument("--one", nargs=2, metavar=("MODEL", "VARIANT"))
+    args = parser.parse_args(argv)
+    if args.one:
+        print(json.dumps(run_one(args.one[0], args.one[1], args.steps, args.tf32)))
+        return 0
+    return drive(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

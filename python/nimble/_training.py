@@ -1,0 +1,408 @@
+"""``nimble.accelerate_training``: a whole training step (forward, loss, backward and the optimizer
+update) captured ahead of time into one CUDA graph and replayed for every batch, the batch copied into
+the capture's static buffers. Where the model's torch.fx graph has width, the forward runs on the
+streams of Nimble's assignment (the C++ plan step), and autograd runs each backward op on its forward
+op's stream; the single- and multi-stream captures are both measured and the faster one is kept.
+Before it returns, the capture is checked against eager training from the same weights and batches."""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+import warnings
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+import torch
+
+from . import _progress, _train_graph, _train_state
+
+# Largest relative difference from eager training, after the check's steps, that passes silently in
+# float32. Replays run the eager step's kernels, so what differs is the order of atomic adds in some
+# backward kernels (cuDNN weight gradients), which a few SGD steps amplify.
+_CHECK_TOLERANCE = {torch.float32: 1e-3, torch.float16: 1e-2, torch.bfloat16: 5e-2}
+
+
+class TrainingReport:
+    """What ``accelerate_training`` measured: one step's latency (ms, wall clock over ``iters`` steps)
+    in eager PyTorch and in each captured schedule, the schedule kept and why, the assignment's
+    streams and syncs, and the parity check against eager training."""
+
+    def __init__(self, data: Dict[str, Any]) -> None:
+        self._data = data
+        self.eager_ms: float = data["eager_ms"]
+        self.single_ms: float = data["single_ms"]
+        self.multi_ms: Optional[float] = data["multi_ms"]
+        self.chosen: str = data["chosen"]
+        self.choice_reason: str = data["choice_reason"]
+        self.batch_size: int = data["batch_size"]
+        self.streams: int = data["streams"]
+        self.syncs: int = data["syncs"]
+        self.logical_concurrency: Optional[int] = data["logical_concurrency"]
+        self.check: Dict[str, Any] = data["check"]
+
+    @property
+    def step_ms(self) -> float:
+        """Latency of one step of the schedule kept."""
+        return self.multi_ms if self.chosen == "aot-multi" and self.multi_ms is not None else self.single_ms
+
+    @property
+    def speedup(self) -> float:
+        """Eager step time / captured step time."""
+        return self.eager_ms / self.step_ms
+
+    @property
+    def samples_per_s(self) -> float:
+        return self.batch_size / self.step_ms * 1e3
+
+    def to_dict(self) -> Dict[str, Any]:
+        return json.loads(json.dumps(self._data))
+
+    def __repr__(self) -> str:
+        return f"<nimble.TrainingReport {self.chosen}: {self.step_ms:.3f} ms/step, {self.speedup:.2f}x over eager>"
+
+    def __str__(self) -> str:
+        d = self._data
+        rows = [f"training step of {d['model']} (batch {self.batch_size}, {d['ops']} traced ops) on {d['device']}",
+                "| schedule | ms/step | samples/s | vs eager | streams | syncs |",
+                "| --- | --- | --- | --- | --- | --- |",
+                f"| PyTorch eager | {self.eager_ms:.3f} | {self.batch_size / self.eager_ms * 1e3:.0f} | 1.00x | 1 | 0 |",
+                f"| aot-single | {self.single_ms:.3f} | {self.batch_size / self.single_ms * 1e3:.0f} | "
+                f"{self.eager_ms / self.single_ms:.2f}x | 1 | 0 |"]
+        if self.multi_ms is not None:
+            rows.append(f"| aot-multi | {self.multi_ms:.3f} | {self.batch_size / self.multi_ms * 1e3:.0f} | "
+                        f"{self.eager_ms / self.multi_ms:.2f}x | {self.streams} | {self.syncs} |")
+        rows.append(f"chosen: {self.chosen}: {self.choice_reason}")
+        c = self.check
+        if c["steps"]:
+            rows.append(f"check: {c['steps']} steps against eager training: loss within {c['max_loss_rel_diff']:.2g}, "
+                        f"parameters within {c['max_param_rel_diff']:.2g} (relative)")
+        return "\n".join(rows)
+
+
+class _Capture:
+    """One captured step: the graph, the loss it writes and the gradients it fills."""
+
+    def __init__(self, graph: torch.cuda.CUDAGraph, loss: torch.Tensor, grads: List[Optional[torch.Tensor]],
+                 capture_s: float) -> None:
+        self.graph = graph
+        self.loss = loss
+        self.grads = grads
+        self.capture_s = capture_s
+
+
+class TrainingStep:
+    """A captured training step. ``step(*batch)`` copies the batch (model inputs, then targets, of the
+    captured shapes, dtypes and device) into the capture's buffers, replays forward, backward and the
+    optimizer update, and returns the loss (a fresh tensor; ``copy_loss=False`` returns the capture's
+    own, overwritten by the next step). The model's parameters and ``.grad`` are updated in place, as
+    an eager step would. Changing the optimizer's settings (a learning-rate schedule) after the capture
+    raises RuntimeError: the capture replays the values it was made with, so capture again."""
+
+    def __init__(self, model: torch.nn.Module, optimizer: torch.optim.Optimizer, static: List[torch.Tensor],
+                 capture: _Capture, hyper: List[Dict[str, Any]], report: TrainingReport, copy_loss: bool,
+                 keep_alive: Sequence[Any]) -> None:
+        self.model = model
+        self.optimizer = optimizer
+        self.report = report
+        self._static = static
+        self._graph = capture.graph
+        self._loss = capture.loss
+        self._hyper = hyper
+        self._copy_loss = copy_loss
+        self._keep_alive = list(keep_alive)
+
+    @property
+    def mode(self) -> str:
+        """The schedule captured: "aot-single" or "aot-multi"."""
+        return self.report.chosen
+
+    def __call__(self, *batch: torch.Tensor) -> torch.Tensor:
+        static = self._static
+        if len(batch) != len(static):
+            raise ValueError(f"the step was captured for {len(static)} tensors (inputs, then targets), got {len(batch)}")
+        for i, (t, s) in enumerate(zip(batch, static)):
+            if not isinstance(t, torch.Tensor) or t.shape != s.shape or t.dtype != s.dtype or t.device != s.device:
+                got = (f"{type(t).__name__}" if not isinstance(t, torch.Tensor)
+                       else f"{tuple(t.shape)} {t.dtype} on {t.device}")
+                raise ValueError(f"batch tensor {i}: captured as {tuple(s.shape)} {s.dtype} on {s.device}, got {got}")
+        changed = _train_state.changed_hyperparameter(self.optimizer, self._hyper)
+        if changed is not None:
+            raise RuntimeError(f"the optimizer changed since the capture ({changed}): a captured step replays "
+                               "the settings it was captured with; call nimble.accelerate_training again")
+        for s, t in zip(static, batch):
+            s.copy_(t, non_blocking=True)
+        self._graph.replay()
+        return self._loss.clone() if self._copy_loss else self._loss
+
+    def __repr__(self) -> str:
+        return f"<nimble.TrainingStep {self.mode}, {self.report.step_ms:.3f} ms/step>"
+
+
+def accelerate_training(model: torch.nn.Module, loss_fn: Callable[..., torch.Tensor],
+                        optimizer: torch.optim.Optimizer, example_batch: Sequence[torch.Tensor], *,
+                        num_inputs: int = 1, mode: str = "auto", max_streams: Optional[int] = None,
+                        iters: int = 50, warmup: int = 3, check_steps: int = 3,
+                        copy_loss: bool = True) -> TrainingStep:
+    """Captures ``model``'s training step ahead of time and returns it as a callable.
+
+    ``example_batch``: the batch tensors, the model's ``num_inputs`` inputs first, then what
+    ``loss_fn(output, *rest)`` takes besides the output (e.g. ``(images, labels)``). All on the
+    model's CUDA device; every later batch must have the same shapes and dtypes.
+    ``optimizer``: torch.optim.SGD (dampening 0 with momentum), Adam or AdamW (capturable=True or
+    fused=True) over the model's parameters; others are refused with the reason.
+    ``mode``: "auto" (multi-stream forward only when measured faster by more than 3%), "single" or
+    "multi"; ``max_streams`` caps the forward's streams. ``iters``: steps timed per schedule.
+    ``check_steps``: steps of the parity check against eager training (0 to skip); a difference above
+    the tolerance of the parameters' dtype warns. The model, its buffers and the optimizer state are
+    left as they were given: the warm-up, the timing and the check do not train it."""
+    what = "nimble.accelerate_training"
+    params, batch, device = _validate(model, loss_fn, optimizer, example_batch, num_inputs, mode, max_streams,
+                                      iters, warmup, check_steps, what)
+    inputs, targets = list(batch[:num_inputs]), list(batch[num_inputs:])
+    graph, assignment, no_multi = _plan(model, mode, max_streams, what)
+    static = [t.detach().clone() for t in batch]
+    snapshot = _train_state.Snapshot(model, optimizer)
+    reference = _train_state.reference_copy(model, optimizer) if check_steps else None
+    forwards: Dict[str, Callable[..., Any]] = {"aot-single": model}
+    if assignment is not None and no_multi is None:
+        forwards["aot-multi"] = _train_graph.StreamForward(graph, assignment, device)
+
+    def body(forward: Callable[..., Any], tensors: Sequence[torch.Tensor]) -> torch.Tensor:
+        loss = loss_fn(forward(*tensors[:num_inputs]), *tensors[num_inputs:])
+        if not isinstance(loss, torch.Tensor) or loss.numel() != 1:
+            raise ValueError(f"{what}: loss_fn must return a one-element tensor, got "
+                             f"{type(loss).__name__ if not isinstance(loss, torch.Tensor) else tuple(loss.shape)}")
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    _warm_up(forwards, body, optimizer, static, warmup, what)
+    snapshot.restore()
+    captures = {name: _capture(forward, body, optimizer, params, static, what) for name, forward in forwards.items()}
+
+    def eager() -> None:
+        optimizer.zero_grad(set_to_none=True)
+        body(model, static)
+
+    def replay(name: str) -> Callable[[], None]:
+        graph = captures[name].graph
+
+        def run() -> None:  # what TrainingStep.__call__ does on the GPU: copy the batch in, replay
+            for s, t in zip(static, batch):
+                s.copy_(t, non_blocking=True)
+            graph.replay()
+        return run
+
+    eager_ms = _time_ms(eager, iters)
+    timed = {name: _time_ms(replay(name), iters) for name in captures}
+    snapshot.restore()
+    chosen, reason = _choose(mode, timed, no_multi)
+    check = _check(reference, loss_fn, inputs, targets, captures[chosen], params, static, check_steps, what)
+    snapshot.restore()
+    for p, g in zip(params, captures[chosen].grads):
+        p.grad = g
+    multi = assignment if "aot-multi" in captures else None
+    report = TrainingReport({
+        "model": type(model).__name__, "device": str(device), "batch_size": int(batch[0].shape[0]) if batch[0].dim() else 1,
+        "ops": len(graph.nodes) if graph is not None else None,
+        "eager_ms": eager_ms, "single_ms": timed["aot-single"], "multi_ms": timed.get("aot-multi"),
+        "chosen": chosen, "choice_reason": reason,
+        "streams": multi["streams"] if chosen == "aot-multi" and multi else 1,
+        "syncs": len(multi["syncs"]) if chosen == "aot-multi" and multi else 0,
+        "multi_streams": multi["streams"] if multi else None, "multi_syncs": len(multi["syncs"]) if multi else None,
+        "logical_concurrency": assignment["logical_concurrency"] if assignment else None,
+        "capture_s": {name: c.capture_s for name, c in captures.items()},
+        "check": check, "iters": iters,
+    })
+    kept = captures[chosen]
+    return TrainingStep(model, optimizer, static, kept, _train_state.hyperparameters(optimizer), report, copy_loss,
+                        keep_alive=[forwards.get(chosen)])
+
+
+def _validate(model: Any, loss_fn: Any, optimizer: Any, example_batch: Any, num_inputs: int, mode: str,
+              max_streams: Optional[int], iters: int, warmup: int, check_steps: int, what: str
+              ) -> Tuple[List[torch.nn.Parameter], List[torch.Tensor], torch.device]:
+    if not isinstance(model, torch.nn.Module):
+        raise TypeError(f"{what}: model must be a torch.nn.Module, got {type(model).__name__}")
+    if not callable(loss_fn):
+        raise TypeError(f"{what}: loss_fn must be callable, got {type(loss_fn).__name__}")
+    if not isinstance(optimizer, torch.optim.Optimizer):
+        raise TypeError(f"{what}: optimizer must be a torch.optim.Optimizer, got {type(optimizer).__name__}")
+    if mode not in ("auto", "single", "multi"):
+        raise ValueError(f"{what}: mode {mode!r}: expected 'auto', 'single' or 'multi'")
+    for name, value, least in (("num_inputs", num_inputs, 1), ("iters", iters, 1), ("warmup", warmup, 1),
+                               ("check_steps", check_steps, 0), ("max_streams", max_streams or 1, 1)):
+        if value < least:
+            raise ValueError(f"{what}: {name} must be at least {least}, got {value}")
+    if isinstance(example_batch, torch.Tensor) or not isinstance(example_batch, (tuple, list)):
+        raise TypeError(f"{what}: example_batch must be a tuple of tensors (inputs, then targets), "
+                        f"got {type(example_batch).__name__}")
+    batch = list(example_batch)
+    if len(batch) < num_inputs:
+        raise ValueError(f"{what}: example_batch has {len(batch)} tensors but num_inputs is {num_inputs}")
+    for i, t in enumerate(batch):
+        if not isinstance(t, torch.Tensor):
+            raise TypeError(f"{what}: batch item {i} is {type(t).__name__}, not a tensor")
+    refusal = _train_state.optimizer_refusal(optimizer)
+    if refusal is not None:
+        raise NotImplementedError(f"{what}: {refusal}")
+    params = [p for p in model.parameters() if p.requires_grad]
+    if not params:
+        raise ValueError(f"{what}: the model has no parameter that requires grad")
+    owned = {id(p) for p in model.parameters()}
+    for g in optimizer.param_groups:
+        for p in g["params"]:
+            if id(p) not in owned:
+                raise ValueError(f"{what}: the optimizer updates a tensor of shape {tuple(p.shape)} that is not one "
+                                 "of the model's parameters")
+    device = params[0].device
+    if device.type != "cuda":
+        raise ValueError(f"{what}: the model is on {device}; a captured step runs on a CUDA device: model.cuda()")
+    for i, t in enumerate(batch):
+        if t.device != device:
+            raise ValueError(f"{what}: batch item {i} is on {t.device}, the model on {device}")
+    if not torch.is_grad_enabled():
+        raise RuntimeError(f"{what}: gradients are disabled here (torch.no_grad or inference_mode); "
+                           "a training step needs them")
+    return params, batch, device
+
+
+def _plan(model: torch.nn.Module, mode: str, max_streams: Optional[int], what: str
+          ) -> Tuple[Optional[_train_graph.OpGraph], Optional[Dict[str, Any]], Optional[str]]:
+    """The traced graph, its assignment, and why there is no multi-stream schedule (None if there is)."""
+    if mode == "single":
+        return None, None, "mode='single' was asked for"
+    graph, why = _train_graph.trace(model)
+    if graph is None:
+        if mode == "multi":
+            raise ValueError(f"{what}: mode='multi' needs the model's op graph, but {why}")
+        return None, None, why
+    assignment = _train_graph.plan(graph, max_streams)
+    if assignment["streams"] < 2:
+        return graph, assignment, "the traced graph has no width (every op depends on the one before)"
+    return graph, assignment, None
+
+
+def _warm_up(forwards: Dict[str, Callable[..., Any]], body: Callable[..., torch.Tensor],
+             optimizer: torch.optim.Optimizer, static: Sequence[torch.Tensor], warmup: int, what: str) -> None:
+    """Eager steps on a side stream, as torch.cuda.graph asks: they create the optimizer state, warm
+    cuDNN and cuBLAS on every stream the capture uses, and (the second step, under torch's sync debug
+    mode) find any host synchronization, which a capture cannot hold."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for forward in forwards.values():
+            for k in range(warmup + 1):
+                optimizer.zero_grad(set_to_none=True)
+                if k != 1:
+                    body(forward, static)
+                    continue
+                previous = torch.cuda.get_sync_debug_mode()
+                torch.cuda.set_sync_debug_mode("error")
+                try:
+                    body(forward, static)
+                except RuntimeError as e:
+                    if "synchroniz" not in str(e):
+                        raise
+                    raise RuntimeError(f"{what}: the training step synchronizes with the host ({e}); a captured "
+                                       "step cannot (data-dependent control flow, .item(), or a host-side "
+                                       "optimizer cause this)") from e
+                finally:
+                    torch.cuda.set_sync_debug_mode(previous)
+    torch.cuda.current_stream().wait_stream(side)
+    torch.cuda.synchronize()
+
+
+def _capture(forward: Callable[..., Any], body: Callable[..., torch.Tensor], optimizer: torch.optim.Optimizer,
+             params: Sequence[torch.nn.Parameter], static: Sequence[torch.Tensor], what: str) -> _Capture:
+    optimizer.zero_grad(set_to_none=True)
+    graph = torch.cuda.CUDAGraph()
+    start = time.perf_counter()
+    try:
+        with torch.cuda.graph(graph):
+            loss = body(forward, static)
+            if isinstance(forward, _train_graph.StreamForward):
+                forward.join(torch.cuda.current_stream())  # backward work autograd queued on side streams
+    except RuntimeError as e:
+        raise RuntimeError(f"{what}: the training step could not be captured into a CUDA graph: {e}") from e
+    torch.cuda.synchronize()
+    grads = [p.grad for p in params]
+    return _Capture(graph, loss, grads, time.perf_counter() - start)
+
+
+def _time_ms(fn: Callable[[], None], iters: int) -> float:
+    """Wall-clock ms per call over `iters` calls, after 3 untimed ones: steps per second as a training
+    loop sees them. Median of 3 rounds."""
+    for _ in range(3):
+        fn()
+    rounds = []
+    for _ in range(3):
+        torch.cuda.synchronize()
+        start = time.perf_counter()
+        for _ in range(iters):
+            fn()
+        torch.cuda.synchronize()
+        rounds.append((time.perf_counter() - start) * 1e3 / iters)
+    return statistics.median(rounds)
+
+
+def _choose(mode: str, timed: Dict[str, float], no_multi: Optional[str]) -> Tuple[str, str]:
+    single = timed["aot-single"]
+    multi = timed.get("aot-multi")
+    if multi is None:
+        return "aot-single", no_multi or "no multi-stream schedule"
+    if mode == "single":
+        return "aot-single", "mode='single' was asked for"
+    if mode == "multi":
+        return "aot-multi", "mode='multi' was asked for"
+    if multi < single * 0.97:
+        return "aot-multi", f"multi-stream measured {single / multi:.2f}x faster than single-stream"
+    return "aot-single", (f"multi-stream measured {multi:.3f} ms against {single:.3f} ms: not more than 3% "
+                          "faster, so one stream")
+
+
+def _check(reference: Optional[Tuple[torch.nn.Module, torch.optim.Optimizer]], loss_fn: Callable[..., torch.Tensor],
+           inputs: Sequence[torch.Tensor], targets: Sequence[torch.Tensor], capture: _Capture,
+           params: Sequence[torch.nn.Parameter], static: Sequence[torch.Tensor], steps: int, what: str
+           ) -> Dict[str, Any]:
+    """`steps` eager steps on the reference copy against as many replays, from the same weights and
+    random-number state and on the example batch: the largest relative differences of the losses and
+    the parameters."""
+    result: Dict[str, Any] = {"steps": steps, "max_loss_rel_diff": None, "max_param_rel_diff": None}
+    if reference is None or not steps:
+        return result
+    twin, twin_optimizer = reference
+    rng = torch.cuda.get_rng_state()
+    expected = []
+    for _ in range(steps):
+        twin_optimizer.zero_grad(set_to_none=True)
+        loss = loss_fn(twin(*inputs), *targets)
+        loss.backward()
+        twin_optimizer.step()
+        expected.append(loss.detach().clone())
+    torch.cuda.set_rng_state(rng)
+    got = []
+    for _ in range(steps):
+        capture.graph.replay()
+        got.append(capture.loss.detach().clone())
+    torch.cuda.synchronize()
+    result["max_loss_rel_diff"] = max(relative_difference(a, b) for a, b in zip(got, expected))
+    twin_params = [p for p in twin.parameters() if p.requires_grad]
+    result["max_param_rel_diff"] = max(relative_difference(a, b) for a, b in zip(params, twin_params))
+    tolerance = _CHECK_TOLERANCE.get(params[0].dtype, 1e-2)
+    worst = max(result["max_loss_rel_diff"], result["max_param_rel_diff"])
+    if worst > tolerance:
+        warnings.warn(f"{what}: after {steps} steps the captured step differs from eager training by {worst:.3g} "
+                      f"(relative; tolerance {tolerance:g} for {params[0].dtype})", _progress.NimbleWarning,
+                      stacklevel=3)
+    return result
+
+
+def relative_difference(got: torch.Tensor, expected: torch.Tensor) -> float:
+    """max |got - expected| / max |expected| (the absolute difference where expected is all zeros)."""
+    got = got.detach().float()
+    expected = expected.detach().float()
+    diff = (got - expected).abs().max().item() if expected.numel() else 0.0
+    scale = expected.abs().max().item() if expected.numel() else 0.0
+    return diff / scale if scale > 0 else diff

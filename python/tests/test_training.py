@@ -1,0 +1,284 @@
+"""nimble.accelerate_training: the op graph it traces (data edges and the order edges of in-place
+operators), the C++ plan step it uses, its refusals (no GPU needed), and on a GPU the captured step
+against eager training from the same weights and batches."""
+
+from __future__ import annotations
+
+import copy
+import warnings
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+import nimble
+from nimble import _C, _train_graph, _training
+
+# ---- the plan step over a graph built in Python ---------------------------------------------------
+
+
+def test_plan_streams_puts_a_diamonds_branches_on_two_streams() -> None:
+    plan = _C.plan_streams(4, [(0, 1), (0, 2), (1, 3), (2, 3)])
+    assert plan["streams"] == 2
+    assert plan["logical_concurrency"] == 2
+    assert plan["op_stream"][1] != plan["op_stream"][2]
+    assert len(plan["syncs"]) == plan["reduced_edges"] - plan["matched_edges"] == 2
+
+
+def test_plan_streams_refuses_a_cycle_naming_its_ops() -> None:
+    with pytest.raises(ValueError, match="conv.*relu|relu.*conv"):
+        _C.plan_streams(2, [(0, 1), (1, 0)], 0, ["conv", "relu"])
+    with pytest.raises(ValueError):
+        _C.plan_streams(2, [(0, 5)])
+    with pytest.raises(ValueError):
+        _C.plan_streams(2, [], -1)
+
+
+# ---- the traced graph ------------------------------------------------------------------------------
+
+
+class InPlace(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        a = torch.sigmoid(x)      # reads x before the mutation
+        x.add_(1)                 # must follow a
+        c = x * 2                 # must follow the mutation
+        v = c.view(-1)
+        d = torch.tanh(c)         # reads c before its view is changed
+        v.mul_(3)                 # mutates c through a view: after d
+        e = F.relu(c, inplace=True)  # after the view's mutation
+        return a.sum() + d.sum() + e.sum()
+
+
+def edges_by_name(graph: _train_graph.OpGraph) -> set:
+    return {(graph.nodes[a].name, graph.nodes[b].name) for a, b in graph.edges}
+
+
+def test_in_place_operators_are_ordered_after_earlier_readers_and_before_later_ones() -> None:
+    graph, why = _train_graph.trace(InPlace())
+    assert why is None
+    names = {n.name: n for n in graph.nodes}
+    edges = edges_by_name(graph)
+    assert ("sigmoid", "add_") in edges
+    assert ("add_", "mul") in edges
+    assert ("tanh", "mul_") in edges
+    assert ("mul_", "relu") in edges
+    assert _train_graph.mutated_argument(names["relu"], graph.gm) is not None
+    assert _train_graph.mutated_argument(names["tanh"], graph.gm) is None
+    # Only the reductions at the end are independent of one another.
+    plan = _train_graph.plan(graph, None)
+    assert plan["logical_concurrency"] == 3
+
+
+class Shared(torch.nn.Module):
+    """One submodule called on two independent inputs, and an in-place ReLU module."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.norm = torch.nn.BatchNorm1d(4)
+        self.act = torch.nn.ReLU(inplace=True)
+
+    def forward(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        return self.act(self.norm(x)) + self.norm(y)
+
+
+def test_calls_of_one_submodule_keep_their_order_and_in_place_modules_are_seen() -> None:
+    graph, _ = _train_graph.trace(Shared())
+    edges = edges_by_name(graph)
+    assert ("norm", "norm_1") in edges  # running statistics are updated in program order
+    act = next(n for n in graph.nodes if n.name == "act")
+    assert _train_graph.mutated_argument(act, graph.gm) is not None
+
+
+class Branches(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.a = torch.nn.Linear(8, 8)
+        self.b = torch.nn.Linear(8, 8)
+        self.c = torch.nn.Linear(8, 8)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.a(x) + self.b(x) * self.c(x)
+
+
+def test_independent_branches_get_their_own_streams() -> None:
+    graph, _ = _train_graph.trace(Branches())
+    plan = _train_graph.plan(graph, None)
+    assert plan["logical_concurrency"] == 3
+    assert plan["streams"] == 3
+    capped = _train_graph.plan(graph, 2)
+    assert capped["streams"] == 2
+
+
+class DataDependent(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if x.sum() > 0:
+            return x * 2
+        return x
+
+
+def test_a_model_fx_cannot_trace_says_why() -> None:
+    graph, why = _train_graph.trace(DataDependent())
+    assert graph is None
+    assert "torch.fx could not trace" in why
+
+
+# ---- refusals without a GPU ------------------------------------------------------------------------
+
+
+def cpu_setup(optimizer_factory):
+    model = Branches()
+    return model, optimizer_factory(model.parameters()), (torch.randn(4, 8), torch.randn(4, 8))
+
+
+@pytest.mark.parametrize("factory, message", [
+    (lambda p: torch.optim.RMSprop(p), "RMSprop is not supported"),
+    (lambda p: torch.optim.Adam(p), "capturable=True"),
+    (lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.9, dampening=0.5), "dampening=0"),
+])
+def test_optimizers_a_capture_cannot_replay_are_refused(factory, message) -> None:
+    model, optimizer, batch = cpu_setup(factory)
+    with pytest.raises(NotImplementedError, match=message):
+        nimble.accelerate_training(model, F.mse_loss, optimizer, batch)
+
+
+def test_bad_arguments_are_refused() -> None:
+    model, optimizer, batch = cpu_setup(lambda p: torch.optim.SGD(p, lr=0.1))
+    with pytest.raises(ValueError, match="on cpu"):
+        nimble.accelerate_training(model, F.mse_loss, optimizer, batch)
+    with pytest.raises(TypeError, match="tuple of tensors"):
+        nimble.accelerate_training(model, F.mse_loss, optimizer, batch[0])
+    with pytest.raises(ValueError, match="mode"):
+        nimble.accelerate_training(model, F.mse_loss, optimizer, batch, mode="fast")
+    with pytest.raises(ValueError, match="num_inputs"):
+        nimble.accelerate_training(model, F.mse_loss, optimizer, batch, num_inputs=3)
+    other = torch.optim.SGD(Branches().parameters(), lr=0.1)
+    with pytest.raises(ValueError, match="not one of the model's parameters"):
+        nimble.accelerate_training(model, F.mse_loss, other, batch)
+
+
+def test_relative_difference() -> None:
+    assert _training.relative_difference(torch.tensor([1.0, 2.0]), torch.tensor([1.0, 4.0])) == pytest.approx(0.5)
+    assert _training.relative_difference(torch.zeros(2), torch.zeros(2)) == 0.0
+
+
+# ---- on a GPU ----------------------------------------------------------------------------------------
+
+
+class Net(torch.nn.Module):
+    """Convolutions in three branches, batch norm, dropout and in-place activations: width 3."""
+
+    def __init__(self, dropout: float = 0.0) -> None:
+        super().__init__()
+        self.stem = torch.nn.Sequential(torch.nn.Conv2d(3, 16, 3, padding=1), torch.nn.BatchNorm2d(16),
+                                        torch.nn.ReLU(inplace=True))
+        self.branches = torch.nn.ModuleList(
+            torch.nn.Sequential(torch.nn.Conv2d(16, 16, k, padding=k // 2), torch.nn.BatchNorm2d(16),
+                                torch.nn.ReLU(inplace=True)) for k in (1, 3, 5))
+        self.drop = torch.nn.Dropout(dropout)
+        self.head = torch.nn.Linear(48, 10)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = self.stem(x)
+        y = torch.cat([b(x) for b in self.branches], dim=1)
+        return self.head(self.drop(y.mean(dim=(2, 3))))
+
+
+def gpu_setup(optimizer_factory, dropout: float = 0.0, seed: int = 0):
+    torch.manual_seed(seed)
+    model = Net(dropout).cuda()
+    twin = copy.deepcopy(model)
+    batches = [(torch.randn(8, 3, 16, 16, device="cuda"), torch.randint(0, 10, (8,), device="cuda"))
+               for _ in range(4)]
+    return model, optimizer_factory(model.parameters()), twin, optimizer_factory(twin.parameters()), batches
+
+
+def eager_losses(model, optimizer, batches, steps):
+    losses = []
+    for k in range(steps):
+        x, y = batches[k % len(batches)]
+        optimizer.zero_grad(set_to_none=True)
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.detach().clone())
+    return losses
+
+
+@pytest.fixture(autouse=True)
+def ieee_fp32():
+    cudnn, matmul = torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32
+    torch.backends.cudnn.allow_tf32 = False
+    torch.backends.cuda.matmul.allow_tf32 = False
+    yield
+    torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32 = cudnn, matmul
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("mode", ["single", "multi"])
+@pytest.mark.parametrize("optimizer_factory", [
+    lambda p: torch.optim.SGD(p, lr=0.05, momentum=0.9, weight_decay=1e-4),
+    lambda p: torch.optim.Adam(p, lr=1e-3, capturable=True),
+], ids=["sgd-momentum", "adam"])
+def test_captured_training_matches_eager_training(mode, optimizer_factory) -> None:
+    model, optimizer, twin, twin_optimizer, batches = gpu_setup(optimizer_factory)
+    step = nimble.accelerate_training(model, F.cross_entropy, optimizer, batches[0], mode=mode, iters=5)
+    assert step.mode == f"aot-{mode}"
+    report = step.report
+    if mode == "multi":
+        assert report.streams >= 3 and report.logical_concurrency == 3
+    assert report.check["steps"] == 3 and report.check["max_param_rel_diff"] < 1e-4
+    # The warm-up, the timing and the check left the model as it was given.
+    for p, q in zip(model.parameters(), twin.parameters()):
+        torch.testing.assert_close(p, q, rtol=0, atol=0)
+    steps = 20
+    got = [step(*batches[k % len(batches)]) for k in range(steps)]
+    expected = eager_losses(twin, twin_optimizer, batches, steps)
+    torch.testing.assert_close(torch.stack(got), torch.stack(expected), rtol=1e-4, atol=1e-5)
+    for p, q in zip(model.parameters(), twin.parameters()):
+        torch.testing.assert_close(p, q, rtol=1e-4, atol=1e-5)
+    for b, c in zip(model.buffers(), twin.buffers()):  # batch-norm running statistics
+        torch.testing.assert_close(b, c, rtol=1e-4, atol=1e-5)
+    assert all(p.grad is not None for p in model.parameters())
+    assert "aot-" in str(report) and report.speedup > 0
+
+
+@pytest.mark.gpu
+def test_dropout_draws_the_same_masks_as_eager_from_the_same_generator_state() -> None:
+    model, optimizer, twin, twin_optimizer, batches = gpu_setup(lambda p: torch.optim.SGD(p, lr=0.05), dropout=0.5)
+    step = nimble.accelerate_training(model, F.cross_entropy, optimizer, batches[0], mode="multi", iters=3)
+    state = torch.cuda.get_rng_state()
+    got = [step(*batches[k % len(batches)]) for k in range(6)]
+    torch.cuda.set_rng_state(state)
+    expected = eager_losses(twin, twin_optimizer, batches, 6)
+    torch.testing.assert_close(torch.stack(got), torch.stack(expected), rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.gpu
+def test_a_step_that_reads_a_value_on_the_host_is_refused() -> None:
+    model, optimizer, *_ = gpu_setup(lambda p: torch.optim.SGD(p, lr=0.05))
+    x, y = torch.randn(8, 3, 16, 16, device="cuda"), torch.randint(0, 10, (8,), device="cuda")
+
+    def loss_fn(out: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+        loss = F.cross_entropy(out, target)
+        return loss * 2 if loss.item() > 100 else loss  # data-dependent control flow
+
+    with pytest.raises(RuntimeError, match="synchronizes with the host"):
+        nimble.accelerate_training(model, loss_fn, optimizer, (x, y), iters=2)
+
+
+@pytest.mark.gpu
+def test_wrong_batches_and_changed_settings_are_refused() -> None:
+    model, optimizer, _, _, batches = gpu_setup(lambda p: torch.optim.SGD(p, lr=0.05))
+    step = nimble.accelerate_training(model, F.cross_entropy, optimizer, batches[0], mode="single", iters=2,
+                                      check_steps=0)
+    x, y = batches[1]
+    with pytest.raises(ValueError, match="batch tensor 0"):
+        step(x[:4], y)
+    with pytest.raises(ValueError, match="2 tensors"):
+        step(x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        step(x, y)
+    optimizer.param_groups[0]["lr"] = 0.01
+    with pytest.raises(RuntimeError, match="lr of param group 0: 0.05 -> 0.01"):
+        step(x, y)
