@@ -10,7 +10,13 @@ one SGD step (lr 0.002, momentum 0.9) per batch. Each side runs in a process of 
 - nimble_heuristic: the same with cudnn_benchmark=False (cuDNN's heuristic picks, as every other side uses);
 - cudagraph_step: the same whole step captured by hand with torch.cuda.graph (PyTorch's documented recipe);
 - graphed: torch.cuda.make_graphed_callables on the model, loss and optimizer eager;
-- compile: torch.compile(model, mode="reduce-overhead"), optimizer eager; compile time is its first 3 steps.
+- compile: torch.compile(model, mode="reduce-overhead"), optimizer eager; compile time is its first 3 steps;
+- deterministic: the parity check again with torch.use_deterministic_algorithms (warn_only: ops without a
+  deterministic kernel stay as they are) and cuDNN's heuristic picks on both sides, where eager against
+  eager is (near) exact, so that what is left is the capture's own difference.
+
+Parity figures: losses as max |a - b| / max |b| over the 100 steps; parameters as the relative L2
+distance over all of them (nimble._training.parameter_distance).
 
 Step time: wall clock over --steps steps after warm-up, median of 3 rounds. float32 with TF32 off on
 every side unless --tf32. Writes one JSON line per model to OUT/training.jsonl and prints a markdown table.
@@ -29,7 +35,7 @@ import sys
 import time
 from typing import Any, Callable, Dict, List
 
-VARIANTS = ("eager", "nimble", "nimble_heuristic", "cudagraph_step", "graphed", "compile")
+VARIANTS = ("eager", "nimble", "nimble_heuristic", "cudagraph_step", "graphed", "compile", "deterministic")
 BATCH, IMAGE, CLASSES = 32, 32, 10
 # On random images and labels a larger rate makes the loss climb, and a diverging run turns any rounding
 # difference into a large one: the parity figures would measure chaos, not the capture.
@@ -79,7 +85,7 @@ def eager_step(model, optimizer):
     return step
 
 
-def parity(model, optimizer, batches, steps: int) -> Dict[str, Any]:
+def parity(model, optimizer, batches, steps: int, cudnn_benchmark: bool = True) -> Dict[str, Any]:
     """`steps` captured steps against an eager copy from the same weights, batches and RNG state, and
     beside it the noise floor: a second eager copy against the first (cuDNN's and cuBLAS's defaults,
     as a user trains)."""
@@ -90,7 +96,8 @@ def parity(model, optimizer, batches, steps: int) -> Dict[str, Any]:
 
     twins = [copy.deepcopy(model) for _ in range(2)]
     references = [eager_step(t, torch.optim.SGD(t.parameters(), lr=LR, momentum=0.9)) for t in twins]
-    step = nimble.accelerate_training(model, F.cross_entropy, optimizer, batches[0], iters=20)
+    step = nimble.accelerate_training(model, F.cross_entropy, optimizer, batches[0], iters=20,
+                                      cudnn_benchmark=cudnn_benchmark)
     rng = torch.cuda.get_rng_state()
     got = [step(*batches[k % len(batches)]) for k in range(steps)]
     expected = []
@@ -100,7 +107,7 @@ def parity(model, optimizer, batches, steps: int) -> Dict[str, Any]:
     torch.cuda.synchronize()
 
     def loss_diff(a, b):
-        return max(relative_difference(x, y) for x, y in zip(a, b))
+        return relative_difference(torch.stack(a), torch.stack(b))
 
     def param_diff(a, b):
         return parameter_distance(list(a.parameters()), list(b.parameters()))
@@ -127,6 +134,11 @@ def run_one(name: str, variant: str, steps: int, tf32: bool) -> Dict[str, Any]:
         out.update(mode=r["chosen"], single_ms=r["single_ms"], multi_ms=r["multi_ms"], streams=r["multi_streams"],
                    syncs=r["multi_syncs"], logical_concurrency=r["logical_concurrency"], capture_s=r["capture_s"],
                    choice_reason=r["choice_reason"])
+    elif variant == "deterministic":
+        torch.use_deterministic_algorithms(True, warn_only=True)
+        torch.backends.cudnn.deterministic = True
+        out["parity"], step = parity(model, optimizer, batches, 100, cudnn_benchmark=False)
+        out["mode"] = step.mode
     elif variant == "nimble_heuristic":
         import nimble
 
@@ -180,7 +192,10 @@ def drive(args) -> int:
             command = [sys.executable, __file__, "--one", name, variant, "--steps", str(args.steps)]
             if args.tf32:
                 command.append("--tf32")
-            done = subprocess.run(command, capture_output=True, text=True, timeout=args.timeout)
+            env = dict(os.environ)
+            if variant == "deterministic":
+                env["CUBLAS_WORKSPACE_CONFIG"] = ":4096:8"  # cuBLAS's deterministic mode, read at its start
+            done = subprocess.run(command, capture_output=True, text=True, timeout=args.timeout, env=env)
             with open(os.path.join(args.out, "training_bench.log"), "a") as log:
                 log.write(f"=== {name} {variant} rc {done.returncode}\n{done.stderr[-4000:]}\n")
             try:
@@ -194,7 +209,8 @@ def drive(args) -> int:
                 plain = key == "compile_s" or (variant == "nimble" and key != "error")
                 row[key if plain else f"{variant}_{key}"] = value
         row["nimble_mode"] = row.pop("mode", None)
-        row["samples_per_s"] = {v: (BATCH / row[f"{v}_ms"] * 1e3 if row.get(f"{v}_ms") else None) for v in VARIANTS}
+        row["samples_per_s"] = {v: (BATCH / row[f"{v}_ms"] * 1e3 if row.get(f"{v}_ms") else None)
+                                for v in VARIANTS if v != "deterministic"}
         rows.append(row)
         with open(os.path.join(args.out, "training.jsonl"), "a") as f:
             f.write(json.dumps(row) + "\n")
@@ -203,6 +219,13 @@ def drive(args) -> int:
 
 
 def markdown(rows: List[Dict[str, Any]]) -> str:
+    def pair(parity, prefix):
+        if not parity:
+            return "failed"
+        loss, params = parity.get(f"{prefix}loss_rel_diff" if prefix else "max_loss_rel_diff"), \
+            parity.get(f"{prefix}param_rel_diff" if prefix else "max_param_rel_diff")
+        return f"{loss:.1e} / {params:.1e}"
+
     def cell(row, v):
         ms = row.get(f"{v}_ms")
         if not ms:
@@ -210,21 +233,24 @@ def markdown(rows: List[Dict[str, Any]]) -> str:
         return f"{ms:.3f} ({row['eager_ms'] / ms:.2f}x)" if row.get("eager_ms") else f"{ms:.3f}"
     lines = ["| model | eager ms/step | Nimble | Nimble, cuDNN heuristics | torch.cuda.graph step | "
              "make_graphed_callables | torch.compile r-o | Nimble samples/s | schedule | "
-             "Nimble vs eager after 100 steps (loss / params) | eager vs eager |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+             "Nimble vs eager after 100 steps (loss / params) | eager vs eager | deterministic: Nimble vs eager | "
+             "deterministic: eager vs eager |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in rows:
         p = r.get("parity") or {}
+        d = r.get("deterministic_parity") or {}
+        streams = r.get("streams") if r.get("nimble_mode") == "aot-multi" else 1
         nimble_sps = r["samples_per_s"].get("nimble")
         compile_s = f" [{r['compile_s']:.0f} s]" if r.get("compile_s") else ""
         lines.append(
             f"| {r['model']} | {r['eager_ms']:.3f} | {cell(r, 'nimble')} | {cell(r, 'nimble_heuristic')} | "
             f"{cell(r, 'cudagraph_step')} | "
             f"{cell(r, 'graphed')} | {cell(r, 'compile')}{compile_s} | {nimble_sps:.0f} | "
-            f"{r.get('nimble_mode')} ({r.get('streams')} streams, width {r.get('logical_concurrency')}) | "
+            f"{r.get('nimble_mode')} ({streams} streams, width {r.get('logical_concurrency')}) | "
             f"{p.get('max_loss_rel_diff', float('nan')):.1e} / {p.get('max_param_rel_diff', float('nan')):.1e} | "
             f"{p.get('eager_vs_eager_loss_rel_diff', float('nan')):.1e} / "
-            f"{p.get('eager_vs_eager_param_rel_diff', float('nan')):.1e} |"
-            if r.get("eager_ms") and nimble_sps else f"| {r['model']} | failed | | | | | | | | | |")
+            f"{p.get('eager_vs_eager_param_rel_diff', float('nan')):.1e} | {pair(d, '')} | {pair(d, 'eager_vs_eager_')} |"
+            if r.get("eager_ms") and nimble_sps else f"| {r['model']} | failed | | | | | | | | | | | |")
     return "\n".join(lines)
 
 
