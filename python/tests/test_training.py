@@ -225,7 +225,10 @@ def ieee_fp32():
 ], ids=["sgd-momentum", "adam"])
 def test_captured_training_matches_eager_training(mode, optimizer_factory) -> None:
     model, optimizer, twin, twin_optimizer, batches = gpu_setup(optimizer_factory)
-    step = nimble.accelerate_training(model, F.cross_entropy, optimizer, batches[0], mode=mode, iters=5)
+    # cuDNN's heuristic picks, as eager uses: with timed picks the kernels differ, and Adam turns their
+    # rounding differences on near-zero gradients into moves of about lr.
+    step = nimble.accelerate_training(model, F.cross_entropy, optimizer, batches[0], mode=mode, iters=5,
+                                      cudnn_benchmark=False)
     assert step.mode == f"aot-{mode}"
     report = step.report
     if mode == "multi":
@@ -249,7 +252,8 @@ def test_captured_training_matches_eager_training(mode, optimizer_factory) -> No
 @pytest.mark.gpu
 def test_dropout_draws_the_same_masks_as_eager_from_the_same_generator_state() -> None:
     model, optimizer, twin, twin_optimizer, batches = gpu_setup(lambda p: torch.optim.SGD(p, lr=0.05), dropout=0.5)
-    step = nimble.accelerate_training(model, F.cross_entropy, optimizer, batches[0], mode="multi", iters=3)
+    step = nimble.accelerate_training(model, F.cross_entropy, optimizer, batches[0], mode="multi", iters=3,
+                                      cudnn_benchmark=False)
     state = torch.cuda.get_rng_state()
     got = [step(*batches[k % len(batches)]) for k in range(6)]
     torch.cuda.set_rng_state(state)
