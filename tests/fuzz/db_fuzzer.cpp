@@ -1,16 +1,12 @@
 #include "db_fuzzer.h"
 
-#include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <random>
-#include <thread>
 
+#include "fuzz_child.h"
 #include "nimble/workflow/report.h"
 #include "nimble/workflow/report_json.h"
 
@@ -20,15 +16,6 @@ namespace {
 namespace fs = std::filesystem;
 
 enum class Outcome { kError, kReport, kCrash, kHang };
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-void WriteAll(const std::string& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
-}
 
 // The report of `db` in a child process, its JSON written to `json`: a crash or hang there is counted,
 // not suffered.
@@ -43,18 +30,12 @@ Outcome ReportInChild(const std::string& db, const std::string& json, int64_t ti
     WriteAll(json, workflow::ReportResultToJson(*result).dump(1));
     ::_exit(0);
   }
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-  int status = 0;
-  while (::waitpid(pid, &status, WNOHANG) == 0) {
-    if (std::chrono::steady_clock::now() > deadline) {
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, &status, 0);
-      return Outcome::kHang;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  switch (WaitForChild(pid, timeout_ms)) {
+    case ChildEnd::kExit0: return Outcome::kReport;
+    case ChildEnd::kExit1: return Outcome::kError;
+    case ChildEnd::kHang: return Outcome::kHang;
+    case ChildEnd::kCrash: break;
   }
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return Outcome::kReport;
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 1) return Outcome::kError;
   return Outcome::kCrash;
 }
 

@@ -1,17 +1,13 @@
 #include "import_fuzzer.h"
 
-#include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cctype>
-#include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <random>
-#include <thread>
 
+#include "fuzz_child.h"
 #include "nimble/workflow/import.h"
 
 namespace nimble::fuzz {
@@ -20,15 +16,6 @@ namespace {
 namespace fs = std::filesystem;
 
 enum class Outcome { kImported, kError, kCrash, kHang };
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-void WriteAll(const std::string& path, const std::string& bytes) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
-}
 
 bool IsGzip(const std::string& bytes) {
   return bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f && static_cast<unsigned char>(bytes[1]) == 0x8b;
@@ -94,18 +81,12 @@ Outcome ImportInChild(const std::string& input, const std::string& output, const
     WriteAll(message, result.status().message());
     ::_exit(1);
   }
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-  int status = 0;
-  while (::waitpid(pid, &status, WNOHANG) == 0) {
-    if (std::chrono::steady_clock::now() > deadline) {
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, &status, 0);
-      return Outcome::kHang;
-    }
-    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  switch (WaitForChild(pid, timeout_ms)) {
+    case ChildEnd::kExit0: return Outcome::kImported;
+    case ChildEnd::kExit1: return Outcome::kError;
+    case ChildEnd::kHang: return Outcome::kHang;
+    case ChildEnd::kCrash: break;
   }
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return Outcome::kImported;
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 1) return Outcome::kError;
   return Outcome::kCrash;
 }
 
