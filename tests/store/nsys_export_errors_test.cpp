@@ -21,15 +21,8 @@ using testing::FindStat;
 using testing::NsysFixture;
 using testing::SampleNsysFixture;
 
-class NsysExportSchemaSyntheticErrorsTest : public testing::TempDirTest {
+class NsysExportSchemaSyntheticErrorsTest : public testing::NsysFixtureTest {
  protected:
-  std::string Write(const NsysFixture& f, const std::string& name = "report_schema_synthetic.sqlite") {
-    const std::string path = PathOf(name);
-    const Status s = testing::WriteNsysFixture(path, f);
-    EXPECT_TRUE(s.ok()) << s.ToString();
-    return path;
-  }
-
   // Reading `path` fails with `code`, a message that starts with the path and contains `phrase`, and
   // leaves the directory and the file exactly as they were.
   void ExpectRefused(const std::string& path, StatusCode code, const std::string& phrase) {

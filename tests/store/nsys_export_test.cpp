@@ -21,14 +21,8 @@ using testing::FindStat;
 using testing::NsysFixture;
 using testing::SampleNsysFixture;
 
-class NsysExportSchemaSyntheticTest : public testing::TempDirTest {
+class NsysExportSchemaSyntheticTest : public testing::NsysFixtureTest {
  protected:
-  std::string Write(const NsysFixture& f, const std::string& name = "report_schema_synthetic.sqlite") {
-    const std::string path = PathOf(name);
-    const Status s = testing::WriteNsysFixture(path, f);
-    EXPECT_TRUE(s.ok()) << s.ToString();
-    return path;
-  }
   ImportedTrace Read(const std::string& path) {
     StatusOr<ImportedTrace> got = ReadNsysExport(path);
     EXPECT_TRUE(got.ok()) << got.status().ToString();

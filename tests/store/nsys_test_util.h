@@ -1,13 +1,28 @@
-// Helpers shared by the tests of the Nsight Systems export reader: changing a test's own copy of an
-// export with SQL, finding a stat, and checking a trace that was read from a damaged export for what
+// Helpers shared by the tests of the Nsight Systems export reader: a scratch directory that writes
+// fixtures, changing a test's own copy of an export with SQL, finding a stat, and checking a trace that was read from a damaged export for what
 // must hold of every trace. Single-threaded test code.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <string>
 
+#include "make_nsys_fixture.h"
 #include "nimble/core/imported_trace.h"
+#include "store_test_util.h"
 
 namespace nimble::store::testing {
+
+// A scratch directory for each test, where Write puts a schema-synthetic export of a fixture.
+class NsysFixtureTest : public TempDirTest {
+ protected:
+  std::string Write(const NsysFixture& f, const std::string& name = "report_schema_synthetic.sqlite") {
+    const std::string path = PathOf(name);
+    const Status s = WriteNsysFixture(path, f);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    return path;
+  }
+};
 
 // Runs `sql` on the file at `path` (a test's scratch copy, created if missing) and fails the test if
 // SQLite refuses it.
