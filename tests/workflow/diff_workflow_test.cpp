@@ -13,6 +13,7 @@
 #include "../support/diff_databases.h"
 #include "../support/iteration_runs.h"
 #include "nimble/workflow/diff_json.h"
+#include "scratch_dir_test.h"
 
 namespace nimble::workflow {
 namespace {
@@ -46,18 +47,8 @@ const analysis::FigureDiff* Containing(const std::vector<analysis::FigureDiff>& 
   return nullptr;
 }
 
-class DiffWorkflowTest : public ::testing::Test {
+class DiffWorkflowTest : public nimble::testing::ScratchDirTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("nimble_diff_workflow_" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string Copy(const std::string& name, const std::string& as) {
-    const fs::path to = dir_ / as;
-    fs::copy_file(fs::path(NIMBLE_SOURCE_DIR) / "samples/recorded" / name, to, fs::copy_options::overwrite_existing);
-    return to.string();
-  }
   std::string Write(const std::string& name, const IterationPlan& plan) {
     const std::string path = (dir_ / name).string();
     const testing::IterationRun run = MakeIterationRun(plan);
@@ -68,7 +59,6 @@ class DiffWorkflowTest : public ::testing::Test {
     std::ifstream in(path, std::ios::binary);
     return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
   }
-  fs::path dir_;
 };
 
 TEST_F(DiffWorkflowTest, ARecordedRunAgainstItsCopyIsUnchangedAndTheFilesAreUntouched) {

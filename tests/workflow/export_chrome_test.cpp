@@ -15,6 +15,7 @@
 #include "nimble/store/run_writer.h"
 #include "nimble/workflow/import.h"
 #include "nimble/workflow/report.h"
+#include "scratch_dir_test.h"
 
 namespace nimble::workflow {
 namespace {
@@ -24,19 +25,8 @@ using testing::CheckChromeTrace;
 using testing::ChromeTraceCheck;
 using testing::ReadTraceBytes;
 
-class ExportChromeTest : public ::testing::Test {
+class ExportChromeTest : public nimble::testing::ScratchDirTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("nimble_export_chrome_" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string Copy(const std::string& name) {
-    const fs::path to = dir_ / name;
-    fs::copy_file(fs::path(NIMBLE_SOURCE_DIR) / "samples/recorded" / name, to, fs::copy_options::overwrite_existing);
-    return to.string();
-  }
-  std::string Out(const std::string& name) const { return (dir_ / name).string(); }
   static StatusOr<ChromeExportResult> Export(const std::string& db_path, const std::string& out,
                                              ChromeExportOptions options = {}) {
     NIMBLE_ASSIGN_OR_RETURN(auto db, store::RunDatabase::Open(db_path, store::Access::kRead));
@@ -70,7 +60,6 @@ class ExportChromeTest : public ::testing::Test {
     EXPECT_FALSE(fs::exists(out)) << out;
     EXPECT_FALSE(fs::exists(out + ".partial")) << out;
   }
-  fs::path dir_;
 };
 
 ChromeExportOptions OnlyRun(int64_t run) {

@@ -17,6 +17,7 @@
 #include "import_test_support.h"
 #include "nimble/store/nsys_export.h"
 #include "nimble/workflow/report.h"
+#include "scratch_dir_test.h"
 
 namespace nimble::workflow {
 namespace {
@@ -43,13 +44,8 @@ const char* const kFixtures[] = {
     "tests/workflow/data/kineto/cuda_graph.json",
 };
 
-class ImportWorkflowTest : public ::testing::Test {
+class ImportWorkflowTest : public nimble::testing::ScratchDirTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("nimble_import_test_" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
 
   std::string Out(const std::string& name = "run.db") const { return (dir_ / name).string(); }
 
@@ -88,7 +84,6 @@ class ImportWorkflowTest : public ::testing::Test {
     return path;
   }
 
-  fs::path dir_;
 };
 
 TEST_F(ImportWorkflowTest, ProfilerStepsReportsTheTimesWorkedOutByHand) {

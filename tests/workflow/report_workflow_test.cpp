@@ -14,24 +14,15 @@
 #include "nimble/store/schema.h"
 #include "nimble/workflow/info.h"
 #include "nimble/workflow/report_json.h"
+#include "scratch_dir_test.h"
 
 namespace nimble::workflow {
 namespace {
 
 namespace fs = std::filesystem;
 
-class ReportWorkflowTest : public ::testing::Test {
+class ReportWorkflowTest : public nimble::testing::ScratchDirTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("nimble_report_workflow_" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  std::string Copy(const std::string& name) {
-    const fs::path to = dir_ / name;
-    fs::copy_file(fs::path(NIMBLE_SOURCE_DIR) / "samples/recorded" / name, to, fs::copy_options::overwrite_existing);
-    return to.string();
-  }
   static std::string Bytes(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
@@ -41,7 +32,6 @@ class ReportWorkflowTest : public ::testing::Test {
     EXPECT_TRUE(db.ok()) << db.status().ToString();
     return db.ok() ? std::move(*db) : nullptr;
   }
-  fs::path dir_;
 };
 
 TEST_F(ReportWorkflowTest, ReadOnlyReportLeavesTheFileAsItWas) {
