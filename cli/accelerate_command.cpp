@@ -40,6 +40,9 @@ void AddAccelerateOptions(CLI::App& app, AccelerateArgs& args) {
   app.add_option("--iters", o.iters, "timed iterations per mode (median reported)")->check(CLI::Range(1, 100000));
   app.add_option("--max-streams", o.max_streams, "cap on capture streams (0: no cap)")->check(CLI::Range(0, 1024));
   app.add_flag("--single-stream-only", o.single_stream_only, "capture the single-stream schedule only");
+  app.add_flag("--keep-cross-stream-values", o.keep_cross_stream_values,
+               "hold every value read on another stream until the streams join instead of freeing it after its "
+               "last reader (more memory; for comparison)");
   app.add_flag("--allow-eager-fallback", o.allow_eager_fallback,
                "when the model cannot be captured, time it eagerly instead of failing");
   app.add_option("--device", o.device, "CUDA device (cuda or cuda:N)");
@@ -86,19 +89,23 @@ void PrintAccelerateTable(const workflow::AccelerateResult& r, std::ostream& out
       << r.width_streams << " chains (streams of the assignment), |E'| " << r.reduced_edges << ", |M| "
       << r.matched_edges << "\nprediction: " << r.op_time_source << "; replay costs "
       << workflow::ReplayCostsText(r.replay_costs) << ", " << r.replay_cost_source << "\n\n";
-  out << "| mode | measured ms | predicted ms | vs libtorch | streams | syncs | max rel err | peak MiB |\n";
-  out << "| --- | --- | --- | --- | --- | --- | --- | --- |\n";
+  auto mib = [](int64_t bytes) { return FormatMs(static_cast<double>(bytes) / (1 << 20)); };
+  out << "| mode | measured ms | predicted ms | vs libtorch | streams | syncs | max rel err | peak MiB alloc / reserved | graph pool MiB |\n";
+  out << "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
   out << "| libtorch (module.forward) | " << FormatMs(r.baseline_ms) << " | " << FormatMs(r.predicted_eager_ms)
-      << " | 1.00x | 1 | 0 | - | - |\n";
+      << " | 1.00x | 1 | 0 | - | " << mib(r.baseline_peak_allocated_bytes) << " / "
+      << mib(r.baseline_peak_reserved_bytes) << " | - |\n";
   for (const workflow::ModeResult* mode : {&r.single, &r.multi}) {
     if (!mode->captured) continue;
     out << "| " << RunModeName(mode->mode) << " | " << FormatMs(mode->median_ms) << " | "
         << FormatMs(mode->predicted_ms) << " | " << FormatRatio(r.baseline_ms, mode->median_ms) << " | "
         << mode->schedule.num_streams << " | " << mode->schedule.syncs.size() << " | " << mode->max_rel_error << " | "
-        << FormatMs(static_cast<double>(mode->peak_memory_bytes) / (1 << 20)) << " |\n";
+        << mib(mode->peak_allocated_bytes) << " / " << mib(mode->peak_memory_bytes) << " | "
+        << mib(mode->graph_pool_bytes) << " |\n";
   }
   out << "\nmulti-stream vs single-stream: measured " << FormatRatio(r.single.median_ms, r.multi.median_ms)
       << ", predicted " << FormatRatio(r.single.predicted_ms, r.multi.predicted_ms) << "\n";
+  out << "memory above the weights and inputs; peaks of warm-up and capture (AoT) or of the forward (libtorch)\n";
   out << "preparation (assignment + rewrite + capture): " << FormatMs(static_cast<double>(r.prep_ns) / 1e6) << " ms\n";
   out << "model.nimble runs " << RunModeName(r.chosen) << ": " << r.choice_reason << "\n";
   for (const std::string& line : workflow::Diagnose(r)) out << "prediction off by more than 15%: " << line << "\n";

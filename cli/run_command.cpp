@@ -24,9 +24,10 @@ int RunArtifact(RunArgs& args) {
   args.options.inputs = std::move(*shapes);
   auto r = workflow::RunArtifact(args.options);
   if (!r.ok()) return PrintError(kTool, r.status());
-  std::printf("%s: %s, %d stream(s), %d sync(s); captured in %.1f ms, peak memory %.1f MiB\n", r->artifact.c_str(),
-              RunModeName(r->mode), r->streams, r->syncs, static_cast<double>(r->capture_ns) / 1e6,
-              static_cast<double>(r->peak_memory_bytes) / (1 << 20));
+  std::printf("%s: %s, %d stream(s), %d sync(s); captured in %.1f ms, peak memory %.1f MiB, graph pool %.1f MiB "
+              "(above weights and inputs)\n",
+              r->artifact.c_str(), RunModeName(r->mode), r->streams, r->syncs, static_cast<double>(r->capture_ns) / 1e6,
+              static_cast<double>(r->peak_memory_bytes) / (1 << 20), static_cast<double>(r->graph_pool_bytes) / (1 << 20));
   std::printf("median latency over %d replays: %.4f ms\n", r->iters, r->median_ms);
   return kExitOk;
 }

@@ -15,6 +15,8 @@
 # bench/python_api_bench.sh into $OUT/python_api.md (PY_BENCH_PARTS to choose its parts).
 # PYTEST_PATHS (default python/tests) narrows the pytest run, e.g. python/tests/test_training.py.
 # --training (with --python) then runs bench/training_bench.py into $OUT/training (TRAIN_MODELS, TRAIN_STEPS).
+# --memory (implies --accelerate-only) runs bench/memory_bench.sh after the AoT gpu tests into
+# $OUT/memory.md and $OUT/memory.tar.gz (MEM_MODELS, VARIANTS; logs and JSON).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -35,7 +37,7 @@ fi
 # ---- end of model profiling -------------------------------------------------------------------------
 build=${BUILD_DIR:-$root/build-gpu}
 with_torch=0 bench=1 sanitizer=1 accelerate=0 accel_only=0 bench_only=0 cupti_settings=0 python=0 python_bench=0
-training=0
+training=0 memory=0
 for arg in "$@"; do
   case $arg in
     --with-torch) with_torch=1 ;;
@@ -48,6 +50,7 @@ for arg in "$@"; do
     --python) with_torch=1 python=1 ;;
     --python-bench) with_torch=1 python=1 python_bench=1 ;;
     --training) training=1 ;;
+    --memory) with_torch=1 accelerate=1 accel_only=1 memory=1 ;;
     *) echo "unknown option $arg" >&2; exit 2 ;;
   esac
 done
@@ -162,6 +165,12 @@ if [ $accelerate -eq 1 ] && [ -x "$build/cli/nimble-accelerate" ]; then
   accel_out=$OUT/accelerate
   mkdir -p "$accel_out/models"
   step "aot gpu tests" accelerate.log 300 "$build/tests/accelerate/nimble_aot_gpu_tests"
+  if [ $memory -eq 1 ]; then
+    mem_out=$(mktemp -d)
+    step "memory bench" accelerate.log 560 bash -c "bench/memory_bench.sh '$build' '$mem_out' \
+      --models '${MEM_MODELS:-googlenet inception_v3 nasnetalarge resnet50 efficientnet_b0}' > '$OUT/memory.md'"
+    tar -czf "$OUT/memory.tar.gz" -C "$mem_out" --exclude models --exclude '*.db*' --exclude '*.nimble' .
+  fi
   if [ $bench -eq 1 ]; then
     compile_flag=""; [ "${ACCEL_COMPILE:-0}" = 1 ] && compile_flag=--compile
     [ "${ACCEL_TF32:-0}" = 1 ] && compile_flag="$compile_flag --tf32"

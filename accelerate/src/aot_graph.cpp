@@ -7,15 +7,18 @@
 #include <ATen/core/CachingHostAllocator.h>
 #include <ATen/cuda/CUDAGeneratorImpl.h>
 #include <ATen/cuda/CUDAGraph.h>
+#include <c10/cuda/CUDAAllocatorConfig.h>
 #include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAFunctions.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/core/InferenceMode.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <string>
 
 #include "aot_graph_impl.h"
+#include "nimble/accelerate/device_memory.h"
 #include "failed_op_tracker.h"
 #include "graph_exec.h"
 #include "loaded_model_impl.h"
@@ -33,11 +36,39 @@ int64_t NowNs() {
       .count();
 }
 
-int64_t ReservedBytes(c10::DeviceIndex device, bool peak) {
-  const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(device);
-  const auto& reserved = stats.reserved_bytes[static_cast<size_t>(c10::CachingAllocator::StatType::AGGREGATE)];
-  return peak ? reserved.peak : reserved.current;
-}
+// Lets the caching allocator reuse, within the capture, a block freed while another stream still had
+// a recorded use of it, once the capture's own dependencies order that use before the new one
+// (PyTorch's graph_capture_record_stream_reuse). The rewrite frees values that crossed streams after
+// their last reader this way (stream_rewrite.h); without the setting they would wait for the capture's
+// end. On for the capture only, unless the process's allocator settings name it (then they decide).
+class RecordStreamReuseScope {
+ public:
+  RecordStreamReuseScope() {
+    for (const char* variable : {"PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_ALLOC_CONF"}) {
+      const char* value = std::getenv(variable);
+      if (value != nullptr && std::string(value).find(kKey) != std::string::npos) return;
+    }
+    if (c10::cuda::CUDACachingAllocator::CUDAAllocatorConfig::graph_capture_record_stream_reuse()) return;
+    // Parsing resets the keys a settings string leaves out, so the process's last settings go along.
+    previous_ = c10::CachingAllocator::getAllocatorSettings();
+    c10::CachingAllocator::setAllocatorSettings((previous_.empty() ? "" : previous_ + ",") + kKey + ":True");
+    set_here_ = true;
+  }
+  ~RecordStreamReuseScope() {
+    if (!set_here_) return;
+    try {
+      c10::CachingAllocator::setAllocatorSettings(previous_.empty() ? std::string(kKey) + ":False" : previous_);
+    } catch (const std::exception&) {
+    }
+  }
+  RecordStreamReuseScope(const RecordStreamReuseScope&) = delete;
+  RecordStreamReuseScope& operator=(const RecordStreamReuseScope&) = delete;
+
+ private:
+  static constexpr const char* kKey = "graph_capture_record_stream_reuse";
+  std::string previous_;
+  bool set_here_ = false;
+};
 
 // Whether capture_end got as far as ending the capture: from then on the graph owns its pool and
 // releases it when reset. CUDAGraph::pool() refuses exactly when it has not.
@@ -93,16 +124,17 @@ void AbandonCapture(AotGraph::Impl& impl, const c10::MempoolId_t& pool) noexcept
   (void)cudaGetLastError();  // the failure's CUDA error must not surface in a later, unrelated check
 }
 
-Status WarmUpAndCapture(AotGraph::Impl& impl, const CaptureOptions& options) {
+Status WarmUpAndCapture(AotGraph::Impl& impl, const CaptureOptions& options, const MemoryWindow& memory) {
   const int64_t warmup_start = NowNs();
   for (int32_t run = 0; run < options.warmup_runs; ++run) {
     NIMBLE_RETURN_IF_ERROR(impl.RunEager("warm-up run " + std::to_string(run + 1)));
   }
   const int64_t capture_start = NowNs();
   impl.stats.warmup_ns = capture_start - warmup_start;
-  const c10::DeviceIndex device = impl.device.index();
-  // Sampled here, after the warm-up filled the allocator's cache, so that only the graph's pool counts.
-  const int64_t reserved_before_capture = ReservedBytes(device, false);
+  // The warm-up's cached blocks cannot serve the capture (its allocations come from the graph's own
+  // pool): returned to the driver, so that the capture's peak does not stack on top of them.
+  NIMBLE_RETURN_IF_ERROR(memory.ReleaseCache());
+  NIMBLE_ASSIGN_OR_RETURN(const MemoryUse before_capture, memory.Read());
   // A pool of our own, known before capture_begin, so that a failed capture can hand it back.
   const c10::MempoolId_t pool = at::cuda::graph_pool_handle();
   impl.graph = std::make_unique<CapturedGraph>();
@@ -112,6 +144,7 @@ Status WarmUpAndCapture(AotGraph::Impl& impl, const CaptureOptions& options) {
   try {
     c10::InferenceMode inference;
     StreamContextScope scope(impl.context.get());
+    RecordStreamReuseScope reuse;
     impl.graph->capture_begin(pool);
     c10::IValue result = RunCode(*impl.code, impl.model.impl().module, impl.inputs);
     impl.graph->capture_end();
@@ -127,7 +160,10 @@ Status WarmUpAndCapture(AotGraph::Impl& impl, const CaptureOptions& options) {
   }
   NIMBLE_RETURN_IF_ERROR(impl.ReplayAndWait());
   impl.stats.capture_ns = NowNs() - capture_start;
-  impl.stats.graph_pool_bytes = ReservedBytes(device, false) - reserved_before_capture;
+  NIMBLE_ASSIGN_OR_RETURN(const MemoryUse after, memory.Read());
+  impl.stats.peak_allocated_bytes = after.peak_allocated_bytes;
+  impl.stats.peak_memory_bytes = after.peak_reserved_bytes;
+  impl.stats.graph_pool_bytes = after.held_bytes - before_capture.held_bytes;
   return OkStatus();
 }
 
@@ -135,14 +171,10 @@ Status WarmUpAndCapture(AotGraph::Impl& impl, const CaptureOptions& options) {
 
 StatusOr<std::unique_ptr<AotGraph>> AotGraph::Capture(const LoadedModel& scheduled, const CaptureOptions& options) {
   NIMBLE_ASSIGN_OR_RETURN(std::unique_ptr<Impl> impl, Impl::Create(scheduled, options.seed));
-  const auto device = impl->device.index();
-  try {
-    c10::cuda::CUDACachingAllocator::resetPeakStats(device);
-  } catch (const std::exception& e) {
-    return Internal(scheduled.path() + ": allocator statistics: " + TorchMessage(e));
-  }
-  NIMBLE_RETURN_IF_ERROR(WarmUpAndCapture(*impl, options));
-  impl->stats.peak_memory_bytes = ReservedBytes(device, true);
+  // Opened after the static input buffers exist: they are resident in every mode alike.
+  StatusOr<MemoryWindow> memory = MemoryWindow::Begin(impl->device.index());
+  if (!memory.ok()) return Internal(scheduled.path() + ": " + memory.status().message());
+  NIMBLE_RETURN_IF_ERROR(WarmUpAndCapture(*impl, options, *memory));
   return std::unique_ptr<AotGraph>(new AotGraph(std::move(impl)));
 }
 

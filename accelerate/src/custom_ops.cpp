@@ -1,6 +1,8 @@
 // The nimble:: TorchScript operators of a scheduled graph and the stream context they act on.
 // Registered with conservative alias analysis: they read and write nothing the graph can see, and
 // anything else would let dead-code elimination drop them or let passes move ops across them.
+#include <ATen/core/ivalue.h>
+#include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAStream.h>
 #include <torch/library.h>
 
@@ -30,6 +32,24 @@ void RecordEventOp(int64_t event) {
 }
 void WaitEventOp(int64_t event) {
   if (auto* context = StreamContext::Current()) context->Wait(event);
+}
+// Marks every CUDA tensor in `value` (a tensor, or lists, tuples and optionals of them) as used on the
+// current stream: the caching allocator then reuses its block only after that stream's work (see
+// stream_rewrite.h). Tensors whose memory the caching allocator does not own are left alone by it.
+void RecordOnCurrentStream(const c10::IValue& value, const c10::cuda::CUDAStream& stream) {
+  if (value.isTensor()) {
+    const at::Tensor& tensor = value.toTensor();
+    if (tensor.defined() && tensor.is_cuda() && tensor.has_storage()) {
+      c10::cuda::CUDACachingAllocator::recordStream(tensor.storage().data_ptr(), stream);
+    }
+  } else if (value.isTuple()) {
+    for (const auto& element : value.toTupleRef().elements()) RecordOnCurrentStream(element, stream);
+  } else if (value.isList()) {
+    for (const auto& element : value.toListRef()) RecordOnCurrentStream(element, stream);
+  }
+}
+void RecordStreamOp(const c10::IValue& value) {
+  if (auto* context = StreamContext::Current()) context->RecordUse(value);
 }
 // `keep` holds the op outputs that crossed streams (tensors, or lists, tuples and optionals holding
 // them, hence Any[]): as arguments of the last node they stay alive (and their memory out of the
@@ -117,6 +137,11 @@ void StreamContext::Wait(int64_t event) {
   Check(cudaStreamWaitEvent(current, sync_events_[static_cast<size_t>(event)], 0), "wait_event: cudaStreamWaitEvent");
 }
 
+void StreamContext::RecordUse(const c10::IValue& value) {
+  TORCH_CHECK(forked_, "nimble::record_stream before nimble::fork_streams");
+  RecordOnCurrentStream(value, c10::cuda::getCurrentCUDAStream(static_cast<c10::DeviceIndex>(device_)));
+}
+
 void StreamContext::Join() {
   TORCH_CHECK(forked_, "nimble::join_streams before nimble::fork_streams");
   for (size_t s = 0; s < side_streams_.size(); ++s) {
@@ -161,6 +186,8 @@ TORCH_LIBRARY(nimble, m) {
   m.def(torch::schema("nimble::record_event(int event) -> ()", AliasAnalysisKind::CONSERVATIVE),
         &nimble::accelerate::RecordEventOp);
   m.def(torch::schema("nimble::wait_event(int event) -> ()", AliasAnalysisKind::CONSERVATIVE), &nimble::accelerate::WaitEventOp);
+  m.def(torch::schema("nimble::record_stream(Any value) -> ()", AliasAnalysisKind::CONSERVATIVE),
+        &nimble::accelerate::RecordStreamOp);
   m.def(torch::schema("nimble::join_streams(Any[] keep) -> ()", AliasAnalysisKind::CONSERVATIVE),
         &nimble::accelerate::JoinStreamsOp);
 }

@@ -161,6 +161,27 @@ StatusOr<std::vector<int64_t>> TimeForward(const LoadedModel& model, int32_t war
   return latencies;
 }
 
+StatusOr<MemoryUse> ForwardMemory(const LoadedModel& model, int32_t runs) {
+  if (model.empty()) return InvalidArgument("memory: no model");
+  try {
+    c10::InferenceMode inference;
+    const c10::Device device(model.device());
+    if (!device.is_cuda()) return InvalidArgument(model.path() + ": the model is on " + model.device() + ", not CUDA");
+    std::vector<c10::IValue> inputs;
+    for (size_t i = 0; i < model.inputs().size(); ++i) {
+      inputs.emplace_back(ToDevice(HostTensor::Random(model.inputs()[i], 7 + i), device));
+    }
+    NIMBLE_ASSIGN_OR_RETURN(MemoryWindow window,
+                            MemoryWindow::Begin(device.has_index() ? device.index() : c10::cuda::current_device()));
+    torch::jit::Module module = model.impl().module;
+    for (int32_t i = 0; i < runs; ++i) (void)module.forward(inputs);
+    NIMBLE_RETURN_IF_ERROR(CudaCheck(cudaDeviceSynchronize(), model.path() + ": module.forward"));
+    return window.Read();
+  } catch (const std::exception& e) {
+    return FailedPrecondition(model.path() + ": module.forward failed: " + InterpreterMessage(e));
+  }
+}
+
 StatusOr<std::vector<int64_t>> TimeOpsInIsolation(const ModelGraph& model, int32_t runs) {
   NIMBLE_ASSIGN_OR_RETURN(std::unique_ptr<EagerRunner> runner, EagerRunner::Create(model));
   const auto num_ops = static_cast<int32_t>(model.graph.ops.size());

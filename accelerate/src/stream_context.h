@@ -12,6 +12,10 @@
 
 #include "nimble/core/status.h"
 
+namespace c10 {
+struct IValue;
+}
+
 namespace nimble::accelerate {
 
 class StreamContext {
@@ -30,6 +34,8 @@ class StreamContext {
   void SetStream(int64_t stream);
   void Record(int64_t event);
   void Wait(int64_t event);
+  // Marks the CUDA tensors in `value` as used on the current stream (CUDACachingAllocator::recordStream).
+  void RecordUse(const c10::IValue& value);
   void Join();
   // After a run that threw between Fork and Join: joins every side stream back into stream 0 (so a
   // capture can end), makes stream 0 current again and forgets the fork. Never throws; CUDA errors

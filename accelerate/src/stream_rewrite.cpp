@@ -6,8 +6,10 @@
 #include <torch/csrc/jit/api/module.h>
 #include <torch/csrc/jit/ir/ir.h>
 
+#include <algorithm>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "loaded_model_impl.h"
@@ -44,30 +46,64 @@ std::vector<Node*> MapOpNodes(const Graph& original, Graph& copy, const std::vec
   return mapped;
 }
 
-// Outputs of ops read by an op on another stream that hold tensors (a tensor, or a list, tuple or
-// optional of them, as aten::broadcast_tensors returns): their memory must not be reused before the
-// join. The interpreter would free a list once its last element was taken out of it.
-std::vector<Value*> CrossStreamValues(const OpGraph& graph, const StreamAssignment& assignment,
-                                      const std::vector<Node*>& nodes) {
-  std::vector<uint8_t> keep(graph.ops.size(), 0);
-  for (const OpEdge& edge : graph.edges) {
-    if (edge.kind == EdgeKind::kData && assignment.op_stream[edge.src.value()] != assignment.op_stream[edge.dst.value()]) {
-      keep[static_cast<size_t>(edge.src.value())] = 1;
-    }
-  }
+// The op outputs that hold tensors (a tensor, or a list, tuple or optional of them, as
+// aten::broadcast_tensors returns).
+std::vector<Value*> TensorOutputs(Node* node) {
   std::vector<Value*> values;
-  for (size_t op = 0; op < keep.size(); ++op) {
-    if (keep[op] == 0) continue;
-    for (Value* output : nodes[op]->outputs()) {
-      if (ContainsTensor(output->type())) values.push_back(output);
-    }
+  for (Value* output : node->outputs()) {
+    if (ContainsTensor(output->type())) values.push_back(output);
   }
   return values;
 }
 
+// Each data edge whose ends run on different streams: (producer, reader).
+std::vector<std::pair<size_t, size_t>> CrossStreamReads(const OpGraph& graph, const StreamAssignment& assignment) {
+  std::vector<std::pair<size_t, size_t>> reads;
+  for (const OpEdge& edge : graph.edges) {
+    if (edge.kind == EdgeKind::kData && assignment.op_stream[edge.src.value()] != assignment.op_stream[edge.dst.value()]) {
+      reads.emplace_back(static_cast<size_t>(edge.src.value()), static_cast<size_t>(edge.dst.value()));
+    }
+  }
+  std::sort(reads.begin(), reads.end());
+  reads.erase(std::unique(reads.begin(), reads.end()), reads.end());
+  return reads;
+}
+
+// Keeping every value that crossed streams alive to the join: their memory is never reused within
+// the run (the interpreter would free a list once its last element was taken out of it, hence the
+// whole outputs are kept).
+std::vector<Value*> ValuesKeptToJoin(const std::vector<std::pair<size_t, size_t>>& reads,
+                                      const std::vector<Node*>& nodes) {
+  std::vector<uint8_t> keep(nodes.size(), 0);
+  for (const auto& [src, dst] : reads) keep[src] = 1;
+  std::vector<Value*> values;
+  for (size_t op = 0; op < keep.size(); ++op) {
+    if (keep[op] == 0) continue;
+    for (Value* output : TensorOutputs(nodes[op])) values.push_back(output);
+  }
+  return values;
+}
+
+// Freeing them after their last reader instead: right after each cross-stream reader,
+// nimble::record_stream marks the producer's tensors as used on the reader's stream, so that the
+// caching allocator reuses their blocks only once that stream's work is ordered before the new user
+// (by an event in eager runs, by the capture's dependencies in a capture).
+int32_t InsertRecordStreams(Graph& graph, const std::vector<std::pair<size_t, size_t>>& reads,
+                            const std::vector<Node*>& nodes) {
+  int32_t inserted = 0;
+  for (const auto& [src, dst] : reads) {
+    torch::jit::WithInsertPoint guard(nodes[dst]->next());
+    for (Value* value : TensorOutputs(nodes[src])) {
+      InsertNimbleNode(graph, "nimble::record_stream", {value});
+      ++inserted;
+    }
+  }
+  return inserted;
+}
+
 // The walk: set_stream where the stream changes, waits before and records after the sync ends.
 RewriteSummary InsertStreamOps(Graph& graph, const OpGraph& ops, const StreamAssignment& assignment,
-                               const std::vector<Node*>& nodes) {
+                               const std::vector<Node*>& nodes, const RewriteOptions& options) {
   RewriteSummary summary;
   summary.num_streams = assignment.num_streams;
   summary.num_events = static_cast<int32_t>(assignment.syncs.size());
@@ -97,7 +133,13 @@ RewriteSummary InsertStreamOps(Graph& graph, const OpGraph& ops, const StreamAss
     for (int64_t event : records[op]) InsertIntOp(graph, "nimble::record_event", event);
     summary.record_nodes += static_cast<int32_t>(records[op].size());
   }
-  const std::vector<Value*> keep = CrossStreamValues(ops, assignment, nodes);
+  const std::vector<std::pair<size_t, size_t>> reads = CrossStreamReads(ops, assignment);
+  std::vector<Value*> keep;
+  if (options.cross_stream_free == CrossStreamFree::kAtJoin) {
+    keep = ValuesKeptToJoin(reads, nodes);
+  } else {
+    summary.recorded_values = InsertRecordStreams(graph, reads, nodes);
+  }
   summary.kept_values = static_cast<int32_t>(keep.size());
   torch::jit::WithInsertPoint guard(graph.return_node());
   // Any[]: one list holds tensors and lists or tuples of them alike.
@@ -134,7 +176,7 @@ Status CheckAssignment(const LoadedModel::Impl& impl, const OpGraph& graph, cons
 }  // namespace
 
 StatusOr<ScheduledModel> RewriteForStreams(const LoadedModel& frozen, const OpGraph& graph,
-                                           const StreamAssignment& assignment) {
+                                           const StreamAssignment& assignment, const RewriteOptions& options) {
   RegisterNimbleOps();
   if (frozen.empty()) return InvalidArgument("stream rewrite: no model");
   const LoadedModel::Impl& impl = frozen.impl();
@@ -143,7 +185,7 @@ StatusOr<ScheduledModel> RewriteForStreams(const LoadedModel& frozen, const OpGr
     auto copy = impl.graph->copy();
     std::vector<Node*> nodes = MapOpNodes(*impl.graph, *copy, impl.op_nodes);
     ScheduledModel result;
-    result.summary = InsertStreamOps(*copy, graph, assignment, nodes);
+    result.summary = InsertStreamOps(*copy, graph, assignment, nodes, options);
     copy->lint();
     auto scheduled = std::make_shared<LoadedModel::Impl>();
     scheduled->path = impl.path;

@@ -1,5 +1,6 @@
 #include "nimble/analysis/stream_plan.h"
 
+#include <algorithm>
 #include <set>
 #include <utility>
 
@@ -25,9 +26,44 @@ StreamPlan PlanStreams(const Dag& dag, const PlanOptions& options) {
 StreamAssignment LimitStreams(const StreamAssignment& assignment, int32_t max_streams,
                               const std::vector<OpEdge>& reduced_edges) {
   if (max_streams <= 0 || assignment.num_streams <= max_streams) return assignment;
+  // Each stream's span in op order (ops are numbered in a topological order, the order they launch in).
+  const auto streams = static_cast<size_t>(assignment.num_streams);
+  std::vector<int64_t> first(streams, -1), last(streams, -1);
+  for (size_t op = 0; op < assignment.op_stream.size(); ++op) {
+    const auto s = static_cast<size_t>(assignment.op_stream[op].value());
+    if (first[s] < 0) first[s] = static_cast<int64_t>(op);
+    last[s] = static_cast<int64_t>(op);
+  }
+  std::vector<size_t> order;
+  for (size_t s = 0; s < streams; ++s) {
+    if (first[s] >= 0) order.push_back(s);
+  }
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return first[a] < first[b]; });
+  // Interval partitioning onto the lanes: a span goes to the lane that became free last before it
+  // starts (a lane reused without any overlap), or when every lane is still busy, to the one that frees
+  // first (the least overlap, so the least concurrency lost).
+  std::vector<int64_t> lane_end;
+  std::vector<int32_t> lane_of(streams, 0);
+  for (size_t s : order) {
+    int32_t best = -1;
+    for (size_t lane = 0; lane < lane_end.size(); ++lane) {
+      if (lane_end[lane] < first[s] && (best < 0 || lane_end[lane] > lane_end[static_cast<size_t>(best)])) {
+        best = static_cast<int32_t>(lane);
+      }
+    }
+    if (best < 0 && static_cast<int32_t>(lane_end.size()) < max_streams) {
+      best = static_cast<int32_t>(lane_end.size());
+      lane_end.push_back(-1);
+    }
+    if (best < 0) {
+      best = static_cast<int32_t>(std::min_element(lane_end.begin(), lane_end.end()) - lane_end.begin());
+    }
+    lane_of[s] = best;
+    lane_end[static_cast<size_t>(best)] = std::max(lane_end[static_cast<size_t>(best)], last[s]);
+  }
   StreamAssignment limited;
-  limited.num_streams = max_streams;
-  for (StreamId stream : assignment.op_stream) limited.op_stream.push_back(StreamId(stream.value() % max_streams));
+  limited.num_streams = static_cast<int32_t>(lane_end.size());
+  for (StreamId stream : assignment.op_stream) limited.op_stream.push_back(StreamId(lane_of[static_cast<size_t>(stream.value())]));
   std::set<std::pair<int32_t, int32_t>> seen;
   for (const OpEdge& edge : reduced_edges) {
     if (limited.op_stream[edge.src.value()] == limited.op_stream[edge.dst.value()]) continue;

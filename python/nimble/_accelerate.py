@@ -19,7 +19,10 @@ from . import _C, _inputs, _precision, _progress
 
 
 class ModeReport:
-    """One captured schedule: measured and predicted latency (ms), streams, syncs, output error, memory."""
+    """One captured schedule: measured and predicted latency (ms), streams, syncs, output error, memory.
+    Memory is GPU memory above the weights and inputs: the peaks of the warm-up and capture
+    (``peak_allocated_bytes`` for tensors, ``peak_memory_bytes`` for what the caching allocator reserved)
+    and ``graph_pool_bytes``, what the captured graph holds while it is kept."""
 
     def __init__(self, data: Dict[str, Any]) -> None:
         self._data = data
@@ -29,7 +32,9 @@ class ModeReport:
         self.streams: int = data["streams"]
         self.syncs: int = data["syncs"]
         self.max_rel_error: float = data["max_rel_error"]
+        self.peak_allocated_bytes: int = data["peak_allocated_bytes"]
         self.peak_memory_bytes: int = data["peak_memory_bytes"]
+        self.graph_pool_bytes: int = data["graph_pool_bytes"]
         self.capture_ns: int = data["capture_ns"]
 
     @property
@@ -50,6 +55,9 @@ class AccelerateReport:
         self._data = data
         self.baseline_ms: float = data["baseline_ms"]
         self.predicted_eager_ms: float = data["predicted_eager_ms"]
+        # GPU memory of the libtorch forward above the weights and inputs (peaks, bytes).
+        self.baseline_peak_allocated_bytes: int = data["baseline_peak_allocated_bytes"]
+        self.baseline_peak_memory_bytes: int = data["baseline_peak_memory_bytes"]
         self.single: Optional[ModeReport] = ModeReport(data["single"]) if data["single"] else None
         self.multi: Optional[ModeReport] = ModeReport(data["multi"]) if data["multi"] else None
         self.chosen: Optional[str] = data["chosen"]
@@ -97,14 +105,17 @@ class AccelerateReport:
     def __str__(self) -> str:
         d = self._data
         rows = [f"model {d['model']} ({d['inputs']}) on {d['device']}: {d['ops']} ops",
-                "| mode | measured ms | predicted ms | vs libtorch | streams | syncs | max rel err | peak MiB |",
-                "| --- | --- | --- | --- | --- | --- | --- | --- |",
-                f"| libtorch (module.forward) | {self.baseline_ms:.3f} | {self.predicted_eager_ms:.3f} | 1.00x | 1 | 0 | - | - |"]
+                "| mode | measured ms | predicted ms | vs libtorch | streams | syncs | max rel err "
+                "| peak MiB alloc / reserved | graph pool MiB |",
+                "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+                f"| libtorch (module.forward) | {self.baseline_ms:.3f} | {self.predicted_eager_ms:.3f} | 1.00x | 1 | 0 | - "
+                f"| {self.baseline_peak_allocated_bytes / 2**20:.1f} / {self.baseline_peak_memory_bytes / 2**20:.1f} | - |"]
         for m in (self.single, self.multi):
             if m is not None:
                 rows.append(f"| {m.mode} | {m.measured_ms:.3f} | {m.predicted_ms:.3f} | "
                             f"{self.baseline_ms / m.measured_ms:.2f}x | {m.streams} | {m.syncs} | "
-                            f"{m.max_rel_error:.3g} | {m.peak_memory_bytes / 2**20:.1f} |")
+                            f"{m.max_rel_error:.3g} | {m.peak_allocated_bytes / 2**20:.1f} / "
+                            f"{m.peak_memory_bytes / 2**20:.1f} | {m.graph_pool_bytes / 2**20:.1f} |")
         rows.append(f"chosen: {self.chosen}: {self.choice_reason}")
         rows.extend(f"prediction off by more than 15%: {line}" for line in self.diagnosis)
         return "\n".join(rows)
@@ -157,7 +168,8 @@ class AcceleratedModule(torch.nn.Module):
 
     @property
     def capture_stats(self) -> Dict[str, int]:
-        """streams, events, warmup_ns, capture_ns, peak_memory_bytes and graph_pool_bytes of this capture."""
+        """streams, events, warmup_ns, capture_ns, peak_allocated_bytes, peak_memory_bytes (reserved) and
+        graph_pool_bytes of this capture, memory above the weights and inputs."""
         return dict(self._runner.capture_stats)
 
     def latencies_ns(self, iters: int = 200) -> List[int]:

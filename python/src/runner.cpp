@@ -38,6 +38,7 @@ py::dict CaptureStatsDict(const TensorRunner& runner) {
   d["events"] = s.num_events;
   d["warmup_ns"] = s.warmup_ns;
   d["capture_ns"] = s.capture_ns;
+  d["peak_allocated_bytes"] = s.peak_allocated_bytes;
   d["peak_memory_bytes"] = s.peak_memory_bytes;
   d["graph_pool_bytes"] = s.graph_pool_bytes;
   return d;

@@ -84,7 +84,9 @@ def test_report(block_module) -> None:
     assert report.single.streams == 1
     for mode in (report.single, report.multi):
         assert mode.measured_ms > 0 and mode.predicted_ms > 0 and mode.max_rel_error < 1e-3
-        assert mode.peak_memory_bytes > 0
+        assert 0 < mode.peak_allocated_bytes <= mode.peak_memory_bytes
+        assert 0 < mode.graph_pool_bytes <= mode.peak_memory_bytes
+    assert 0 < report.baseline_peak_allocated_bytes <= report.baseline_peak_memory_bytes
     assert report.baseline_ms > 0 and report.speedup == report.baseline_ms / report.multi.measured_ms
     d = report.to_dict()
     assert d["multi"]["assignment"]["streams"] == report.multi.streams

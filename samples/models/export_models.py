@@ -34,9 +34,9 @@ def _timm(name):
     return timm.create_model(name, pretrained=False)
 
 
-# name -> (library, builder, input shape). Inception-v3 skips its auxiliary head (not used in
-# inference) and torchvision's weight initialisation (scipy's truncated normal, slow and pointless
-# for random weights).
+# name -> (library, builder, input shape). Inception-v3 and GoogLeNet skip their auxiliary heads (not
+# used in inference) and torchvision's weight initialisation (scipy's truncated normal, slow and
+# pointless for random weights).
 MODELS = {
     "resnet50": ("torchvision", lambda: _torchvision("resnet50"), [1, 3, 224, 224]),
     "inception_v3": ("torchvision", lambda: _torchvision("inception_v3", aux_logits=False, init_weights=False),
@@ -44,6 +44,8 @@ MODELS = {
     "mobilenet_v2": ("torchvision", lambda: _torchvision("mobilenet_v2"), [1, 3, 224, 224]),
     "efficientnet_b0": ("torchvision", lambda: _torchvision("efficientnet_b0"), [1, 3, 224, 224]),
     "nasnetalarge": ("timm", lambda: _timm("nasnetalarge"), [1, 3, 331, 331]),
+    "googlenet": ("torchvision", lambda: _torchvision("googlenet", aux_logits=False, transform_input=False,
+                                                      init_weights=False), [1, 3, 224, 224]),
 }
 
 

@@ -51,8 +51,8 @@ std::vector<HostTensor> Inputs(const std::vector<std::vector<int64_t>>& shapes, 
 // Rewrites `model` with `assignment`, checks the inserted operators, saves and reloads the result
 // and compares outputs with the frozen model's. Returns the rewrite (no model on failure).
 ScheduledModel CheckSchedule(const ModelGraph& model, const std::vector<std::vector<int64_t>>& shapes,
-                             const StreamAssignment& assignment) {
-  StatusOr<ScheduledModel> scheduled = RewriteForStreams(model.model, model.graph, assignment);
+                             const StreamAssignment& assignment, const RewriteOptions& options = {}) {
+  StatusOr<ScheduledModel> scheduled = RewriteForStreams(model.model, model.graph, assignment, options);
   EXPECT_TRUE(scheduled.ok()) << scheduled.status().ToString();
   if (!scheduled.ok()) return {};
   const std::string text = scheduled->model.GraphText();
@@ -63,6 +63,8 @@ ScheduledModel CheckSchedule(const ModelGraph& model, const std::vector<std::vec
   EXPECT_EQ(Count(text, "nimble::fork_streams("), 1);
   EXPECT_EQ(Count(text, "nimble::join_streams("), 1);
   EXPECT_EQ(scheduled->summary.record_nodes, syncs);
+  EXPECT_EQ(Count(text, "nimble::record_stream("), scheduled->summary.recorded_values) << text;
+  if (options.cross_stream_free == CrossStreamFree::kAfterLastReader) EXPECT_EQ(scheduled->summary.kept_values, 0);
   EXPECT_EQ(Count(model.model.GraphText(), "nimble::"), 0) << "the frozen model must stay untouched";
 
   ArtifactMeta meta;
@@ -166,10 +168,9 @@ TEST(StreamRewriteTest, RandomBranchingModels) {
   }
 }
 
-// aten::broadcast_tensors returns a Tensor[]; here its elements are read on two streams. The list
-// (not only plain tensor outputs) must be an argument of join_streams, so that its tensors live until
-// the join, and the Any[] keep list must survive the model.nimble round trip.
-TEST(StreamRewriteTest, ListOutputsReadOnAnotherStreamAreKeptUntilTheJoin) {
+// aten::broadcast_tensors returns a Tensor[]; here its elements are read on two streams: relu (0),
+// broadcast_tensors (1), sigmoid (2) on stream 0, tanh (3) alone on stream 1, add (4) on stream 0.
+StatusOr<ModelGraph> ListCrossingStreams(StreamAssignment* assignment) {
   const std::string source = R"(
 def forward(self, x):
     a = torch.relu(x)
@@ -179,24 +180,64 @@ def forward(self, x):
     return b + c
 )";
   StatusOr<ModelGraph> model = LoadModelGraph(SaveModelFromSource(source, {}), {{2, 3}});
+  if (!model.ok()) return model;
+  EXPECT_EQ(model->graph.ops.size(), 5u);
+  EXPECT_EQ(model->graph.ops[1].kind, "aten::broadcast_tensors");
+  EXPECT_EQ(model->graph.ops[3].kind, "aten::tanh");
+  assignment->num_streams = 2;
+  assignment->op_stream = {StreamId(0), StreamId(0), StreamId(0), StreamId(1), StreamId(0)};
+  assignment->syncs = {OpEdge{OpId(1), OpId(3), EdgeKind::kData}, OpEdge{OpId(3), OpId(4), EdgeKind::kData}};
+  return model;
+}
+
+// "%name" of the value `line` defines.
+std::string DefinedName(const std::string& line) {
+  return line.substr(line.find('%'), line.find(" :") - line.find('%'));
+}
+
+bool HasArgument(const std::string& line, const std::string& name) {
+  return line.find(name + ",") != std::string::npos || line.find(name + ")") != std::string::npos;
+}
+
+// Kept until the join (for comparison): the list itself, not only plain tensor outputs, must be an
+// argument of join_streams, so that its tensors live until the join, and the Any[] keep list must
+// survive the model.nimble round trip.
+TEST(StreamRewriteTest, ListOutputsReadOnAnotherStreamAreKeptUntilTheJoinWhenAsked) {
+  StreamAssignment assignment;
+  StatusOr<ModelGraph> model = ListCrossingStreams(&assignment);
   ASSERT_TRUE(model.ok()) << model.status().ToString();
-  ASSERT_EQ(model->graph.ops.size(), 5u);
-  ASSERT_EQ(model->graph.ops[1].kind, "aten::broadcast_tensors");
-  ASSERT_EQ(model->graph.ops[3].kind, "aten::tanh");
-  StreamAssignment assignment;  // tanh alone on stream 1: broadcast -> tanh -> add cross streams
-  assignment.num_streams = 2;
-  assignment.op_stream = {StreamId(0), StreamId(0), StreamId(0), StreamId(1), StreamId(0)};
-  assignment.syncs = {OpEdge{OpId(1), OpId(3), EdgeKind::kData}, OpEdge{OpId(3), OpId(4), EdgeKind::kData}};
-  const ScheduledModel scheduled = CheckSchedule(*model, {{2, 3}}, assignment);
+  const ScheduledModel scheduled =
+      CheckSchedule(*model, {{2, 3}}, assignment, RewriteOptions{CrossStreamFree::kAtJoin});
   ASSERT_FALSE(scheduled.model.empty());
   EXPECT_EQ(scheduled.summary.kept_values, 2);  // the list of broadcast_tensors and tanh's tensor
+  EXPECT_EQ(scheduled.summary.recorded_values, 0);
   const std::string text = scheduled.model.GraphText();
-  const std::string producer = LineWith(text, "aten::broadcast_tensors(");
-  ASSERT_NE(producer.find(": Tensor[] ="), std::string::npos) << text;
-  const std::string list_name = producer.substr(producer.find('%'), producer.find(" :") - producer.find('%'));
+  const std::string list_name = DefinedName(LineWith(text, "aten::broadcast_tensors("));
   const std::string keep = LineWith(text, "Any[] = prim::ListConstruct(");
-  const bool kept = keep.find(list_name + ",") != std::string::npos || keep.find(list_name + ")") != std::string::npos;
-  EXPECT_TRUE(kept) << list_name << " is not in the keep list: " << keep << "\n" << text;
+  EXPECT_TRUE(HasArgument(keep, list_name)) << list_name << " is not in the keep list: " << keep << "\n" << text;
+}
+
+// By default nothing is held to the join: each output read on another stream is marked as used there
+// right after the read (nimble::record_stream of the whole list, on tanh's stream, after tanh; of
+// tanh's tensor on stream 0 after the add), and the graph still computes what the frozen one does.
+TEST(StreamRewriteTest, ValuesReadOnAnotherStreamAreRecordedThereAfterTheRead) {
+  StreamAssignment assignment;
+  StatusOr<ModelGraph> model = ListCrossingStreams(&assignment);
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  const ScheduledModel scheduled = CheckSchedule(*model, {{2, 3}}, assignment);
+  ASSERT_FALSE(scheduled.model.empty());
+  EXPECT_EQ(scheduled.summary.recorded_values, 2);
+  const std::string text = scheduled.model.GraphText();
+  EXPECT_EQ(LineWith(text, "Any[] = prim::ListConstruct()").empty(), false) << "join_streams keeps nothing:\n" << text;
+  const std::string list_name = DefinedName(LineWith(text, "aten::broadcast_tensors("));
+  const std::string tanh_name = DefinedName(LineWith(text, "aten::tanh("));
+  const size_t tanh_at = text.find("aten::tanh(");
+  const size_t list_record = text.find("nimble::record_stream(" + list_name + ")");
+  const size_t tanh_record = text.find("nimble::record_stream(" + tanh_name + ")");
+  ASSERT_NE(list_record, std::string::npos) << text;
+  ASSERT_NE(tanh_record, std::string::npos) << text;
+  EXPECT_GT(list_record, tanh_at) << "recorded after its reader:\n" << text;
+  EXPECT_GT(tanh_record, text.find("aten::add(")) << "recorded after its reader:\n" << text;
 }
 
 // A scheduled graph that fails at run time names the operator that threw, the outermost one (the

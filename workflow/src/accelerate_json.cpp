@@ -16,7 +16,9 @@ json ModeJson(const ModeResult& m) {
           {"predicted_ms", m.predicted_ms},
           {"max_rel_error", m.max_rel_error},
           {"capture_ns", m.capture_ns},
+          {"peak_allocated_bytes", m.peak_allocated_bytes},
           {"peak_memory_bytes", m.peak_memory_bytes},
+          {"graph_pool_bytes", m.graph_pool_bytes},
           {"streams", m.schedule.num_streams},
           {"syncs", static_cast<int64_t>(m.schedule.syncs.size())},
           {"assignment", AssignmentToJson(m.schedule)}};
@@ -48,6 +50,8 @@ json AccelerateResultToJson(const AccelerateResult& r) {
             {"replay_cost_source", r.replay_cost_source},
             {"baseline_ms", r.baseline_ms},
             {"predicted_eager_ms", r.predicted_eager_ms},
+            {"baseline_peak_allocated_bytes", r.baseline_peak_allocated_bytes},
+            {"baseline_peak_memory_bytes", r.baseline_peak_reserved_bytes},
             {"prep_ns", r.prep_ns},
             {"single", ModeJson(r.single)},
             {"multi", ModeJson(r.multi)},

@@ -153,12 +153,17 @@ StatusOr<analysis::Workload> Session::LoadWorkload() {
 
 Status Session::CaptureMode(const StreamAssignment& schedule, ModeResult* mode, ScheduledModel* scheduled,
                             std::unique_ptr<AotGraph>* graph) {
-  NIMBLE_ASSIGN_OR_RETURN(*scheduled, RewriteForStreams(model_.model, model_.graph, schedule));
+  RewriteOptions rewrite;
+  rewrite.cross_stream_free = args_.keep_cross_stream_values ? CrossStreamFree::kAtJoin : CrossStreamFree::kAfterLastReader;
+  NIMBLE_ASSIGN_OR_RETURN(*scheduled, RewriteForStreams(model_.model, model_.graph, schedule, rewrite));
   NIMBLE_ASSIGN_OR_RETURN(*graph, AotGraph::Capture(scheduled->model));
   mode->schedule = schedule;
   mode->captured = true;
-  mode->capture_ns = (*graph)->stats().capture_ns;
-  mode->peak_memory_bytes = (*graph)->stats().peak_memory_bytes;
+  const CaptureStats& stats = (*graph)->stats();
+  mode->capture_ns = stats.capture_ns;
+  mode->peak_allocated_bytes = stats.peak_allocated_bytes;
+  mode->peak_memory_bytes = stats.peak_memory_bytes;
+  mode->graph_pool_bytes = stats.graph_pool_bytes;
   return OkStatus();
 }
 
@@ -208,6 +213,9 @@ Status Session::CheckOutputs() {
 Status Session::Measure() {
   progress_.Step("timing libtorch and the captured graphs, " + std::to_string(args_.iters) + " iterations each");
   NIMBLE_ASSIGN_OR_RETURN(result_.baseline_ms, TimeBaseline(args_.iters));
+  NIMBLE_ASSIGN_OR_RETURN(MemoryUse eager, ForwardMemory(model_.model));
+  result_.baseline_peak_allocated_bytes = eager.peak_allocated_bytes;
+  result_.baseline_peak_reserved_bytes = eager.peak_reserved_bytes;
   NIMBLE_ASSIGN_OR_RETURN(std::vector<int64_t> single, single_graph_->TimeReplays(args_.iters));
   result_.single.median_ms = MedianMs(std::move(single));
   if (multi_graph_ != nullptr) {

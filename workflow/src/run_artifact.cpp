@@ -32,6 +32,7 @@ StatusOr<RunArtifactResult> RunArtifact(const RunArtifactOptions& options) {
   out.syncs = stats.num_events;
   out.capture_ns = stats.capture_ns;
   out.peak_memory_bytes = stats.peak_memory_bytes;
+  out.graph_pool_bytes = stats.graph_pool_bytes;
   out.iters = options.iters;
   return out;
 }

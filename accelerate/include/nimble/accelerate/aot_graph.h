@@ -25,8 +25,11 @@ struct CaptureStats {
   int32_t num_events = 0;
   int64_t warmup_ns = 0;
   int64_t capture_ns = 0;          // capture, instantiation and the first replay
-  int64_t peak_memory_bytes = 0;   // caching allocator's peak reserved bytes from load to capture end
-  int64_t graph_pool_bytes = 0;    // reserved bytes the capture added (its private pool), warm-up cache excluded
+  // GPU memory of the warm-up and capture (device_memory.h): peaks above what was resident before them
+  // (weights, the input buffers, other graphs), the warm-up's cache released before the capture.
+  int64_t peak_allocated_bytes = 0;
+  int64_t peak_memory_bytes = 0;   // peak reserved bytes
+  int64_t graph_pool_bytes = 0;    // reserved bytes the capture added and the graph holds (its private pool)
 };
 
 class AotGraph {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "nimble/accelerate/device_memory.h"
 #include "nimble/accelerate/host_tensor.h"
 #include "nimble/accelerate/model_graph.h"
 #include "nimble/core/status.h"
@@ -32,6 +33,10 @@ StatusOr<std::vector<HostTensor>> RunOnce(const LoadedModel& model, const std::v
 // torch.jit.optimized_execution(False) does in Python.
 StatusOr<std::vector<int64_t>> TimeForward(const LoadedModel& model, int32_t warmup, int32_t iters,
                                            bool executor_optimizations = true);
+
+// GPU memory of `runs` calls of module.forward on random inputs (device_memory.h: above the weights
+// and the inputs, from an emptied cache): what the libtorch baseline needs beside the model.
+StatusOr<MemoryUse> ForwardMemory(const LoadedModel& model, int32_t runs = 2);
 
 // Each op's GPU time in ns (median of `runs` eager runs): a sleep kernel queued ahead of the op keeps
 // the GPU busy while the host launches it, so the events around the op see its kernels only.

@@ -1,8 +1,11 @@
 // The stream rewrite: a copy of a frozen model's graph in which every op runs on its assigned stream.
 // nimble::fork_streams opens the graph, nimble::set_stream precedes an op only where the stream
 // changes, nimble::record_event / nimble::wait_event bracket exactly the assignment's syncs (the
-// cross-stream edges of the reduced graph), and nimble::join_streams closes it, holding every op
-// output that crossed streams and holds a tensor (a tensor, or a list, tuple or optional of them). The frozen model is left untouched. Not thread-safe (one model, one thread).
+// cross-stream edges of the reduced graph), and nimble::join_streams closes it. An op output read on
+// another stream than its producer's is either marked as used on the reader's stream right after each
+// such read (nimble::record_stream, the default: its memory is reused once the capture's dependencies
+// order that read before the new user) or held until the join (memory never reused within the run).
+// The frozen model is left untouched. Not thread-safe (one model, one thread).
 #pragma once
 
 #include <cstdint>
@@ -14,6 +17,15 @@
 
 namespace nimble::accelerate {
 
+enum class CrossStreamFree {
+  kAfterLastReader,  // nimble::record_stream after each cross-stream read
+  kAtJoin,           // every such output held by nimble::join_streams
+};
+
+struct RewriteOptions {
+  CrossStreamFree cross_stream_free = CrossStreamFree::kAfterLastReader;
+};
+
 struct RewriteSummary {
   int32_t num_streams = 0;
   int32_t num_events = 0;        // == syncs, one event each
@@ -21,6 +33,7 @@ struct RewriteSummary {
   int32_t record_nodes = 0;
   int32_t wait_nodes = 0;
   int32_t kept_values = 0;       // op outputs held until the join: tensors, or lists/tuples holding them
+  int32_t recorded_values = 0;   // nimble::record_stream nodes (one per cross-stream read and output)
 };
 
 struct ScheduledModel {
@@ -32,6 +45,6 @@ struct ScheduledModel {
 // node order, syncs pointing forward). Refuses (FailedPrecondition) a graph that still reads module
 // attributes, and reports a rewritten graph that fails torch's lint as Internal.
 StatusOr<ScheduledModel> RewriteForStreams(const LoadedModel& frozen, const OpGraph& graph,
-                                           const StreamAssignment& assignment);
+                                           const StreamAssignment& assignment, const RewriteOptions& options = {});
 
 }  // namespace nimble::accelerate

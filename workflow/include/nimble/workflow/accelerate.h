@@ -29,6 +29,9 @@ struct AccelerateOptions {
   int32_t iters = 200;           // timed iterations per mode (median)
   int32_t max_streams = 0;       // 0: as many as the assignment wants
   bool single_stream_only = false;
+  // Hold every value that crossed streams until the streams join, as Nimble did before it freed them
+  // after their last reader: for comparing memory only.
+  bool keep_cross_stream_values = false;
   // Without a --db run of this model: record one here (nimble-prof's model profile, a few iterations, in a
   // temporary database) for the prediction's kernel durations; false: time each op alone instead (faster,
   // and measured 10-65% off on transformers and TF32 CNNs).
@@ -49,7 +52,10 @@ struct ModeResult {
   double predicted_ms = 0;
   double max_rel_error = 0;
   int64_t capture_ns = 0;
-  int64_t peak_memory_bytes = 0;
+  // GPU memory of the warm-up and capture above the weights and inputs (accelerate/device_memory.h).
+  int64_t peak_allocated_bytes = 0;
+  int64_t peak_memory_bytes = 0;  // peak reserved
+  int64_t graph_pool_bytes = 0;   // what the captured graph holds while it is kept
 };
 
 struct AccelerateResult {
@@ -61,6 +67,9 @@ struct AccelerateResult {
   analysis::PredictionOptions replay_costs;  // the launch and replay costs the prediction used
   std::string replay_cost_source;            // recorded on the device, or estimates and why
   double baseline_ms = 0;        // libtorch module.forward
+  // GPU memory of module.forward above the weights and inputs: peak allocated, peak reserved.
+  int64_t baseline_peak_allocated_bytes = 0;
+  int64_t baseline_peak_reserved_bytes = 0;
   double predicted_eager_ms = 0;
   int64_t prep_ns = 0;           // assignment + rewrite + capture
   ModeResult single, multi;

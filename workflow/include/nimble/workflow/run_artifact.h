@@ -27,7 +27,8 @@ struct RunArtifactResult {
   int32_t streams = 0;
   int32_t syncs = 0;
   int64_t capture_ns = 0;
-  int64_t peak_memory_bytes = 0;
+  int64_t peak_memory_bytes = 0;  // peak reserved of warm-up and capture, above weights and inputs
+  int64_t graph_pool_bytes = 0;   // what the captured graph holds
   int32_t iters = 0;
   double median_ms = 0;
 };
