@@ -6,6 +6,8 @@
 #   default  freed after their last reader (nimble::record_stream; after)
 #   capN     as default, folded onto at most N streams (--max-streams N)
 #   budgetM  as default, with --memory-budget M (MiB)
+#   ratioR   as default, with --memory-ratio R (R times single-stream's peak)
+#   expand   as default, with the caching allocator's expandable segments (PYTORCH_CUDA_ALLOC_CONF)
 # Each variant's JSON goes to <out>/<model>.<variant>.json; bench/memory_table.py turns them into the
 # tables of bench/results/memory.md. Logs: <out>/memory_bench.log.
 #   bench/memory_bench.sh BUILD_DIR OUT_DIR [--models "googlenet inception_v3 ..."]
@@ -35,19 +37,21 @@ for model in $models; do
   "$build/cli/nimble-prof" "$out/models/$model.pt" --input "$shape" --no-tf32 --iters 20 -q -o "$out/$model.db" \
     >>"$log" 2>&1 || echo "nimble-prof failed for $model" >>"$log"
   for variant in $variants; do
-    flags=()
+    flags=() env=()
     case $variant in
       keep) flags=(--keep-cross-stream-values) ;;
       default) ;;
       cap*) flags=(--max-streams "${variant#cap}") ;;
       budget*) flags=(--memory-budget "${variant#budget}") ;;
+      ratio*) flags=(--memory-ratio "${variant#ratio}") ;;
+      expand) env=(PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True) ;;
       *) echo "unknown variant $variant" >>"$log"; continue ;;
     esac
     echo "=== $model $variant: ${flags[*]}" >>"$log"
-    "$build/cli/nimble-accelerate" "$out/models/$model.pt" --input "$shape" --iters "$iters" --mode multi "${flags[@]}" \
+    env "${env[@]}" "$build/cli/nimble-accelerate" "$out/models/$model.pt" --input "$shape" --iters "$iters" --mode multi "${flags[@]}" \
       -o "$out/$model.$variant.nimble" --db "$out/$model.db" --json >"$out/$model.$variant.json" 2>>"$log" \
       || echo "nimble-accelerate failed for $model $variant" >>"$log"
     rm -f "$out/$model.$variant.nimble"
   done
 done
-python3 bench/memory_table.py "$out" --models $models --variants $variants
+python3 bench/memory_table.py "$out" --models $models --variants $variants --before "${BEFORE:-keep}"

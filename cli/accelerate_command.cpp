@@ -38,7 +38,17 @@ void AddAccelerateOptions(CLI::App& app, AccelerateArgs& args) {
                "without a --db run of this model, time each op alone for the prediction instead of recording the "
                "model's kernels with the collector (faster, less accurate)");
   app.add_option("--iters", o.iters, "timed iterations per mode (median reported)")->check(CLI::Range(1, 100000));
-  app.add_option("--max-streams", o.max_streams, "cap on capture streams (0: no cap)")->check(CLI::Range(0, 1024));
+  app.add_option("--max-streams", o.max_streams, "cap on multi-stream capture streams (0: no cap); streams that never "
+                 "overlap share one")->check(CLI::Range(0, 1024));
+  app.add_option_function<double>(
+         "--memory-budget", [&o](double mib) { o.memory_budget_bytes = static_cast<int64_t>(mib * (1 << 20)); },
+         "MiB the multi-stream mode may take above the weights and inputs (peak reserved of its warm-up and capture): "
+         "its schedule is folded onto half as many streams until it fits, else single-stream is chosen")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--memory-ratio", o.memory_budget_ratio,
+                 "the same bound as a multiple of single-stream's measured peak, e.g. 1.5 (with --memory-budget: the "
+                 "smaller of the two)")
+      ->check(CLI::PositiveNumber);
   app.add_flag("--single-stream-only", o.single_stream_only, "capture the single-stream schedule only");
   app.add_flag("--keep-cross-stream-values", o.keep_cross_stream_values,
                "hold every value read on another stream until the streams join instead of freeing it after its "
@@ -107,6 +117,7 @@ void PrintAccelerateTable(const workflow::AccelerateResult& r, std::ostream& out
       << ", predicted " << FormatRatio(r.single.predicted_ms, r.multi.predicted_ms) << "\n";
   out << "memory above the weights and inputs; peaks of warm-up and capture (AoT) or of the forward (libtorch)\n";
   out << "preparation (assignment + rewrite + capture): " << FormatMs(static_cast<double>(r.prep_ns) / 1e6) << " ms\n";
+  if (!r.memory_choice.empty()) out << r.memory_choice << "\n";
   out << "model.nimble runs " << RunModeName(r.chosen) << ": " << r.choice_reason << "\n";
   for (const std::string& line : workflow::Diagnose(r)) out << "prediction off by more than 15%: " << line << "\n";
 }

@@ -23,22 +23,59 @@ StreamPlan PlanStreams(const Dag& dag, const PlanOptions& options) {
   return plan;
 }
 
+namespace {
+
+// Longest path in ops from any source to each op over `edges` (Kahn's order); ops on a cycle, which a
+// DAG has none of, would keep depth 0.
+std::vector<int64_t> Depths(size_t num_ops, const std::vector<OpEdge>& edges) {
+  std::vector<std::vector<size_t>> out(num_ops);
+  std::vector<int32_t> indegree(num_ops, 0);
+  for (const OpEdge& edge : edges) {
+    out[static_cast<size_t>(edge.src.value())].push_back(static_cast<size_t>(edge.dst.value()));
+    ++indegree[static_cast<size_t>(edge.dst.value())];
+  }
+  std::vector<int64_t> depth(num_ops, 0);
+  std::vector<size_t> ready;
+  for (size_t op = 0; op < num_ops; ++op) {
+    if (indegree[op] == 0) ready.push_back(op);
+  }
+  while (!ready.empty()) {
+    const size_t op = ready.back();
+    ready.pop_back();
+    for (size_t next : out[op]) {
+      depth[next] = std::max(depth[next], depth[op] + 1);
+      if (--indegree[next] == 0) ready.push_back(next);
+    }
+  }
+  return depth;
+}
+
+}  // namespace
+
 StreamAssignment LimitStreams(const StreamAssignment& assignment, int32_t max_streams,
                               const std::vector<OpEdge>& reduced_edges) {
   if (max_streams <= 0 || assignment.num_streams <= max_streams) return assignment;
-  // Each stream's span in op order (ops are numbered in a topological order, the order they launch in).
+  // Each stream's span in time, approximated by depth: the longest path (in ops) from a source to the
+  // op, as if every op took one step. Op order would not do: a model lists parallel branches one
+  // after the other, so their spans in op order never overlap although they run side by side.
+  const std::vector<int64_t> depth = Depths(assignment.op_stream.size(), reduced_edges);
   const auto streams = static_cast<size_t>(assignment.num_streams);
   std::vector<int64_t> first(streams, -1), last(streams, -1);
   for (size_t op = 0; op < assignment.op_stream.size(); ++op) {
     const auto s = static_cast<size_t>(assignment.op_stream[op].value());
-    if (first[s] < 0) first[s] = static_cast<int64_t>(op);
-    last[s] = static_cast<int64_t>(op);
+    if (first[s] < 0 || depth[op] < first[s]) first[s] = depth[op];
+    last[s] = std::max(last[s], depth[op]);
   }
   std::vector<size_t> order;
   for (size_t s = 0; s < streams; ++s) {
     if (first[s] >= 0) order.push_back(s);
   }
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return first[a] < first[b]; });
+  // Op 0's stream first, so that it keeps stream 0.
+  const size_t origin = assignment.op_stream.empty() ? 0 : static_cast<size_t>(assignment.op_stream[0].value());
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    if ((a == origin) != (b == origin)) return a == origin;
+    return first[a] < first[b];
+  });
   // Interval partitioning onto the lanes: a span goes to the lane that became free last before it
   // starts (a lane reused without any overlap), or when every lane is still busy, to the one that frees
   // first (the least overlap, so the least concurrency lost).

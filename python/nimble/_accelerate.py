@@ -63,6 +63,11 @@ class AccelerateReport:
         self.chosen: Optional[str] = data["chosen"]
         self.choice_reason: Optional[str] = data["choice_reason"]
         self.diagnosis: List[str] = list(data["diagnosis"])
+        # The memory bound applied (0: none), the multi-stream schedules tried against it (streams,
+        # syncs, peak_memory_bytes, predicted_ms, fits...) and what it decided, in words.
+        self.memory_budget_bytes: int = data["memory_budget_bytes"]
+        self.memory_trials: List[Dict[str, Any]] = list(data["memory_trials"])
+        self.memory_choice: str = data["memory_choice"]
 
     @property
     def chosen_mode(self) -> Optional[ModeReport]:
@@ -116,6 +121,8 @@ class AccelerateReport:
                             f"{self.baseline_ms / m.measured_ms:.2f}x | {m.streams} | {m.syncs} | "
                             f"{m.max_rel_error:.3g} | {m.peak_allocated_bytes / 2**20:.1f} / "
                             f"{m.peak_memory_bytes / 2**20:.1f} | {m.graph_pool_bytes / 2**20:.1f} |")
+        if self.memory_choice:
+            rows.append(self.memory_choice)
         rows.append(f"chosen: {self.chosen}: {self.choice_reason}")
         rows.extend(f"prediction off by more than 15%: {line}" for line in self.diagnosis)
         return "\n".join(rows)
@@ -215,12 +222,17 @@ def accelerate(model: _inputs.ModelArg, example_inputs: _inputs.Inputs, *, mode:
                max_streams: Optional[int] = None, iters: int = 200, tf32: Optional[bool] = None,
                db: "Optional[str | os.PathLike[str]]" = None, device: "Optional[str | torch.device]" = None,
                cuda_fusions: bool = False, copy_outputs: bool = False,
+               memory_budget_mib: Optional[float] = None, memory_ratio: Optional[float] = None,
                progress: _progress.ProgressArg = None) -> AcceleratedModule:
     """Schedules ``model`` (an nn.Module, traced on ``example_inputs``; a ScriptModule; a
     ``torch.export`` ExportedProgram; or a path to a .pt2 or TorchScript file) ahead of time as ``nimble-accelerate`` does and returns the captured module.
 
     ``mode``: "auto" (multi-stream only when measured faster by more than 3%), "single" or "multi".
-    ``max_streams``: a cap on the streams of the assignment. ``iters``: timed replays per mode.
+    ``max_streams``: a cap on the streams of the assignment (streams that never overlap share one).
+    ``memory_budget_mib`` / ``memory_ratio``: GPU memory the multi-stream mode may take above the
+    weights and inputs (peak reserved of its warm-up and capture), in MiB or as a multiple of
+    single-stream's; its schedule is folded onto half as many streams until it fits, else
+    single-stream is chosen (``report.memory_choice`` says what happened). ``iters``: timed replays per mode.
     ``tf32``: TF32 convolutions on every side (default: as this process's
     ``torch.backends.cudnn.allow_tf32``). ``db``: a nimble-prof run database of this model, whose op
     times the prediction then uses and where the results are stored. The returned module's ``report``
@@ -233,6 +245,9 @@ def accelerate(model: _inputs.ModelArg, example_inputs: _inputs.Inputs, *, mode:
         raise ValueError(f"{what}: max_streams must be at least 1, got {max_streams}")
     if iters < 1:
         raise ValueError(f"{what}: iters must be at least 1, got {iters}")
+    for name, value in (("memory_budget_mib", memory_budget_mib), ("memory_ratio", memory_ratio)):
+        if value is not None and not value > 0:
+            raise ValueError(f"{what}: {name} must be positive, got {value}")
     target = _inputs.cuda_device(inputs, device)
     workdir = tempfile.mkdtemp(prefix="nimble-")
     try:
@@ -243,7 +258,8 @@ def accelerate(model: _inputs.ModelArg, example_inputs: _inputs.Inputs, *, mode:
         with _precision.preserved(), _inputs.on_device(target):
             text = _C.accelerate(model_path, _inputs.specs(inputs), artifact, os.fspath(db) if db else "", int(iters),
                                  int(max_streams or 0), mode, _precision.default_tf32() if tf32 is None else bool(tf32),
-                                 bool(cuda_fusions), target, False, command, _progress.callback(progress))
+                                 bool(cuda_fusions), target, False, command, _progress.callback(progress),
+                                 memory_budget_mib=float(memory_budget_mib or 0), memory_ratio=float(memory_ratio or 0))
             runner = _C.Runner(artifact, target)
         if os.path.dirname(model_path) == workdir:
             os.remove(model_path)  # a copy of the weights; the artifact has its own

@@ -70,7 +70,8 @@ workflow::ModeChoice ParseMode(const std::string& mode) {
 std::string Accelerate(const std::string& model, const std::vector<std::string>& inputs,
                        const std::string& output, const std::string& db, int32_t iters, int32_t max_streams,
                        const std::string& mode, bool tf32, bool cuda_fusions, const std::string& device,
-                       bool allow_eager_fallback, const std::string& command_line, py::object progress) {
+                       bool allow_eager_fallback, const std::string& command_line, py::object progress,
+                       double memory_budget_mib, double memory_ratio) {
   workflow::AccelerateOptions options;
   options.model = model;
   options.inputs = Unwrap(workflow::ParseInputSpecs(inputs));
@@ -84,6 +85,10 @@ std::string Accelerate(const std::string& model, const std::vector<std::string>&
   options.device = device;
   options.allow_eager_fallback = allow_eager_fallback;
   options.command_line = command_line;
+  if (!(memory_budget_mib >= 0)) ThrowStatus(InvalidArgument("memory_budget_mib must be positive"));
+  if (!(memory_ratio >= 0)) ThrowStatus(InvalidArgument("memory_ratio must be positive"));
+  options.memory_budget_bytes = static_cast<int64_t>(memory_budget_mib * (1 << 20));
+  options.memory_budget_ratio = memory_ratio;
   if (iters < 1) ThrowStatus(InvalidArgument("iters must be at least 1, got " + std::to_string(iters)));
   if (max_streams < 0) ThrowStatus(InvalidArgument("max_streams must be at least 0, got " + std::to_string(max_streams)));
   workflow::ProgressFn forward = ForwardProgress(std::move(progress));
@@ -104,6 +109,7 @@ void BindModels(py::module_& m) {
   m.def("accelerate", &Accelerate, py::arg("model"), py::arg("inputs"), py::arg("output"), py::arg("db"),
         py::arg("iters"), py::arg("max_streams"), py::arg("mode"), py::arg("tf32"), py::arg("cuda_fusions"),
         py::arg("device"), py::arg("allow_eager_fallback"), py::arg("command_line"), py::arg("progress"),
+        py::arg("memory_budget_mib") = 0.0, py::arg("memory_ratio") = 0.0,
         "Ahead-of-time scheduling of a TorchScript file into a model.nimble; JSON text of the result.");
 }
 

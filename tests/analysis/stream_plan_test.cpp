@@ -105,5 +105,22 @@ TEST(StreamPlanTest, CappingPacksStreamsThatNeverOverlapOntoOneLane) {
   EXPECT_EQ(SyncSet(capped.multi), CrossingEdges(capped.multi, capped.reduced_edges));
 }
 
+// Three branches listed one after the other, as a model's source lists them: 0 -> {1 -> 2, 3 -> 4,
+// 5 -> 6} -> 7. In op order the side branches never overlap, in time they all do: capped at three
+// streams, every branch must keep a stream of its own.
+TEST(StreamPlanTest, CappingKeepsBranchesListedOneAfterTheOtherApart) {
+  const Dag dag = MustBuild(8, {{OpId(0), OpId(1), EdgeKind::kData}, {OpId(1), OpId(2), EdgeKind::kData},
+                                {OpId(0), OpId(3), EdgeKind::kData}, {OpId(3), OpId(4), EdgeKind::kData},
+                                {OpId(0), OpId(5), EdgeKind::kData}, {OpId(5), OpId(6), EdgeKind::kData},
+                                {OpId(2), OpId(7), EdgeKind::kData}, {OpId(4), OpId(7), EdgeKind::kData},
+                                {OpId(6), OpId(7), EdgeKind::kData}});
+  const StreamPlan capped = PlanStreams(dag, PlanOptions{.max_streams = 3});
+  ASSERT_EQ(capped.multi.num_streams, 3);
+  const auto& s = capped.multi.op_stream;
+  EXPECT_NE(s[1], s[3]);
+  EXPECT_NE(s[1], s[5]);
+  EXPECT_NE(s[3], s[5]);
+}
+
 }  // namespace
 }  // namespace nimble::analysis

@@ -24,6 +24,20 @@ json ModeJson(const ModeResult& m) {
           {"assignment", AssignmentToJson(m.schedule)}};
 }
 
+json TrialsJson(const std::vector<MemoryTrial>& trials) {
+  json out = json::array();
+  for (const MemoryTrial& t : trials) {
+    out.push_back({{"streams", t.streams},
+                   {"syncs", t.syncs},
+                   {"peak_allocated_bytes", t.peak_allocated_bytes},
+                   {"peak_memory_bytes", t.peak_reserved_bytes},
+                   {"graph_pool_bytes", t.graph_pool_bytes},
+                   {"predicted_ms", t.predicted_ms},
+                   {"fits", t.fits}});
+  }
+  return out;
+}
+
 json CostsJson(const analysis::PredictionOptions& c) {
   return {{"graph_launch_ns", c.graph_launch_ns},
           {"graph_node_latency_ns", c.graph_node_latency_ns},
@@ -56,6 +70,9 @@ json AccelerateResultToJson(const AccelerateResult& r) {
             {"single", ModeJson(r.single)},
             {"multi", ModeJson(r.multi)},
             {"stored_runs", stored},
+            {"memory_budget_bytes", r.memory_budget_bytes},
+            {"memory_trials", TrialsJson(r.memory_trials)},
+            {"memory_choice", r.memory_choice},
             {"diagnosis", Diagnose(r)}};
   if (r.eager_fallback_reason.empty()) {
     j["chosen"] = std::string(RunModeName(r.chosen));

@@ -2,6 +2,7 @@
 // its simulator. With a recording, each op's kernels with their measured durations and launch
 // configurations; without one, an op time from the isolated timing and a GPU share guessed from the
 // output size (the assumptions the report names when measurement and prediction disagree).
+#include "nimble/analysis/stream_plan.h"
 #include "accelerate_plan.h"
 
 #include <algorithm>
@@ -119,7 +120,9 @@ StatusOr<Plan> MakePlan(const OpGraph& graph, analysis::Workload workload, int32
   Plan plan;
   NIMBLE_ASSIGN_OR_RETURN(plan.dag, analysis::Dag::FromOpGraph(graph));
   analysis::StreamPlan streams =
-      analysis::PlanStreams(plan.dag, analysis::PlanOptions{.max_streams = max_streams, .concurrency = false});
+      analysis::PlanStreams(plan.dag, analysis::PlanOptions{.max_streams = 0, .concurrency = false});
+  plan.uncapped = streams.multi;
+  streams.multi = analysis::LimitStreams(streams.multi, max_streams, streams.reduced_edges);
   plan.reduced_edges = std::move(streams.reduced_edges);
   plan.matched_edges = streams.matched_edges;
   plan.multi = std::move(streams.multi);

@@ -22,6 +22,7 @@ struct Plan {
   std::vector<OpEdge> reduced_edges;  // G'
   int32_t matched_edges = 0;
   StreamAssignment multi;             // Algorithm 1 (capped by max_streams)
+  StreamAssignment uncapped;          // Algorithm 1 as it is
   StreamAssignment single;
   int32_t width_streams = 0;          // streams before the cap
   analysis::Workload workload;

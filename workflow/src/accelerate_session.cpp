@@ -5,12 +5,15 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <iostream>
 
 #include <unistd.h>
 
 #include "nimble/accelerate/artifact.h"
+#include "nimble/accelerate/device_memory.h"
+#include "nimble/analysis/stream_plan.h"
 #include "nimble/accelerate/model_timing.h"
 #include "nimble/core/median.h"
 #include "nimble/workflow/profile_model.h"
@@ -179,11 +182,52 @@ Status Session::PlanAndCapture() {
   result_.reduced_edges = static_cast<int64_t>(plan_.reduced_edges.size());
   result_.matched_edges = plan_.matched_edges;
   NIMBLE_RETURN_IF_ERROR(CaptureMode(plan_.single, &result_.single, &single_model_, &single_graph_));
+  int64_t budget = args_.memory_budget_bytes;
+  if (args_.memory_budget_ratio > 0) {
+    const auto relative = static_cast<int64_t>(args_.memory_budget_ratio * static_cast<double>(result_.single.peak_memory_bytes));
+    budget = budget > 0 ? std::min(budget, relative) : relative;
+  }
+  result_.memory_budget_bytes = budget;
   if (!args_.single_stream_only && plan_.multi.num_streams > 1) {
-    NIMBLE_RETURN_IF_ERROR(CaptureMode(plan_.multi, &result_.multi, &multi_model_, &multi_graph_));
+    if (budget > 0) {
+      NIMBLE_RETURN_IF_ERROR(CaptureWithinBudget(budget));
+    } else {
+      NIMBLE_RETURN_IF_ERROR(CaptureMode(plan_.multi, &result_.multi, &multi_model_, &multi_graph_));
+    }
   }
   result_.prep_ns = NowNs() - prep_start;
   return OkStatus();
+}
+
+Status Session::CaptureWithinBudget(int64_t budget) {
+  StreamAssignment schedule = plan_.multi;
+  while (true) {
+    ModeResult trial_mode;
+    trial_mode.mode = RunMode::kAotMulti;
+    ScheduledModel scheduled;
+    std::unique_ptr<AotGraph> graph;
+    NIMBLE_RETURN_IF_ERROR(CaptureMode(schedule, &trial_mode, &scheduled, &graph));
+    MemoryTrial trial;
+    trial.streams = schedule.num_streams;
+    trial.syncs = static_cast<int32_t>(schedule.syncs.size());
+    trial.peak_allocated_bytes = trial_mode.peak_allocated_bytes;
+    trial.peak_reserved_bytes = trial_mode.peak_memory_bytes;
+    trial.graph_pool_bytes = trial_mode.graph_pool_bytes;
+    trial.fits = trial.peak_reserved_bytes <= budget;
+    trial.schedule = schedule;
+    result_.memory_trials.push_back(trial);
+    progress_.Step("memory budget " + MiBText(budget) + ": " + std::to_string(trial.streams) + " streams take " +
+                   MiBText(trial.peak_reserved_bytes) + (trial.fits ? ", within it" : ", over it"));
+    if (trial.fits) {
+      result_.multi = trial_mode;
+      multi_model_ = std::move(scheduled);
+      multi_graph_ = std::move(graph);
+      return OkStatus();
+    }
+    graph.reset();  // its pool goes back before the next, smaller capture
+    if (schedule.num_streams <= 2) return OkStatus();
+    schedule = analysis::LimitStreams(plan_.uncapped, schedule.num_streams / 2, plan_.reduced_edges);
+  }
 }
 
 Status Session::CheckOutputs() {
@@ -244,10 +288,45 @@ Status Session::Predict() {
   result_.predicted_eager_ms = static_cast<double>(plan_.prediction.eager_ns) / 1e6;
   result_.single.predicted_ms = static_cast<double>(plan_.prediction.aot_single_ns) / 1e6;
   result_.multi.predicted_ms = static_cast<double>(plan_.prediction.aot_multi_ns) / 1e6;
+  for (MemoryTrial& trial : result_.memory_trials) {
+    NIMBLE_ASSIGN_OR_RETURN(analysis::Prediction p, analysis::Predict(plan_.dag, plan_.workload, trial.schedule, options));
+    trial.predicted_ms = static_cast<double>(p.aot_multi_ns) / 1e6;
+    if (trial.fits) result_.multi.predicted_ms = trial.predicted_ms;
+  }
   return OkStatus();
 }
 
+namespace {
+
+// "memory budget 168.0 MiB (1.5x single-stream's peak): 137 streams 1764.0 MiB (over), 68 streams ...;
+// multi-stream runs on 8 streams: predicted 6.1 ms, peak 160.0 MiB".
+std::string MemoryChoiceText(const AccelerateResult& r, double ratio) {
+  if (r.memory_budget_bytes <= 0) return "";
+  char ratio_text[64] = "";
+  if (ratio > 0) std::snprintf(ratio_text, sizeof(ratio_text), " (%.2gx single-stream's peak)", ratio);
+  std::string text = "memory budget " + MiBText(r.memory_budget_bytes) + ratio_text + ":";
+  for (size_t i = 0; i < r.memory_trials.size(); ++i) {
+    const MemoryTrial& t = r.memory_trials[i];
+    char predicted[32];
+    std::snprintf(predicted, sizeof(predicted), "%.3f", t.predicted_ms);
+    text += (i == 0 ? " " : "; ") + std::to_string(t.streams) + " streams take " + MiBText(t.peak_reserved_bytes) +
+            " (" + (t.fits ? "within" : "over") + ", predicted " + predicted + " ms)";
+  }
+  if (r.multi.captured) {
+    text += "; multi-stream runs on " + std::to_string(r.multi.schedule.num_streams) + " streams";
+  } else if (!r.memory_trials.empty()) {
+    text += "; no multi-stream schedule fits, single-stream is chosen";
+  }
+  if (r.single.peak_memory_bytes > r.memory_budget_bytes) {
+    text += " (single-stream itself takes " + MiBText(r.single.peak_memory_bytes) + ", over the budget)";
+  }
+  return text;
+}
+
+}  // namespace
+
 void Session::Choose() {
+  result_.memory_choice = MemoryChoiceText(result_, args_.memory_budget_ratio);
   const double predicted_gain = 1.0 - result_.multi.predicted_ms / std::max(result_.single.predicted_ms, 1e-9);
   const double measured_gain = 1.0 - result_.multi.median_ms / std::max(result_.single.median_ms, 1e-9);
   result_.chosen = RunMode::kAotSingle;
@@ -257,8 +336,13 @@ void Session::Choose() {
     result_.chosen = RunMode::kAotMulti;
     result_.choice_reason = "--mode multi";
   } else if (!result_.multi.captured) {
-    result_.choice_reason = args_.single_stream_only ? "--single-stream-only"
-                                                      : "the assignment found no parallel ops (width 1)";
+    result_.choice_reason = args_.single_stream_only     ? "--single-stream-only"
+                            : !result_.memory_trials.empty() ? "no multi-stream schedule fits the memory budget of " +
+                                                                  MiBText(result_.memory_budget_bytes) + " (the smallest, " +
+                                                                  std::to_string(result_.memory_trials.back().streams) +
+                                                                  " streams, takes " +
+                                                                  MiBText(result_.memory_trials.back().peak_reserved_bytes) + ")"
+                                                            : "the assignment found no parallel ops (width 1)";
   } else if (measured_gain > kMinMultiGain) {
     result_.chosen = RunMode::kAotMulti;
     result_.choice_reason = "measured " + std::to_string(static_cast<int>(measured_gain * 100)) + "% faster than "

@@ -43,6 +43,9 @@ class Session {
   std::string Precision() const;                 // kFloat32PrecisionIeee, or kFloat32PrecisionTf32 with --tf32
   Status CaptureMode(const StreamAssignment& schedule, ModeResult* mode, ScheduledModel* scheduled,
                      std::unique_ptr<AotGraph>* graph);
+  // The multi-stream capture under the memory budget: plan_.multi, then folded onto half as many
+  // streams each time, until one fits (kept as the multi mode) or none does (no multi mode).
+  Status CaptureWithinBudget(int64_t budget);
 
   const AccelerateOptions& args_;
   const store::RunDatabase* db_;

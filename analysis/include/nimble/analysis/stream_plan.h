@@ -32,11 +32,12 @@ struct StreamPlan {
 
 StreamPlan PlanStreams(const Dag& dag, const PlanOptions& options = {});
 
-// Folds an assignment onto at most `max_streams` streams. Each stream's span (its first to last op in
-// op order) is packed onto a lane the way intervals are partitioned: onto a lane already free by then
-// when there is one, otherwise onto the lane that frees first, so streams that never overlap share a
-// lane at no cost in concurrency. The stream of op 0 stays stream 0; edges of `reduced_edges` that end
-// up inside one stream need no sync any more. Replay speed does not depend on
+// Folds an assignment onto at most `max_streams` streams. Each stream's span (the depths of its first
+// and last op, depth being the longest path in ops from a source: time as if every op took one step)
+// is packed onto a lane the way intervals are partitioned: onto a lane already free by then when there
+// is one, otherwise onto the lane that frees first, so streams that never overlap share a lane at no
+// cost in concurrency. Op 0's stream stays stream 0; edges of `reduced_edges` that end up inside one
+// stream need no sync any more. Replay speed does not depend on
 // the number of capture streams (a CUDA graph keeps only the dependencies), but each stream costs a
 // handle, workspaces and allocator pools during capture, so a cap keeps preparation small.
 StreamAssignment LimitStreams(const StreamAssignment& assignment, int32_t max_streams,

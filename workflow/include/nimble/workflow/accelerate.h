@@ -28,6 +28,12 @@ struct AccelerateOptions {
   std::string db;                // run database: op times from a nimble-prof run, and where results go
   int32_t iters = 200;           // timed iterations per mode (median)
   int32_t max_streams = 0;       // 0: as many as the assignment wants
+  // GPU memory the multi-stream mode may take, peak reserved above the weights and inputs during its
+  // warm-up and capture: an absolute budget in bytes, or a multiple of single-stream's measured peak
+  // (both 0: no bound). The multi-stream schedule is folded onto fewer streams (halving) until its
+  // capture fits; when none fits, single-stream is chosen and the reason said.
+  int64_t memory_budget_bytes = 0;
+  double memory_budget_ratio = 0;
   bool single_stream_only = false;
   // Hold every value that crossed streams until the streams join, as Nimble did before it freed them
   // after their last reader: for comparing memory only.
@@ -58,6 +64,18 @@ struct ModeResult {
   int64_t graph_pool_bytes = 0;   // what the captured graph holds while it is kept
 };
 
+// One multi-stream schedule tried against the memory budget.
+struct MemoryTrial {
+  int32_t streams = 0;
+  int32_t syncs = 0;
+  int64_t peak_allocated_bytes = 0;
+  int64_t peak_reserved_bytes = 0;
+  int64_t graph_pool_bytes = 0;
+  double predicted_ms = 0;  // the schedule's replay, simulated (after Predict)
+  bool fits = false;
+  StreamAssignment schedule;
+};
+
 struct AccelerateResult {
   std::string model, inputs, device, command;
   int32_t num_ops = 0, width_streams = 0, iterations = 0;
@@ -73,6 +91,9 @@ struct AccelerateResult {
   double predicted_eager_ms = 0;
   int64_t prep_ns = 0;           // assignment + rewrite + capture
   ModeResult single, multi;
+  int64_t memory_budget_bytes = 0;        // the bound applied (0: none)
+  std::vector<MemoryTrial> memory_trials;  // multi-stream schedules tried against it, in order
+  std::string memory_choice;              // what the budget decided, for the table
   RunMode chosen = RunMode::kAotSingle;  // the mode written to model.nimble
   std::string choice_reason;
   // Set when the model could not be captured and options.allow_eager_fallback timed it eagerly
