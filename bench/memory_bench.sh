@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # GPU memory per mode on the GPU machine, in one job: for each exported sample model, one nimble-prof
 # recording (the kernels the prediction simulates), then nimble-accelerate --json in each variant
-# (VARIANTS, default "keep default cap4"):
-#   keep     values read on another stream held until the streams join (--keep-cross-stream-values: before)
-#   default  freed after their last reader (nimble::record_stream; after)
+# (VARIANTS, default "before freed default cap8 ratio1.5"):
+#   before   as Nimble captured before: one stream per chain, values read on another stream held until the
+#            streams join (--unpacked-streams --keep-cross-stream-values)
+#   keep     packed streams, values held until the join (--keep-cross-stream-values)
+#   freed    one stream per chain, values freed after their last reader (--unpacked-streams)
+#   default  packed streams (chains that never overlap share one), values freed after their last reader
 #   capN     as default, folded onto at most N streams (--max-streams N)
 #   budgetM  as default, with --memory-budget M (MiB)
 #   ratioR   as default, with --memory-ratio R (R times single-stream's peak)
@@ -24,7 +27,7 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-variants=${VARIANTS:-keep default cap4}
+variants=${VARIANTS:-before freed default cap8 ratio1.5}
 iters=${BENCH_ITERS:-200}
 mkdir -p "$out/models"
 log=$out/memory_bench.log
@@ -39,7 +42,9 @@ for model in $models; do
   for variant in $variants; do
     flags=() env=()
     case $variant in
+      before) flags=(--unpacked-streams --keep-cross-stream-values) ;;
       keep) flags=(--keep-cross-stream-values) ;;
+      freed) flags=(--unpacked-streams) ;;
       default) ;;
       cap*) flags=(--max-streams "${variant#cap}") ;;
       budget*) flags=(--memory-budget "${variant#budget}") ;;
@@ -54,4 +59,4 @@ for model in $models; do
     rm -f "$out/$model.$variant.nimble"
   done
 done
-python3 bench/memory_table.py "$out" --models $models --variants $variants --before "${BEFORE:-keep}"
+python3 bench/memory_table.py "$out" --models $models --variants $variants --before "${BEFORE:-before}"

@@ -3,9 +3,9 @@
 variant, nimble-accelerate --json). Memory is above the weights and inputs, in MiB: peaks of the
 libtorch forward (eager) and of each mode's warm-up and capture, allocated / reserved, and the pool
 the captured graph keeps. "gain kept" compares a variant's multi-stream gain over single-stream,
-(single / multi - 1), with that of the variant given as --before (default: keep).
+(single / multi - 1), with that of the variant given as --before (default: before).
 
-    memory_table.py OUT_DIR --models googlenet inception_v3 --variants keep default cap4
+    memory_table.py OUT_DIR --models googlenet inception_v3 --variants before default cap8
 """
 
 import argparse
@@ -62,7 +62,7 @@ def main(argv):
     parser.add_argument("out", type=pathlib.Path)
     parser.add_argument("--models", nargs="+", required=True)
     parser.add_argument("--variants", nargs="+", required=True)
-    parser.add_argument("--before", default="keep", help="the variant the gain is compared with")
+    parser.add_argument("--before", default="before", help="the variant the gain is compared with")
     args = parser.parse_args(argv)
     print("| model | variant | eager peak MiB alloc / reserved | single ms | single MiB alloc / reserved / pool "
           "| multi ms (predicted) | streams / syncs | multi MiB alloc / reserved / pool | multi/single speed "

@@ -53,6 +53,9 @@ void AddAccelerateOptions(CLI::App& app, AccelerateArgs& args) {
   app.add_flag("--keep-cross-stream-values", o.keep_cross_stream_values,
                "hold every value read on another stream until the streams join instead of freeing it after its "
                "last reader (more memory; for comparison)");
+  app.add_flag("--unpacked-streams", o.unpacked_streams,
+               "one capture stream per chain of the assignment instead of packing chains that never overlap onto one "
+               "stream (more memory; for comparison)");
   app.add_flag("--allow-eager-fallback", o.allow_eager_fallback,
                "when the model cannot be captured, time it eagerly instead of failing");
   app.add_option("--device", o.device, "CUDA device (cuda or cuda:N)");

@@ -55,6 +55,12 @@ std::vector<int64_t> Depths(size_t num_ops, const std::vector<OpEdge>& edges) {
 StreamAssignment LimitStreams(const StreamAssignment& assignment, int32_t max_streams,
                               const std::vector<OpEdge>& reduced_edges) {
   if (max_streams <= 0 || assignment.num_streams <= max_streams) return assignment;
+  return PackStreams(assignment, reduced_edges, max_streams);
+}
+
+StreamAssignment PackStreams(const StreamAssignment& assignment, const std::vector<OpEdge>& reduced_edges,
+                             int32_t max_streams) {
+  if (max_streams <= 0) max_streams = std::max(assignment.num_streams, 1);
   // Each stream's span in time, approximated by depth: the longest path (in ops) from a source to the
   // op, as if every op took one step. Op order would not do: a model lists parallel branches one
   // after the other, so their spans in op order never overlap although they run side by side.

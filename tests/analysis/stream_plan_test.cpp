@@ -62,6 +62,29 @@ TEST(StreamPlanTest, RandomDagsKeepTheAlgorithmsGuarantees) {
     EXPECT_EQ(plan.single.num_streams, n > 0 ? 1 : 0);
     EXPECT_TRUE(plan.single.syncs.empty());
 
+    // Packed without a cap: never more streams, syncs still exactly the crossing edges, and two ops at
+    // the same depth (never ordered: an edge adds one) still on different streams.
+    const StreamAssignment packed = PackStreams(plan.multi, plan.reduced_edges);
+    EXPECT_LE(packed.num_streams, plan.multi.num_streams);
+    EXPECT_EQ(SyncSet(packed), CrossingEdges(packed, plan.reduced_edges)) << "trial " << trial;
+    std::vector<int32_t> depth(static_cast<size_t>(n), 0);  // ids are not in topological order: n passes
+    for (int32_t pass = 0; pass < n; ++pass) {
+      for (int32_t v = 0; v < n; ++v) {
+        for (int32_t u = 0; u < n; ++u) {
+          if (reach[static_cast<size_t>(u)][static_cast<size_t>(v)] && u != v) {
+            depth[static_cast<size_t>(v)] = std::max(depth[static_cast<size_t>(v)], depth[static_cast<size_t>(u)] + 1);
+          }
+        }
+      }
+    }
+    for (int32_t u = 0; u < n; ++u) {
+      for (int32_t v = u + 1; v < n; ++v) {
+        if (depth[static_cast<size_t>(u)] != depth[static_cast<size_t>(v)]) continue;
+        EXPECT_NE(packed.op_stream[static_cast<size_t>(u)], packed.op_stream[static_cast<size_t>(v)])
+            << "trial " << trial << ": ops " << u << " and " << v << " at one depth share a stream";
+      }
+    }
+
     const int32_t cap = 1 + static_cast<int32_t>(rng() % 3);
     const StreamPlan capped = PlanStreams(dag, PlanOptions{.max_streams = cap, .concurrency = false});
     EXPECT_LE(capped.multi.num_streams, std::min(cap, plan.width_streams));

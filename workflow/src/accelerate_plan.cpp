@@ -112,7 +112,7 @@ double EstimatedShare(const std::string& output_shapes, int64_t device_threads) 
   return std::clamp(static_cast<double>(elements) / static_cast<double>(device_threads), 0.05, 1.0);
 }
 
-StatusOr<Plan> MakePlan(const OpGraph& graph, analysis::Workload workload, int32_t max_streams) {
+StatusOr<Plan> MakePlan(const OpGraph& graph, analysis::Workload workload, int32_t max_streams, bool pack_streams) {
   if (workload.op_kernels.size() != graph.ops.size()) {
     return InvalidArgument("workload of " + std::to_string(workload.op_kernels.size()) + " ops for a graph of " +
                            std::to_string(graph.ops.size()));
@@ -122,7 +122,11 @@ StatusOr<Plan> MakePlan(const OpGraph& graph, analysis::Workload workload, int32
   analysis::StreamPlan streams =
       analysis::PlanStreams(plan.dag, analysis::PlanOptions{.max_streams = 0, .concurrency = false});
   plan.uncapped = streams.multi;
-  streams.multi = analysis::LimitStreams(streams.multi, max_streams, streams.reduced_edges);
+  if (pack_streams) {
+    streams.multi = analysis::PackStreams(streams.multi, streams.reduced_edges, max_streams);
+  } else {
+    streams.multi = analysis::LimitStreams(streams.multi, max_streams, streams.reduced_edges);
+  }
   plan.reduced_edges = std::move(streams.reduced_edges);
   plan.matched_edges = streams.matched_edges;
   plan.multi = std::move(streams.multi);

@@ -21,7 +21,7 @@ struct Plan {
   analysis::Dag dag;
   std::vector<OpEdge> reduced_edges;  // G'
   int32_t matched_edges = 0;
-  StreamAssignment multi;             // Algorithm 1 (capped by max_streams)
+  StreamAssignment multi;             // Algorithm 1, packed and capped by max_streams
   StreamAssignment uncapped;          // Algorithm 1 as it is
   StreamAssignment single;
   int32_t width_streams = 0;          // streams before the cap
@@ -50,8 +50,11 @@ analysis::Workload WorkloadFromOpTimes(const OpGraph& graph, int64_t device_thre
 // (first) output, over all resident threads of the device, in [0.05, 1].
 double EstimatedShare(const std::string& output_shapes, int64_t device_threads);
 
-// The assignment, holding `workload` (one entry per op of `graph`) for the prediction.
-StatusOr<Plan> MakePlan(const OpGraph& graph, analysis::Workload workload, int32_t max_streams);
+// The assignment, holding `workload` (one entry per op of `graph`) for the prediction. The multi-stream
+// schedule is Algorithm 1's, packed (analysis::PackStreams: streams that never overlap share one) unless
+// `pack_streams` is false, and capped at `max_streams` (0: no cap).
+StatusOr<Plan> MakePlan(const OpGraph& graph, analysis::Workload workload, int32_t max_streams,
+                        bool pack_streams = true);
 
 // Fills plan->prediction: the workload simulated eagerly, as one-stream replay and as the assignment's
 // replay, with `options`' launch and replay costs.

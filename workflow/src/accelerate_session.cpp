@@ -177,7 +177,7 @@ Status Session::PlanAndCapture() {
   // the timings, so that recording them never runs beside a measurement.
   analysis::Workload placeholder;
   placeholder.op_kernels.resize(model_.graph.ops.size());
-  NIMBLE_ASSIGN_OR_RETURN(plan_, MakePlan(model_.graph, std::move(placeholder), args_.max_streams));
+  NIMBLE_ASSIGN_OR_RETURN(plan_, MakePlan(model_.graph, std::move(placeholder), args_.max_streams, !args_.unpacked_streams));
   result_.width_streams = plan_.width_streams;
   result_.reduced_edges = static_cast<int64_t>(plan_.reduced_edges.size());
   result_.matched_edges = plan_.matched_edges;
@@ -226,7 +226,7 @@ Status Session::CaptureWithinBudget(int64_t budget) {
     }
     graph.reset();  // its pool goes back before the next, smaller capture
     if (schedule.num_streams <= 2) return OkStatus();
-    schedule = analysis::LimitStreams(plan_.uncapped, schedule.num_streams / 2, plan_.reduced_edges);
+    schedule = analysis::PackStreams(plan_.uncapped, plan_.reduced_edges, schedule.num_streams / 2);
   }
 }
 

@@ -43,4 +43,11 @@ StreamPlan PlanStreams(const Dag& dag, const PlanOptions& options = {});
 StreamAssignment LimitStreams(const StreamAssignment& assignment, int32_t max_streams,
                               const std::vector<OpEdge>& reduced_edges);
 
+// The same packing without a cap (max_streams <= 0) or with one: streams whose spans never overlap
+// share a lane, so the assignment keeps its concurrency (as far as depth tells it) on as few streams
+// as its widest depth needs. Each capture stream costs the caching allocator segments of its own;
+// fewer streams is less memory.
+StreamAssignment PackStreams(const StreamAssignment& assignment, const std::vector<OpEdge>& reduced_edges,
+                             int32_t max_streams = 0);
+
 }  // namespace nimble::analysis

@@ -38,6 +38,9 @@ struct AccelerateOptions {
   // Hold every value that crossed streams until the streams join, as Nimble did before it freed them
   // after their last reader: for comparing memory only.
   bool keep_cross_stream_values = false;
+  // Capture Algorithm 1's streams as they are, one per chain, instead of packing chains that never
+  // overlap onto one stream (analysis::PackStreams): for comparing memory only.
+  bool unpacked_streams = false;
   // Without a --db run of this model: record one here (nimble-prof's model profile, a few iterations, in a
   // temporary database) for the prediction's kernel durations; false: time each op alone instead (faster,
   // and measured 10-65% off on transformers and TF32 CNNs).
