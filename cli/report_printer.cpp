@@ -191,6 +191,39 @@ void PrintPrediction(std::ostream& out, const analysis::PredictionReport& p) {
   Row(out, "AoT multi-stream (predicted)", FormatDuration(p.predicted.aot_multi_ns), vs(p.predicted.aot_multi_ns));
 }
 
+// A result run's stored figures (nimble-accelerate's per mode): latencies, then memory.
+void PrintStoredMetrics(std::ostream& out, const std::vector<Metric>& metrics) {
+  if (metrics.empty()) return;
+  auto find = [&](const char* name) -> std::optional<double> {
+    for (const Metric& m : metrics) {
+      if (m.name == name) return m.value;
+    }
+    return std::nullopt;
+  };
+  auto ns = [&](const char* name) {
+    const auto v = find(name);
+    return v ? FormatDuration(static_cast<int64_t>(*v)) : std::string("-");
+  };
+  auto mib = [&](const char* name) {
+    const auto v = find(name);
+    return v ? workflow::FormatMs(*v / (1 << 20)) + " MiB" : std::string("-");
+  };
+  out << "\nStored results\n";
+  Row(out, "latency (median of replays)", ns("latency_median_ns"), "predicted " + ns("predicted_latency_ns"));
+  Row(out, "baseline latency", ns("baseline_latency_ns"));
+  if (const auto streams = find("stream_count")) {
+    Row(out, "streams, syncs", std::to_string(static_cast<int64_t>(*streams)) + ", " +
+                                   std::to_string(static_cast<int64_t>(find("sync_count").value_or(0))));
+  }
+  if (find("peak_memory_bytes")) {
+    Row(out, "GPU memory, peak reserved", mib("peak_memory_bytes"), "allocated " + mib("peak_allocated_bytes"));
+    Row(out, "graph pool held", mib("graph_pool_bytes"));
+    Row(out, "baseline forward, peak reserved", mib("baseline_peak_memory_bytes"),
+        "allocated " + mib("baseline_peak_allocated_bytes"));
+    out << "  (memory above the weights and inputs)\n";
+  }
+}
+
 }  // namespace
 
 void PrintReport(std::ostream& out, const workflow::RunReport& run_report) {
@@ -206,6 +239,7 @@ void PrintReport(std::ostream& out, const workflow::RunReport& run_report) {
         << run_report.iteration_range << "'\n";
   }
   if (report.devices.empty()) out << "no GPU activity recorded\n";
+  PrintStoredMetrics(out, run_report.stored_metrics);
   for (const auto& dev : report.devices) {
     PrintTimeline(out, dev);
     PrintHostGpuPath(out, dev);

@@ -99,6 +99,34 @@ TEST_F(ReportWorkflowTest, ResultRunsAreAddedOnTheSameConnection) {
   EXPECT_EQ(info_result->runs.size(), 2u);
 }
 
+// A result run (nimble-accelerate's, nothing recorded) keeps what was stored with it when the whole
+// database is reported and stored: its latency and memory metrics and its speedups, which the report
+// shows instead of computing anything.
+TEST_F(ReportWorkflowTest, ReportingLeavesResultRunsStoredFiguresAsTheyWere) {
+  const std::string path = Copy("inception_v3.db");
+  auto db = Open(path, store::Access::kReadWrite);
+  ASSERT_NE(db, nullptr);
+  const OpGraph graph = *db->reader().LoadGraph(RunId(1));
+  const std::vector<Speedup> speedups = {{RunMode::kAotMulti, 1.5, 1.4, 5.0}};
+  const std::vector<Metric> metrics = {{"latency_median_ns", 1.5e6, "ns", -1},
+                                       {"peak_memory_bytes", 114.0 * (1 << 20), "bytes", -1},
+                                       {"graph_pool_bytes", 50.0 * (1 << 20), "bytes", -1}};
+  const RunInfo info{RunId(), "m.pt", "1x3x8x8", "GPU", RunMode::kAotMulti, "cmd", 10, 0, 1};
+  auto id = db->AddResultRun(info, graph, {metrics, speedups, nullptr});
+  ASSERT_TRUE(id.ok()) << id.status().ToString();
+  ReportOptions options;
+  options.store = true;
+  auto result = Report(*db, options);
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  ASSERT_EQ(result->runs.size(), 2u);
+  EXPECT_TRUE(result->runs[0].stored_metrics.empty()) << "a recorded run's figures are the report's own";
+  EXPECT_EQ(result->runs[1].stored_metrics, metrics);
+  EXPECT_EQ(*db->reader().LoadMetrics(*id), metrics);
+  EXPECT_EQ(*db->reader().LoadSpeedups(*id), speedups);
+  EXPECT_FALSE(db->reader().LoadMetrics(RunId(1))->empty());
+  EXPECT_EQ(ReportToJson(result->runs[1])["stored_metrics"]["peak_memory_bytes"], 114.0 * (1 << 20));
+}
+
 // The case a user met: one kernel's end changed inside its time block. Only the run's content digest
 // can see it; the report must be an error naming the file, never a confident wrong figure.
 TEST_F(ReportWorkflowTest, AValueChangedInsideARecordIsAnErrorNotAReport) {

@@ -301,7 +301,7 @@ namespace {
 // "memory budget 168.0 MiB (1.5x single-stream's peak): 137 streams 1764.0 MiB (over), 68 streams ...;
 // multi-stream runs on 8 streams: predicted 6.1 ms, peak 160.0 MiB".
 std::string MemoryChoiceText(const AccelerateResult& r, double ratio) {
-  if (r.memory_budget_bytes <= 0) return "";
+  if (r.memory_budget_bytes <= 0 || r.memory_trials.empty()) return "";  // no multi-stream schedule to bound
   char ratio_text[64] = "";
   if (ratio > 0) std::snprintf(ratio_text, sizeof(ratio_text), " (%.2gx single-stream's peak)", ratio);
   std::string text = "memory budget " + MiBText(r.memory_budget_bytes) + ratio_text + ":";

@@ -120,7 +120,15 @@ StatusOr<ReportResult> Report(store::RunDatabase& db, const ReportOptions& optio
     const std::string where = db.path() + ", run " + std::to_string(run.id.value());
     NIMBLE_ASSIGN_OR_RETURN(RunReport report,
                             BuildRunReport(run, trace, std::move(graph), attribution, options, where));
-    if (options.store) {
+    // Nothing recorded, nothing to compute from: what the run holds was stored by whoever made it.
+    const bool recorded = trace.size() > 0;
+    if (!recorded) {
+      NIMBLE_ASSIGN_OR_RETURN(std::vector<Metric> stored, reader.LoadMetrics(run.id));
+      for (Metric& m : stored) {
+        if (m.window < 0) report.stored_metrics.push_back(std::move(m));
+      }
+    }
+    if (options.store && recorded) {
       const StoredResults stored = ResultsOf(report);
       const store::RunResults results{stored.metrics, stored.speedups,
                                       stored.assignment ? &*stored.assignment : nullptr};

@@ -115,6 +115,11 @@ json ReportToJson(const RunReport& run_report) {
               {"inputs", run.inputs}, {"device", run.device}, {"iterations", run.iterations}};
   j["iteration_range"] = run_report.iteration_range;
   if (!run_report.warnings.empty()) j["warnings"] = run_report.warnings;
+  if (!run_report.stored_metrics.empty()) {
+    json stored = json::object();
+    for (const Metric& m : run_report.stored_metrics) stored[m.name] = m.value;
+    j["stored_metrics"] = stored;
+  }
   j["devices"] = json::array();
   for (const auto& dev : report.devices) {
     json d = {{"device", dev.run.device.value()}, {"run", TimelineJson(dev.run)}};

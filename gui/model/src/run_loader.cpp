@@ -191,6 +191,7 @@ StatusOr<LoadedRun> LoadRun(const std::string& path, RunId run, const LoadOption
   NIMBLE_RETURN_IF_ERROR(AnalyzeGraph(*run_reader, run, out));
   if (!out.ops) AddHostGpuPath(syncs, out);
   NIMBLE_ASSIGN_OR_RETURN(out.speedups, run_reader->LoadSpeedups(run));
+  NIMBLE_ASSIGN_OR_RETURN(out.metrics, run_reader->LoadMetrics(run));
   NIMBLE_ASSIGN_OR_RETURN(out.stats, run_reader->LoadStats(run));
   out.timings.ops_ms = MsSince(t);
   if (options.diff_samples) {

@@ -45,10 +45,17 @@ std::vector<Speedup> CollectSpeedups(const LoadedRuns& runs) {
   return out;
 }
 
+std::vector<ModeMemory> CollectModeMemory(const LoadedRuns& runs) {
+  std::vector<std::pair<RunMode, std::vector<Metric>>> metrics;
+  for (const auto& run : runs) metrics.emplace_back(run->info.mode, run->metrics);
+  return CollectModeMemory(metrics);
+}
+
 SpeedupChart::SpeedupChart(QWidget* parent) : QWidget(parent) { setMinimumSize(260, 200); }
 
 void SpeedupChart::SetRuns(const LoadedRuns& runs) {
   speedups_ = CollectSpeedups(runs);
+  memory_ = CollectModeMemory(runs);
   update();
 }
 
@@ -71,7 +78,10 @@ void SpeedupChart::paintEvent(QPaintEvent*) {
     max_value = std::max({max_value, Ratio(s.baseline_ms, s.measured_ms), Ratio(s.baseline_ms, s.predicted_ms)});
   }
   max_value = std::ceil(max_value * 1.2 * 4) / 4;
-  const QRectF plot(44, 44, width() - 58, height() - 44 - 40);
+  // The memory rows take the bottom: a title line and one row per mode.
+  const double memory_height = memory_.empty() ? 0.0 : 24.0 + 18.0 * static_cast<double>(memory_.size());
+  const QRectF plot(44, 44, width() - 58, height() - 44 - 40 - memory_height);
+  if (!memory_.empty()) PaintMemory(p, QRectF(10, height() - memory_height, width() - 20, memory_height));
   // Grid and axis: a line every quarter or half, the 1x line brighter.
   const double step = max_value > 3 ? 1.0 : max_value > 1.5 ? 0.5 : 0.25;
   for (double v = 0; v <= max_value + 1e-9; v += step) {
@@ -107,6 +117,34 @@ void SpeedupChart::paintEvent(QPaintEvent*) {
   p.setPen(ToQColor(kTextRgb));
   p.drawText(QRectF(legend.left() + 104, legend.top(), 200, 16), Qt::AlignLeft | Qt::AlignVCenter,
              "predicted");
+}
+
+// Horizontal bars of peak reserved MiB per mode on one scale, peak allocated as a line inside each,
+// the numbers beside.
+void SpeedupChart::PaintMemory(QPainter& p, const QRectF& area) const {
+  p.setPen(ToQColor(kTextRgb));
+  p.drawText(QRectF(area.left(), area.top(), area.width(), 18), Qt::AlignLeft | Qt::AlignVCenter,
+             "GPU memory above weights and inputs (peak reserved | allocated, graph pool)");
+  double max_bytes = 1;
+  for (const ModeMemory& m : memory_) max_bytes = std::max(max_bytes, static_cast<double>(m.peak_reserved_bytes));
+  const double label_w = 80, text_w = 190;
+  const double bar_w = std::max(20.0, area.width() - label_w - text_w - 12);
+  auto mib = [](int64_t bytes) { return QString::number(static_cast<double>(bytes) / (1 << 20), 'f', 1); };
+  for (size_t i = 0; i < memory_.size(); ++i) {
+    const ModeMemory& m = memory_[i];
+    const double y = area.top() + 22 + 18 * static_cast<double>(i);
+    p.setPen(ToQColor(kTextRgb));
+    p.drawText(QRectF(area.left(), y, label_w, 14), Qt::AlignLeft | Qt::AlignVCenter, QString(RunModeName(m.mode)));
+    const double x = area.left() + label_w;
+    const double w = bar_w * static_cast<double>(m.peak_reserved_bytes) / max_bytes;
+    p.fillRect(QRectF(x, y + 2, w, 10), ToQColor(kPredictedRgb, 110));
+    const double a = bar_w * static_cast<double>(m.peak_allocated_bytes) / max_bytes;
+    p.fillRect(QRectF(x, y + 5, a, 4), ToQColor(kMeasuredRgb));
+    p.setPen(ToQColor(kDimTextRgb));
+    QString text = mib(m.peak_reserved_bytes) + " | " + mib(m.peak_allocated_bytes) + " MiB";
+    if (m.graph_pool_bytes >= 0) text += ", pool " + mib(m.graph_pool_bytes);
+    p.drawText(QRectF(x + bar_w + 6, y, text_w, 14), Qt::AlignLeft | Qt::AlignVCenter, text);
+  }
 }
 
 }  // namespace nimble::gui

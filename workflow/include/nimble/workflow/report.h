@@ -34,6 +34,9 @@ struct RunReport {
   OpGraph graph;                // empty without an op graph
   analysis::Report report;
   std::vector<std::string> warnings;  // what the user should know about this report (e.g. a range that matched nothing)
+  // A run with no recorded activity (nimble-accelerate's result runs): the whole-run metrics stored with
+  // it (latencies, memory, streams), which the report shows and never replaces.
+  std::vector<Metric> stored_metrics;
 
   const OpGraph* graph_or_null() const { return graph.ops.empty() ? nullptr : &graph; }
 };

@@ -60,6 +60,7 @@ struct LoadedRun {
   std::optional<HostGpuPathView> host_gpu_path;  // without op analysis: the path through host and GPU
   std::string host_gpu_path_problem;       // why such a run has none ("" when it has one or needs none)
   std::vector<Speedup> speedups;
+  std::vector<Metric> metrics;  // stored whole-run metrics (nimble-accelerate's memory per mode among them)
   std::vector<StatEntry> stats;
   // Compare mode: the run's figures per iteration for the Diff tab (analysis::SampleRun), or why not.
   std::optional<analysis::RunSamples> diff_samples;

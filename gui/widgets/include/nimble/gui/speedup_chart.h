@@ -1,6 +1,8 @@
 // Measured against predicted speedup per execution mode (eager, aot-single, aot-multi...), as grouped
 // bars over the baseline latency, with the latencies beneath: the speedups stored in the runs shown
-// (RunReader::LoadSpeedups). Painted with QPainter. UI thread only.
+// (RunReader::LoadSpeedups). Below them, when the runs carry it, each mode's GPU memory above the
+// weights and inputs (peak reserved, peak allocated and the captured graph's pool; mode_memory.h).
+// Painted with QPainter. UI thread only.
 #pragma once
 
 #include <QWidget>
@@ -8,7 +10,10 @@
 #include <vector>
 
 #include "nimble/core/run.h"
+#include "nimble/gui/mode_memory.h"
 #include "nimble/gui/run_load_job.h"
+
+class QPainter;
 
 namespace nimble::gui {
 
@@ -19,17 +24,24 @@ class SpeedupChart : public QWidget {
   explicit SpeedupChart(QWidget* parent = nullptr);
   void SetRuns(const LoadedRuns& runs);
   const std::vector<Speedup>& speedups() const { return speedups_; }
+  const std::vector<ModeMemory>& memory() const { return memory_; }
   QSize sizeHint() const override { return {340, 260}; }
 
  protected:
   void paintEvent(QPaintEvent* event) override;
 
  private:
+  void PaintMemory(QPainter& p, const QRectF& area) const;
+
   std::vector<Speedup> speedups_;  // one per mode, in mode order
+  std::vector<ModeMemory> memory_;  // one per mode with memory metrics, in mode order
 };
 
 // One speedup per mode from every run's stored speedups (the first run naming a mode wins), ordered
 // eager, aot-single, aot-multi.
 std::vector<Speedup> CollectSpeedups(const LoadedRuns& runs);
+
+// CollectModeMemory over the runs shown.
+std::vector<ModeMemory> CollectModeMemory(const LoadedRuns& runs);
 
 }  // namespace nimble::gui

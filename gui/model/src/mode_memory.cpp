@@ -1,0 +1,40 @@
+#include "nimble/gui/mode_memory.h"
+
+#include <algorithm>
+#include <optional>
+#include <string>
+
+namespace nimble::gui {
+namespace {
+
+std::optional<int64_t> Find(const std::vector<Metric>& metrics, const std::string& name) {
+  for (const Metric& m : metrics) {
+    if (m.name == name && m.window < 0) return static_cast<int64_t>(m.value);
+  }
+  return std::nullopt;
+}
+
+bool Has(const std::vector<ModeMemory>& out, RunMode mode) {
+  return std::any_of(out.begin(), out.end(), [&](const ModeMemory& m) { return m.mode == mode; });
+}
+
+}  // namespace
+
+std::vector<ModeMemory> CollectModeMemory(const std::vector<std::pair<RunMode, std::vector<Metric>>>& runs) {
+  std::vector<ModeMemory> out;
+  for (const auto& [mode, metrics] : runs) {
+    const auto reserved = Find(metrics, "peak_memory_bytes");
+    if (reserved && !Has(out, mode)) {
+      out.push_back({mode, Find(metrics, "peak_allocated_bytes").value_or(0), *reserved,
+                     Find(metrics, "graph_pool_bytes").value_or(0)});
+    }
+    const auto eager = Find(metrics, "baseline_peak_memory_bytes");
+    if (eager && !Has(out, RunMode::kEager)) {
+      out.push_back({RunMode::kEager, Find(metrics, "baseline_peak_allocated_bytes").value_or(0), *eager, -1});
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const ModeMemory& a, const ModeMemory& b) { return a.mode < b.mode; });
+  return out;
+}
+
+}  // namespace nimble::gui
