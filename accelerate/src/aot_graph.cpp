@@ -40,7 +40,9 @@ int64_t NowNs() {
 // a recorded use of it, once the capture's own dependencies order that use before the new one
 // (PyTorch's graph_capture_record_stream_reuse). The rewrite frees values that crossed streams after
 // their last reader this way (stream_rewrite.h); without the setting they would wait for the capture's
-// end. On for the capture only, unless the process's allocator settings name it (then they decide).
+// end. On for the capture only (the process's settings string then reads "...:False" where it was empty),
+// unless the process's allocator settings name it: then they decide. Process-wide, like the allocator:
+// captures run one at a time (AotGraph is not thread-safe).
 class RecordStreamReuseScope {
  public:
   RecordStreamReuseScope() {
@@ -51,6 +53,7 @@ class RecordStreamReuseScope {
     if (c10::cuda::CUDACachingAllocator::CUDAAllocatorConfig::graph_capture_record_stream_reuse()) return;
     // Parsing resets the keys a settings string leaves out, so the process's last settings go along.
     previous_ = c10::CachingAllocator::getAllocatorSettings();
+    if (previous_.find(kKey) != std::string::npos) return;
     c10::CachingAllocator::setAllocatorSettings((previous_.empty() ? "" : previous_ + ",") + kKey + ":True");
     set_here_ = true;
   }
@@ -141,10 +144,11 @@ Status WarmUpAndCapture(AotGraph::Impl& impl, const CaptureOptions& options, con
   // Capture must begin and end on one non-default stream; the guard spans the error path too.
   c10::cuda::CUDAStreamGuard guard(impl.CaptureStream());
   FailedOpTracker failed_op;
+  // Outlives AbandonCapture: the allocator clears its per-capture reuse state only while the setting is on.
+  RecordStreamReuseScope reuse;
   try {
     c10::InferenceMode inference;
     StreamContextScope scope(impl.context.get());
-    RecordStreamReuseScope reuse;
     impl.graph->capture_begin(pool);
     c10::IValue result = RunCode(*impl.code, impl.model.impl().module, impl.inputs);
     impl.graph->capture_end();
@@ -172,7 +176,7 @@ Status WarmUpAndCapture(AotGraph::Impl& impl, const CaptureOptions& options, con
 StatusOr<std::unique_ptr<AotGraph>> AotGraph::Capture(const LoadedModel& scheduled, const CaptureOptions& options) {
   NIMBLE_ASSIGN_OR_RETURN(std::unique_ptr<Impl> impl, Impl::Create(scheduled, options.seed));
   // Opened after the static input buffers exist: they are resident in every mode alike.
-  StatusOr<MemoryWindow> memory = MemoryWindow::Begin(impl->device.index());
+  StatusOr<MemoryWindow> memory = MemoryWindow::Begin(impl->device.index(), options.release_cache);
   if (!memory.ok()) return Internal(scheduled.path() + ": " + memory.status().message());
   NIMBLE_RETURN_IF_ERROR(WarmUpAndCapture(*impl, options, *memory));
   return std::unique_ptr<AotGraph>(new AotGraph(std::move(impl)));

@@ -51,9 +51,10 @@ void RecordOnCurrentStream(const c10::IValue& value, const c10::cuda::CUDAStream
 void RecordStreamOp(const c10::IValue& value) {
   if (auto* context = StreamContext::Current()) context->RecordUse(value);
 }
-// `keep` holds the op outputs that crossed streams (tensors, or lists, tuples and optionals holding
-// them, hence Any[]): as arguments of the last node they stay alive (and their memory out of the
-// caching allocator's reach) until every side stream has joined.
+// `keep` holds the op outputs that crossed streams when the rewrite was asked to hold them to the join
+// (tensors, or lists, tuples and optionals holding them, hence Any[]; empty by default, when
+// nimble::record_stream frees them after their last reader instead): as arguments of the last node they
+// stay alive (and their memory out of the caching allocator's reach) until every side stream has joined.
 void JoinStreamsOp(const c10::List<c10::IValue>& keep) {
   (void)keep;
   if (auto* context = StreamContext::Current()) context->Join();

@@ -32,10 +32,12 @@ StatusOr<Sample> SampleDevice(int device) {
   }
 }
 
-Status EmptyCache(int device) {
-  NIMBLE_RETURN_IF_ERROR(CudaStatus(cudaDeviceSynchronize(), "waiting for the GPU before a memory reading"));
+Status ResetPeaks(int device, bool release_cache) {
   try {
-    c10::cuda::CUDACachingAllocator::emptyCache();
+    if (release_cache) {
+      NIMBLE_RETURN_IF_ERROR(CudaStatus(cudaDeviceSynchronize(), "waiting for the GPU before a memory reading"));
+      c10::cuda::CUDACachingAllocator::emptyCache();
+    }
     c10::cuda::CUDACachingAllocator::resetPeakStats(static_cast<c10::DeviceIndex>(device));
   } catch (const std::exception& e) {
     return Internal("GPU memory statistics: " + TorchMessage(e));
@@ -45,14 +47,15 @@ Status EmptyCache(int device) {
 
 }  // namespace
 
-StatusOr<MemoryWindow> MemoryWindow::Begin(int device) {
+StatusOr<MemoryWindow> MemoryWindow::Begin(int device, bool release_cache) {
   if (c10::cuda::device_count() == 0) return Unavailable("no CUDA device: GPU memory cannot be read");
-  NIMBLE_RETURN_IF_ERROR(EmptyCache(device));
+  NIMBLE_RETURN_IF_ERROR(ResetPeaks(device, release_cache));
   NIMBLE_ASSIGN_OR_RETURN(Sample start, SampleDevice(device));
-  return MemoryWindow(device, start.allocated, start.reserved);
+  return MemoryWindow(device, release_cache, start.allocated, start.reserved);
 }
 
 Status MemoryWindow::ReleaseCache() const {
+  if (!release_cache_) return OkStatus();
   NIMBLE_RETURN_IF_ERROR(CudaStatus(cudaDeviceSynchronize(), "waiting for the GPU before releasing its cache"));
   try {
     c10::cuda::CUDACachingAllocator::emptyCache();  // keeps the peaks: they belong to the phase

@@ -28,6 +28,7 @@ StatusOr<std::unique_ptr<AotGraph>> CaptureArtifact(const LoadedArtifact& artifa
   }
   CaptureOptions capture;
   capture.warmup_runs = options.warmup_runs;
+  capture.release_cache = options.release_cache;
   return AotGraph::Capture(artifact.model, capture);
 }
 

@@ -4,6 +4,7 @@
 #include "nimble/accelerate/stream_rewrite.h"
 
 #include <torch/csrc/jit/api/module.h>
+#include <torch/csrc/jit/ir/alias_analysis.h>
 #include <torch/csrc/jit/ir/ir.h>
 
 #include <algorithm>
@@ -87,18 +88,29 @@ std::vector<Value*> ValuesKeptToJoin(const std::vector<std::pair<size_t, size_t>
 // Freeing them after their last reader instead: right after each cross-stream reader,
 // nimble::record_stream marks the producer's tensors as used on the reader's stream, so that the
 // caching allocator reuses their blocks only once that stream's work is ordered before the new user
-// (by an event in eager runs, by the capture's dependencies in a capture).
+// (by an event in eager runs, by the capture's dependencies in a capture). Values that may share memory
+// with the graph's inputs, its constants (the weights) or its outputs are left alone: the run never
+// frees them, and a block marked with a side stream must not be freed after that stream is gone (the
+// allocator would record an event on it), which those outlive.
 int32_t InsertRecordStreams(Graph& graph, const std::vector<std::pair<size_t, size_t>>& reads,
                             const std::vector<Node*>& nodes) {
-  int32_t inserted = 0;
+  torch::jit::AliasDb alias_db(graph.shared_from_this());
+  std::vector<Value*> outliving(graph.inputs().begin(), graph.inputs().end());
+  outliving.insert(outliving.end(), graph.outputs().begin(), graph.outputs().end());
+  for (Node* node : graph.nodes()) {
+    if (node->kind() == c10::prim::Constant && ContainsTensor(node->output()->type())) outliving.push_back(node->output());
+  }
+  std::vector<std::pair<Node*, Value*>> records;
   for (const auto& [src, dst] : reads) {
-    torch::jit::WithInsertPoint guard(nodes[dst]->next());
     for (Value* value : TensorOutputs(nodes[src])) {
-      InsertNimbleNode(graph, "nimble::record_stream", {value});
-      ++inserted;
+      if (!alias_db.mayContainAlias(value, outliving)) records.emplace_back(nodes[dst], value);
     }
   }
-  return inserted;
+  for (const auto& [reader, value] : records) {
+    torch::jit::WithInsertPoint guard(reader->next());
+    InsertNimbleNode(graph, "nimble::record_stream", {value});
+  }
+  return static_cast<int32_t>(records.size());
 }
 
 // The walk: set_stream where the stream changes, waits before and records after the sync ends.

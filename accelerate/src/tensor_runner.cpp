@@ -87,7 +87,10 @@ StatusOr<std::unique_ptr<TensorRunner>> TensorRunner::Load(const std::string& pa
   auto state = std::make_unique<State>();
   state->path = path;
   NIMBLE_ASSIGN_OR_RETURN(state->artifact, LoadArtifact(path, options.device));
-  NIMBLE_ASSIGN_OR_RETURN(state->graph, CaptureArtifact(state->artifact, path, options));
+  // The caller's process: its allocator cache is left as it is (the memory figures may then include it).
+  RunnerOptions in_process = options;
+  in_process.release_cache = false;
+  NIMBLE_ASSIGN_OR_RETURN(state->graph, CaptureArtifact(state->artifact, path, in_process));
   NIMBLE_RETURN_IF_ERROR(CudaStatus(cudaEventCreateWithFlags(&state->handover, cudaEventDisableTiming),
                                     path + ": creating an event"));
   return std::unique_ptr<TensorRunner>(new TensorRunner(std::move(state)));

@@ -64,13 +64,18 @@ StreamAssignment PackStreams(const StreamAssignment& assignment, const std::vect
   // Each stream's span in time, approximated by depth: the longest path (in ops) from a source to the
   // op, as if every op took one step. Op order would not do: a model lists parallel branches one
   // after the other, so their spans in op order never overlap although they run side by side.
+  // A lane also runs its ops in op order (the order they are launched in), so a stream may follow
+  // another on a lane only if it starts after it in op order as well: otherwise its ops would queue
+  // behind the earlier stream's later ones.
   const std::vector<int64_t> depth = Depths(assignment.op_stream.size(), reduced_edges);
   const auto streams = static_cast<size_t>(assignment.num_streams);
-  std::vector<int64_t> first(streams, -1), last(streams, -1);
+  std::vector<int64_t> first(streams, -1), last(streams, -1), first_op(streams, -1), last_op(streams, -1);
   for (size_t op = 0; op < assignment.op_stream.size(); ++op) {
     const auto s = static_cast<size_t>(assignment.op_stream[op].value());
     if (first[s] < 0 || depth[op] < first[s]) first[s] = depth[op];
     last[s] = std::max(last[s], depth[op]);
+    if (first_op[s] < 0) first_op[s] = static_cast<int64_t>(op);
+    last_op[s] = static_cast<int64_t>(op);
   }
   std::vector<size_t> order;
   for (size_t s = 0; s < streams; ++s) {
@@ -85,24 +90,25 @@ StreamAssignment PackStreams(const StreamAssignment& assignment, const std::vect
   // Interval partitioning onto the lanes: a span goes to the lane that became free last before it
   // starts (a lane reused without any overlap), or when every lane is still busy, to the one that frees
   // first (the least overlap, so the least concurrency lost).
-  std::vector<int64_t> lane_end;
+  std::vector<int64_t> lane_end, lane_end_op;
   std::vector<int32_t> lane_of(streams, 0);
   for (size_t s : order) {
     int32_t best = -1;
     for (size_t lane = 0; lane < lane_end.size(); ++lane) {
-      if (lane_end[lane] < first[s] && (best < 0 || lane_end[lane] > lane_end[static_cast<size_t>(best)])) {
-        best = static_cast<int32_t>(lane);
-      }
+      const bool free = lane_end[lane] < first[s] && lane_end_op[lane] < first_op[s];
+      if (free && (best < 0 || lane_end[lane] > lane_end[static_cast<size_t>(best)])) best = static_cast<int32_t>(lane);
     }
     if (best < 0 && static_cast<int32_t>(lane_end.size()) < max_streams) {
       best = static_cast<int32_t>(lane_end.size());
       lane_end.push_back(-1);
+      lane_end_op.push_back(-1);
     }
     if (best < 0) {
       best = static_cast<int32_t>(std::min_element(lane_end.begin(), lane_end.end()) - lane_end.begin());
     }
     lane_of[s] = best;
     lane_end[static_cast<size_t>(best)] = std::max(lane_end[static_cast<size_t>(best)], last[s]);
+    lane_end_op[static_cast<size_t>(best)] = std::max(lane_end_op[static_cast<size_t>(best)], last_op[s]);
   }
   StreamAssignment limited;
   limited.num_streams = static_cast<int32_t>(lane_end.size());

@@ -145,5 +145,22 @@ TEST(StreamPlanTest, CappingKeepsBranchesListedOneAfterTheOtherApart) {
   EXPECT_NE(s[3], s[5]);
 }
 
+// 0 -> 1 -> 2 -> 3, 2 -> 4, 0 -> 5 -> 6, {3, 4, 6} -> 7, ops in that order: the chain {5, 6} spans
+// depths 1-2 and {4} depth 3, but 4 comes first in op order. On one lane 5 and 6 would queue behind 4,
+// which waits for 2: they must not share one.
+TEST(StreamPlanTest, PackingNeverQueuesAStreamBehindOneLaterInDepthButEarlierInOpOrder) {
+  const Dag dag = MustBuild(8, {{OpId(0), OpId(1), EdgeKind::kData}, {OpId(1), OpId(2), EdgeKind::kData},
+                                {OpId(2), OpId(3), EdgeKind::kData}, {OpId(2), OpId(4), EdgeKind::kData},
+                                {OpId(0), OpId(5), EdgeKind::kData}, {OpId(5), OpId(6), EdgeKind::kData},
+                                {OpId(3), OpId(7), EdgeKind::kData}, {OpId(4), OpId(7), EdgeKind::kData},
+                                {OpId(6), OpId(7), EdgeKind::kData}});
+  const StreamPlan plan = PlanStreams(dag);
+  const StreamAssignment packed = PackStreams(plan.multi, plan.reduced_edges);
+  const auto& s = packed.op_stream;
+  EXPECT_NE(s[4], s[5]);
+  EXPECT_NE(s[5], s[1]);
+  EXPECT_NE(s[4], s[3]);
+}
+
 }  // namespace
 }  // namespace nimble::analysis

@@ -35,6 +35,7 @@ TEST(ModeMemoryTest, RunsWithoutMemoryMetricsGiveNothing) {
   EXPECT_TRUE(CollectModeMemory({}).empty());
   const std::vector<std::pair<RunMode, std::vector<Metric>>> runs = {
       {RunMode::kAotSingle, {{"peak_memory_bytes", 7, "bytes", 3}}},  // an iteration's, not the run's
+      {RunMode::kAotMulti, {{"peak_memory_bytes", 7, "bytes", -1}}},  // an older run's absolute peak
       {RunMode::kEager, {{"gpu_active_ns", 5, "ns", -1}}}};
   EXPECT_TRUE(CollectModeMemory(runs).empty());
 }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <limits>
 #include <filesystem>
 #include <iostream>
 
@@ -185,7 +186,7 @@ Status Session::PlanAndCapture() {
   int64_t budget = args_.memory_budget_bytes;
   if (args_.memory_budget_ratio > 0) {
     const auto relative = static_cast<int64_t>(args_.memory_budget_ratio * static_cast<double>(result_.single.peak_memory_bytes));
-    budget = budget > 0 ? std::min(budget, relative) : relative;
+    budget = std::max<int64_t>(1, budget > 0 ? std::min(budget, relative) : relative);
   }
   result_.memory_budget_bytes = budget;
   if (!args_.single_stream_only && plan_.multi.num_streams > 1) {
@@ -206,18 +207,22 @@ Status Session::CaptureWithinBudget(int64_t budget) {
     trial_mode.mode = RunMode::kAotMulti;
     ScheduledModel scheduled;
     std::unique_ptr<AotGraph> graph;
-    NIMBLE_RETURN_IF_ERROR(CaptureMode(schedule, &trial_mode, &scheduled, &graph));
+    const Status captured = CaptureMode(schedule, &trial_mode, &scheduled, &graph);
+    // Out of GPU memory is over any budget: fold further. Other failures are the model's.
+    if (!captured.ok() && captured.code() != StatusCode::kUnavailable) return captured;
+    if (!captured.ok()) trial_mode.peak_memory_bytes = std::numeric_limits<int64_t>::max();
     MemoryTrial trial;
     trial.streams = schedule.num_streams;
     trial.syncs = static_cast<int32_t>(schedule.syncs.size());
     trial.peak_allocated_bytes = trial_mode.peak_allocated_bytes;
     trial.peak_reserved_bytes = trial_mode.peak_memory_bytes;
     trial.graph_pool_bytes = trial_mode.graph_pool_bytes;
-    trial.fits = trial.peak_reserved_bytes <= budget;
+    trial.fits = captured.ok() && trial.peak_reserved_bytes <= budget;
     trial.schedule = schedule;
     result_.memory_trials.push_back(trial);
-    progress_.Step("memory budget " + MiBText(budget) + ": " + std::to_string(trial.streams) + " streams take " +
-                   MiBText(trial.peak_reserved_bytes) + (trial.fits ? ", within it" : ", over it"));
+    progress_.Step("memory budget " + MiBText(budget) + ": " + std::to_string(trial.streams) + " streams " +
+                   (captured.ok() ? "take " + MiBText(trial.peak_reserved_bytes) + (trial.fits ? ", within it" : ", over it")
+                                  : "ran out of GPU memory (" + captured.message() + ")"));
     if (trial.fits) {
       result_.multi = trial_mode;
       multi_model_ = std::move(scheduled);
@@ -225,8 +230,10 @@ Status Session::CaptureWithinBudget(int64_t budget) {
       return OkStatus();
     }
     graph.reset();  // its pool goes back before the next, smaller capture
-    if (schedule.num_streams <= 2) return OkStatus();
-    schedule = analysis::PackStreams(plan_.uncapped, plan_.reduced_edges, schedule.num_streams / 2);
+    const int32_t next = schedule.num_streams / 2;
+    if (next < 2) return OkStatus();
+    schedule = analysis::PackStreams(plan_.uncapped, plan_.reduced_edges, next);
+    if (schedule.num_streams < 2) return OkStatus();
   }
 }
 

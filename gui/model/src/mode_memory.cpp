@@ -23,11 +23,12 @@ bool Has(const std::vector<ModeMemory>& out, RunMode mode) {
 std::vector<ModeMemory> CollectModeMemory(const std::vector<std::pair<RunMode, std::vector<Metric>>>& runs) {
   std::vector<ModeMemory> out;
   for (const auto& [mode, metrics] : runs) {
+    // Runs stored before memory was counted above the weights carry peak_memory_bytes alone, with
+    // another meaning: they are left out.
     const auto reserved = Find(metrics, "peak_memory_bytes");
-    if (reserved && !Has(out, mode)) {
-      out.push_back({mode, Find(metrics, "peak_allocated_bytes").value_or(0), *reserved,
-                     Find(metrics, "graph_pool_bytes").value_or(0)});
-    }
+    const auto allocated = Find(metrics, "peak_allocated_bytes");
+    const auto pool = Find(metrics, "graph_pool_bytes");
+    if (reserved && allocated && pool && !Has(out, mode)) out.push_back({mode, *allocated, *reserved, *pool});
     const auto eager = Find(metrics, "baseline_peak_memory_bytes");
     if (eager && !Has(out, RunMode::kEager)) {
       out.push_back({RunMode::kEager, Find(metrics, "baseline_peak_allocated_bytes").value_or(0), *eager, -1});

@@ -18,6 +18,11 @@ namespace nimble::accelerate {
 struct CaptureOptions {
   int32_t warmup_runs = 3;  // eager runs of the scheduled graph before the capture
   uint64_t seed = 0;        // of the random inputs the warm-up and capture use
+  // Empty the caching allocator's cache before the warm-up and between warm-up and capture (and wait for
+  // the device), so that the memory figures count this capture alone and the capture's peak does not
+  // stack on the warm-up's cache. Off (a capture inside someone else's process: the Python runner),
+  // nothing is emptied and the peaks may include blocks cached before.
+  bool release_cache = true;
 };
 
 struct CaptureStats {

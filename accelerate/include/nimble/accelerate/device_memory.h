@@ -21,19 +21,22 @@ struct MemoryUse {
 
 class MemoryWindow {
  public:
-  // Waits for the device, returns cached free blocks to the driver, resets the peaks and samples the
-  // resident bytes. Unavailable without a CUDA device; Internal when the allocator refuses.
-  static StatusOr<MemoryWindow> Begin(int device);
+  // Waits for the device, returns cached free blocks to the driver (unless `release_cache` is false),
+  // resets the peaks and samples the resident bytes. Unavailable without a CUDA device; Internal when
+  // the allocator refuses.
+  static StatusOr<MemoryWindow> Begin(int device, bool release_cache = true);
   // Returns the cached free blocks of the phase so far to the driver (after a wait): a warm-up's
-  // cache cannot serve a capture, whose allocations come from the graph's private pool.
+  // cache cannot serve a capture, whose allocations come from the graph's private pool. Does nothing
+  // in a window begun without releasing the cache.
   Status ReleaseCache() const;
   // The phase's use so far (the window may be read more than once).
   StatusOr<MemoryUse> Read() const;
 
  private:
-  MemoryWindow(int device, int64_t allocated, int64_t reserved)
-      : device_(device), resident_allocated_(allocated), resident_reserved_(reserved) {}
+  MemoryWindow(int device, bool release_cache, int64_t allocated, int64_t reserved)
+      : device_(device), release_cache_(release_cache), resident_allocated_(allocated), resident_reserved_(reserved) {}
   int device_;
+  bool release_cache_;
   int64_t resident_allocated_;
   int64_t resident_reserved_;
 };

@@ -19,6 +19,9 @@ namespace nimble::accelerate {
 struct RunnerOptions {
   std::string device = "cuda";  // "cuda" or "cuda:N"
   int32_t warmup_runs = 3;
+  // CaptureOptions::release_cache: empty the caching allocator's cache around the warm-up so that the
+  // memory figures count this capture alone. TensorRunner (a capture in the caller's process) turns it off.
+  bool release_cache = true;
 };
 
 class Runner {

@@ -20,7 +20,8 @@ struct ModeMemory {
 
 // One entry per mode, ordered eager, aot-single, aot-multi: each run's metrics with its mode (the
 // first run naming a mode wins); eager from the baseline_* metrics of the first run carrying them.
-// Runs without memory metrics (a nimble-prof recording) add nothing.
+// Runs without memory metrics (a nimble-prof recording), and runs stored before the memory was counted
+// above the weights (peak_memory_bytes alone), add nothing.
 std::vector<ModeMemory> CollectModeMemory(const std::vector<std::pair<RunMode, std::vector<Metric>>>& runs);
 
 }  // namespace nimble::gui
