@@ -1,5 +1,5 @@
-// Kernel names: demangling, the short name nsys would show, and the pointer cache that must never
-// hand back a stale name when CUPTI reuses an address.
+// Kernel names: demangling, and the pointer cache that must never hand back a stale name when CUPTI
+// reuses an address (the short name is core's: tests/core/kernel_name_test.cpp).
 #include "nimble/collector/kernel_names.h"
 
 #include <gtest/gtest.h>
@@ -13,20 +13,6 @@ TEST(KernelNamesTest, Demangles) {
   EXPECT_EQ(DemangleKernelName("_Z11spin_kernelx"), "spin_kernel(long long)");
   EXPECT_EQ(DemangleKernelName("plain_c_kernel"), "plain_c_kernel");
   EXPECT_EQ(DemangleKernelName(nullptr), "<unknown>");
-}
-
-TEST(KernelNamesTest, ShortNames) {
-  EXPECT_EQ(ShortKernelName("spin_kernel(long long)"), "spin_kernel");
-  EXPECT_EQ(ShortKernelName("void nimble::test::reduce<256>(float const*, float*, int)"), "reduce");
-  EXPECT_EQ(ShortKernelName("void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, "
-                            "at::detail::Array<char*, 1> >(int, at::native::FillFunctor<float>, "
-                            "at::detail::Array<char*, 1>)"),
-            "vectorized_elementwise_kernel");
-  EXPECT_EQ(ShortKernelName("void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_64x64_16x6_nn_align4>"
-                            "(cutlass_80_tensorop_s1688gemm_64x64_16x6_nn_align4::Params)"),
-            "Kernel");
-  EXPECT_EQ(ShortKernelName("plain_c_kernel"), "plain_c_kernel");
-  EXPECT_EQ(ShortKernelName("ns::functor::operator()(int)"), "operator()");
 }
 
 TEST(KernelNamesTest, CacheInternsOncePerNameAndNoticesReusedAddresses) {

@@ -68,41 +68,4 @@ SyncKind ParseSyncKind(std::string_view name) {
   return SyncKind::kUnknown;
 }
 
-std::string ShortKernelName(std::string_view name) {
-  std::string_view s = name;
-  // Parameters: from the '(' that matches the final ')'.
-  if (!s.empty() && s.back() == ')') {
-    int depth = 0;
-    for (size_t i = s.size(); i-- > 0;) {
-      depth += s[i] == ')' ? 1 : s[i] == '(' ? -1 : 0;
-      if (depth == 0) {
-        if (i > 0) s = s.substr(0, i);
-        break;
-      }
-    }
-  }
-  // Template arguments: from the '<' that matches the final '>'.
-  if (!s.empty() && s.back() == '>') {
-    int depth = 0;
-    for (size_t i = s.size(); i-- > 0;) {
-      depth += s[i] == '>' ? 1 : s[i] == '<' ? -1 : 0;
-      if (depth == 0) {
-        if (i > 0) s = s.substr(0, i);
-        break;
-      }
-    }
-  }
-  // Return type and namespaces: everything up to the last ' ' or ':' outside brackets.
-  int depth = 0;
-  for (size_t i = s.size(); i-- > 0;) {
-    const char c = s[i];
-    depth += (c == '>' || c == ')') ? 1 : (c == '<' || c == '(') ? -1 : 0;
-    if (depth == 0 && (c == ' ' || c == ':')) {
-      s = s.substr(i + 1);
-      break;
-    }
-  }
-  return std::string(s.empty() ? name : s);
-}
-
 }  // namespace nimble::workflow

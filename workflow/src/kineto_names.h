@@ -4,6 +4,7 @@
 // parameters). Pure functions.
 #pragma once
 
+#include "nimble/core/kernel_name.h"
 #include <optional>
 #include <string>
 #include <string_view>
@@ -24,7 +25,6 @@ std::optional<MemoryKind> ParseMemsetName(std::string_view name);
 // "Event Sync", "Stream Wait Event", "Stream Sync", "Context Sync"; kUnknown otherwise.
 SyncKind ParseSyncKind(std::string_view name);
 
-// "void at::native::foo<float, 4>(float*, int)" -> "foo"; a name without those parts is returned whole.
-std::string ShortKernelName(std::string_view name);
+using ::nimble::ShortKernelName;  // core/kernel_name.h: kernel names from traces get the collector's short names
 
 }  // namespace nimble::workflow

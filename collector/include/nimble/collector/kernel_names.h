@@ -1,5 +1,5 @@
 // Turns CUPTI's mangled kernel names into the two names a KernelRecord carries: the demangled
-// name and the short name (no return type, namespace, template arguments or parameters).
+// name and the short name (nimble::ShortKernelName, core/kernel_name.h).
 // KernelNameCache remembers each distinct name pointer CUPTI hands out, so the converter demangles a
 // kernel once, not once per launch. Not thread-safe: owned by one converter.
 #pragma once
@@ -9,15 +9,13 @@
 #include <unordered_map>
 
 #include "nimble/core/ids.h"
+#include "nimble/core/kernel_name.h"
 #include "nimble/core/string_table.h"
 
 namespace nimble::collector {
 
 // The demangled name, or `mangled` itself when it is not a C++ mangled name.
 std::string DemangleKernelName(const char* mangled);
-
-// "void ns::foo<int, 3>(float*, int)" -> "foo"; "foo" -> "foo".
-std::string ShortKernelName(std::string_view demangled);
 
 struct KernelNameIds {
   StringId name;
