@@ -64,6 +64,10 @@ def test_bad_options() -> None:
         nimble.accelerate(TwoBranch(), x, max_streams=0)
     with pytest.raises(ValueError, match="iters"):
         nimble.accelerate(TwoBranch(), x, iters=0)
+    with pytest.raises(ValueError, match="memory_ratio must be positive"):
+        nimble.accelerate(TwoBranch(), x, memory_ratio=0)
+    with pytest.raises(ValueError, match="memory_budget_mib must be positive"):
+        nimble.accelerate(TwoBranch(), x, memory_budget_mib=-5.0)
     with pytest.raises(ValueError, match="device cpu"):
         nimble.accelerate(TwoBranch(), x, device="cpu")
     with pytest.raises(TypeError, match="progress"):

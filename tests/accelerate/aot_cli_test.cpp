@@ -38,6 +38,8 @@ TEST(AotCliTest, UsageErrorsExitTwo) {
   const Result bad_shape = RunTool("nimble-accelerate", "m.pt --input 1xax3 -o out.nimble");
   EXPECT_EQ(bad_shape.code, 2);
   EXPECT_NE(bad_shape.output.find("--input 1xax3: expected positive dimensions"), std::string::npos) << bad_shape.output;
+  EXPECT_EQ(RunTool("nimble-accelerate", "m.pt --input 1x3x8x8 -o out.nimble --memory-ratio 0").code, 2);
+  EXPECT_EQ(RunTool("nimble-accelerate", "m.pt --input 1x3x8x8 -o out.nimble --memory-budget -5").code, 2);
   EXPECT_EQ(RunTool("nimble-run", "").code, 2);
   EXPECT_EQ(RunTool("nimble-run", "m.nimble --iters 0").code, 2);
   EXPECT_EQ(RunTool("nimble-accelerate", "--help").code, 0);
