@@ -11,6 +11,7 @@ namespace nimble::cli {
 namespace {
 
 constexpr const char* kTool = "nimble-accelerate";
+using workflow::FormatMiB;
 using workflow::FormatMs;
 using workflow::FormatRatio;
 
@@ -102,19 +103,18 @@ void PrintAccelerateTable(const workflow::AccelerateResult& r, std::ostream& out
       << r.width_streams << " chains (streams of the assignment), |E'| " << r.reduced_edges << ", |M| "
       << r.matched_edges << "\nprediction: " << r.op_time_source << "; replay costs "
       << workflow::ReplayCostsText(r.replay_costs) << ", " << r.replay_cost_source << "\n\n";
-  auto mib = [](int64_t bytes) { return FormatMs(static_cast<double>(bytes) / (1 << 20)); };
   out << "| mode | measured ms | predicted ms | vs libtorch | streams | syncs | max rel err | peak MiB alloc / reserved | graph pool MiB |\n";
   out << "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
   out << "| libtorch (module.forward) | " << FormatMs(r.baseline_ms) << " | " << FormatMs(r.predicted_eager_ms)
-      << " | 1.00x | 1 | 0 | - | " << mib(r.baseline_peak_allocated_bytes) << " / "
-      << mib(r.baseline_peak_reserved_bytes) << " | - |\n";
+      << " | 1.00x | 1 | 0 | - | " << FormatMiB(r.baseline_peak_allocated_bytes) << " / "
+      << FormatMiB(r.baseline_peak_reserved_bytes) << " | - |\n";
   for (const workflow::ModeResult* mode : {&r.single, &r.multi}) {
     if (!mode->captured) continue;
     out << "| " << RunModeName(mode->mode) << " | " << FormatMs(mode->median_ms) << " | "
         << FormatMs(mode->predicted_ms) << " | " << FormatRatio(r.baseline_ms, mode->median_ms) << " | "
         << mode->schedule.num_streams << " | " << mode->schedule.syncs.size() << " | " << mode->max_rel_error << " | "
-        << mib(mode->peak_allocated_bytes) << " / " << mib(mode->peak_memory_bytes) << " | "
-        << mib(mode->graph_pool_bytes) << " |\n";
+        << FormatMiB(mode->peak_allocated_bytes) << " / " << FormatMiB(mode->peak_memory_bytes) << " | "
+        << FormatMiB(mode->graph_pool_bytes) << " |\n";
   }
   out << "\nmulti-stream vs single-stream: measured " << FormatRatio(r.single.median_ms, r.multi.median_ms)
       << ", predicted " << FormatRatio(r.single.predicted_ms, r.multi.predicted_ms) << "\n";

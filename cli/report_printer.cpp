@@ -206,7 +206,7 @@ void PrintStoredMetrics(std::ostream& out, const std::vector<Metric>& metrics) {
   };
   auto mib = [&](const char* name) {
     const auto v = find(name);
-    return v ? workflow::FormatMs(*v / (1 << 20)) + " MiB" : std::string("-");
+    return v ? workflow::FormatMiB(static_cast<int64_t>(*v)) + " MiB" : std::string("-");
   };
   out << "\nStored results\n";
   Row(out, "latency (median of replays)", ns("latency_median_ns"), "predicted " + ns("predicted_latency_ns"));

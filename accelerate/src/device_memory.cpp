@@ -7,7 +7,6 @@
 #include <c10/cuda/CUDAFunctions.h>
 
 #include <algorithm>
-#include <cstdio>
 
 #include "cuda_status.h"
 #include "torch_errors.h"
@@ -74,10 +73,5 @@ StatusOr<MemoryUse> MemoryWindow::Read() const {
   return use;
 }
 
-std::string MiBText(int64_t bytes) {
-  char text[32];
-  std::snprintf(text, sizeof(text), "%.1f MiB", static_cast<double>(bytes) / (1 << 20));
-  return text;
-}
 
 }  // namespace nimble::accelerate

@@ -72,6 +72,8 @@ TEST(FormatTest, DurationsPickAUnit) {
   EXPECT_EQ(FormatPercent(0.4567), "45.7%");
   EXPECT_EQ(FormatFactor(1.234), "1.23x");
   EXPECT_EQ(FormatMs(1.23456), "1.235");
+  EXPECT_EQ(FormatMiB(431095808), "411.1");
+  EXPECT_EQ(FormatMiB(0), "0.0");
   EXPECT_EQ(FormatRatio(3.0, 2.0), "1.50x");
   EXPECT_EQ(FormatRatio(0.0, 2.0), "-");
 }

@@ -17,6 +17,7 @@
 #include "nimble/analysis/stream_plan.h"
 #include "nimble/accelerate/model_timing.h"
 #include "nimble/core/median.h"
+#include "nimble/workflow/format.h"
 #include "nimble/workflow/profile_model.h"
 #include "nimble/workflow/replay_costs.h"
 
@@ -47,6 +48,8 @@ int64_t NowNs() {
 }
 
 double MedianMs(std::vector<int64_t> ns) { return static_cast<double>(Median(std::move(ns))) / 1e6; }
+
+std::string MiB(int64_t bytes) { return FormatMiB(bytes) + " MiB"; }
 
 }  // namespace
 
@@ -220,8 +223,8 @@ Status Session::CaptureWithinBudget(int64_t budget) {
     trial.fits = captured.ok() && trial.peak_reserved_bytes <= budget;
     trial.schedule = schedule;
     result_.memory_trials.push_back(trial);
-    progress_.Step("memory budget " + MiBText(budget) + ": " + std::to_string(trial.streams) + " streams " +
-                   (captured.ok() ? "take " + MiBText(trial.peak_reserved_bytes) + (trial.fits ? ", within it" : ", over it")
+    progress_.Step("memory budget " + MiB(budget) + ": " + std::to_string(trial.streams) + " streams " +
+                   (captured.ok() ? "take " + MiB(trial.peak_reserved_bytes) + (trial.fits ? ", within it" : ", over it")
                                   : "ran out of GPU memory (" + captured.message() + ")"));
     if (trial.fits) {
       result_.multi = trial_mode;
@@ -311,12 +314,12 @@ std::string MemoryChoiceText(const AccelerateResult& r, double ratio) {
   if (r.memory_budget_bytes <= 0 || r.memory_trials.empty()) return "";  // no multi-stream schedule to bound
   char ratio_text[64] = "";
   if (ratio > 0) std::snprintf(ratio_text, sizeof(ratio_text), " (%.2gx single-stream's peak)", ratio);
-  std::string text = "memory budget " + MiBText(r.memory_budget_bytes) + ratio_text + ":";
+  std::string text = "memory budget " + MiB(r.memory_budget_bytes) + ratio_text + ":";
   for (size_t i = 0; i < r.memory_trials.size(); ++i) {
     const MemoryTrial& t = r.memory_trials[i];
     char predicted[32];
     std::snprintf(predicted, sizeof(predicted), "%.3f", t.predicted_ms);
-    text += (i == 0 ? " " : "; ") + std::to_string(t.streams) + " streams take " + MiBText(t.peak_reserved_bytes) +
+    text += (i == 0 ? " " : "; ") + std::to_string(t.streams) + " streams take " + MiB(t.peak_reserved_bytes) +
             " (" + (t.fits ? "within" : "over") + ", predicted " + predicted + " ms)";
   }
   if (r.multi.captured) {
@@ -325,7 +328,7 @@ std::string MemoryChoiceText(const AccelerateResult& r, double ratio) {
     text += "; no multi-stream schedule fits, single-stream is chosen";
   }
   if (r.single.peak_memory_bytes > r.memory_budget_bytes) {
-    text += " (single-stream itself takes " + MiBText(r.single.peak_memory_bytes) + ", over the budget)";
+    text += " (single-stream itself takes " + MiB(r.single.peak_memory_bytes) + ", over the budget)";
   }
   return text;
 }
@@ -345,10 +348,10 @@ void Session::Choose() {
   } else if (!result_.multi.captured) {
     result_.choice_reason = args_.single_stream_only     ? "--single-stream-only"
                             : !result_.memory_trials.empty() ? "no multi-stream schedule fits the memory budget of " +
-                                                                  MiBText(result_.memory_budget_bytes) + " (the smallest, " +
+                                                                  MiB(result_.memory_budget_bytes) + " (the smallest, " +
                                                                   std::to_string(result_.memory_trials.back().streams) +
                                                                   " streams, takes " +
-                                                                  MiBText(result_.memory_trials.back().peak_reserved_bytes) + ")"
+                                                                  MiB(result_.memory_trials.back().peak_reserved_bytes) + ")"
                                                             : "the assignment found no parallel ops (width 1)";
   } else if (measured_gain > kMinMultiGain) {
     result_.chosen = RunMode::kAotMulti;

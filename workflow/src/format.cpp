@@ -42,6 +42,12 @@ std::string FormatMs(double ms) {
   return buf;
 }
 
+std::string FormatMiB(int64_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", static_cast<double>(bytes) / (1 << 20));
+  return buf;
+}
+
 std::string FormatRatio(double a, double b) {
   if (a <= 0 || b <= 0) return "-";
   return FormatFactor(a / b);

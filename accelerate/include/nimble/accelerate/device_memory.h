@@ -7,7 +7,6 @@
 #pragma once
 
 #include <cstdint>
-#include <string>
 
 #include "nimble/core/status.h"
 
@@ -40,8 +39,5 @@ class MemoryWindow {
   int64_t resident_allocated_;
   int64_t resident_reserved_;
 };
-
-// "412.0 MiB".
-std::string MiBText(int64_t bytes);
 
 }  // namespace nimble::accelerate

@@ -15,6 +15,8 @@ std::string FormatPercent(double ratio);
 std::string FormatFactor(double factor);
 // 1.23456 -> "1.235" (milliseconds with three decimals, as the accelerate table prints them).
 std::string FormatMs(double ms);
+// 431 095 808 bytes -> "411.1" (MiB with one decimal; the unit is the caller's to print).
+std::string FormatMiB(int64_t bytes);
 // a / b as "1.23x"; "-" when either is not positive.
 std::string FormatRatio(double a, double b);
 
