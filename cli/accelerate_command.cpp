@@ -34,10 +34,15 @@ void AddAccelerateOptions(CLI::App& app, AccelerateArgs& args) {
   app.add_flag("--tf32", o.tf32,
                "let cuDNN use TF32 for fp32 convolutions, as PyTorch does by default (all sides: baseline, "
                "capture, output check; recorded in model.nimble); default: IEEE fp32 throughout");
-  app.add_option("--db", o.db, "run database: op times from a nimble-prof run of this model, and where results go");
+  app.add_option("--db", o.db, "run database (made if missing): op times from a nimble-prof run of this model, else "
+                 "the model recorded into it; results and the recorded replays go there");
   app.add_flag_callback("--no-record", [&o] { o.record_kernels = false; },
                "without a --db run of this model, time each op alone for the prediction instead of recording the "
                "model's kernels with the collector (faster, less accurate)");
+  app.add_option("--record-replays", o.record_replays,
+                 "with --db: replays of each captured mode recorded with the collector and stored as its run, beside "
+                 "the model's own recording when this call makes one, for nimble-gui and report (0: results only)")
+      ->check(CLI::Range(0, 10000));
   app.add_option("--iters", o.iters, "timed iterations per mode (median reported)")->check(CLI::Range(1, 100000));
   app.add_option("--max-streams", o.max_streams, "cap on multi-stream capture streams (0: no cap); streams that never "
                  "overlap share one")->check(CLI::Range(0, 1024));
@@ -92,7 +97,14 @@ int RunAccelerate(AccelerateArgs& args) {
     for (size_t i = 0; i < result->stored_runs.size(); ++i) {
       std::cout << (i == 0 ? " " : " and ") << RunModeName(result->stored_runs[i]);
     }
-    std::cout << " in " << args.options.db << "\n";
+    std::cout << " in " << args.options.db;
+    if (!result->recorded_runs.empty()) {
+      std::cout << " (" << (result->recorded_runs.size() == 1 ? "" : "both ") << "with "
+                << args.options.record_replays << " recorded replays";
+      if (result->eager_run >= 0) std::cout << "; the model's own recording is run " << result->eager_run;
+      std::cout << "; nimble-gui " << args.options.db << " shows them one above another)";
+    }
+    std::cout << "\n";
   }
   std::cout << "wrote " << args.options.output << "\n";
   return kExitOk;

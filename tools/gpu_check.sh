@@ -17,6 +17,9 @@
 # --training (with --python) then runs bench/training_bench.py into $OUT/training (TRAIN_MODELS, TRAIN_STEPS).
 # --memory (implies --accelerate-only) runs bench/memory_bench.sh after the AoT gpu tests into
 # $OUT/memory.md and $OUT/memory.tar.gz (MEM_MODELS, VARIANTS; logs and JSON).
+# --compare (implies --accelerate-only) runs bench/recorded_compare.sh after the AoT gpu tests into
+# $OUT/recorded_compare.md and $OUT/compare.tar.gz (the databases: eager, aot-single and aot-multi
+# recorded; COMPARE_MODELS, default inception_v3).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -37,7 +40,7 @@ fi
 # ---- end of model profiling -------------------------------------------------------------------------
 build=${BUILD_DIR:-$root/build-gpu}
 with_torch=0 bench=1 sanitizer=1 accelerate=0 accel_only=0 bench_only=0 cupti_settings=0 python=0 python_bench=0
-training=0 memory=0
+training=0 memory=0 compare=0
 for arg in "$@"; do
   case $arg in
     --with-torch) with_torch=1 ;;
@@ -51,6 +54,7 @@ for arg in "$@"; do
     --python-bench) with_torch=1 python=1 python_bench=1 ;;
     --training) training=1 ;;
     --memory) with_torch=1 accelerate=1 accel_only=1 memory=1 ;;
+    --compare) with_torch=1 accelerate=1 accel_only=1 compare=1 ;;
     *) echo "unknown option $arg" >&2; exit 2 ;;
   esac
 done
@@ -170,6 +174,12 @@ if [ $accelerate -eq 1 ] && [ -x "$build/cli/nimble-accelerate" ]; then
     step "memory bench" accelerate.log 560 bash -c "bench/memory_bench.sh '$build' '$mem_out' \
       --models '${MEM_MODELS:-googlenet inception_v3 nasnetalarge resnet50 efficientnet_b0}' > '$OUT/memory.md'"
     tar -czf "$OUT/memory.tar.gz" -C "$mem_out" --exclude models --exclude '*.db*' --exclude '*.nimble' .
+  fi
+  if [ $compare -eq 1 ]; then
+    compare_out=$(mktemp -d)
+    step "recorded compare" accelerate.log 420 bash -c "bench/recorded_compare.sh '$build' '$compare_out' \
+      --models '${COMPARE_MODELS:-inception_v3}' > '$OUT/recorded_compare.md'"
+    tar -czf "$OUT/compare.tar.gz" -C "$compare_out" .
   fi
   if [ $bench -eq 1 ]; then
     compile_flag=""; [ "${ACCEL_COMPILE:-0}" = 1 ] && compile_flag=--compile

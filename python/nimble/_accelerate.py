@@ -223,7 +223,7 @@ def accelerate(model: _inputs.ModelArg, example_inputs: _inputs.Inputs, *, mode:
                db: "Optional[str | os.PathLike[str]]" = None, device: "Optional[str | torch.device]" = None,
                cuda_fusions: bool = False, copy_outputs: bool = False,
                memory_budget_mib: Optional[float] = None, memory_ratio: Optional[float] = None,
-               progress: _progress.ProgressArg = None) -> AcceleratedModule:
+               record_replays: int = 10, progress: _progress.ProgressArg = None) -> AcceleratedModule:
     """Schedules ``model`` (an nn.Module, traced on ``example_inputs``; a ScriptModule; a
     ``torch.export`` ExportedProgram; or a path to a .pt2 or TorchScript file) ahead of time as ``nimble-accelerate`` does and returns the captured module.
 
@@ -235,8 +235,11 @@ def accelerate(model: _inputs.ModelArg, example_inputs: _inputs.Inputs, *, mode:
     single-stream is chosen (``report.memory_choice`` says what happened). ``iters``: timed replays per mode.
     ``tf32``: TF32 convolutions on every side (default: as this process's
     ``torch.backends.cudnn.allow_tf32``). ``db``: a nimble-prof run database of this model, whose op
-    times the prediction then uses and where the results are stored. The returned module's ``report``
-    holds the measured and predicted latencies and the assignment."""
+    times the prediction then uses and where the results are stored; ``record_replays`` replays of each
+    captured mode are then recorded with the collector and stored as its run (0: results only), beside
+    the model's own recording when this call makes one, so ``nimble-gui db`` shows eager, single- and
+    multi-stream one above another. The returned module's ``report`` holds the measured and predicted
+    latencies and the assignment."""
     what = "nimble.accelerate"
     inputs = _inputs.as_tuple(example_inputs, what)
     if mode not in ("auto", "single", "multi"):
@@ -245,6 +248,8 @@ def accelerate(model: _inputs.ModelArg, example_inputs: _inputs.Inputs, *, mode:
         raise ValueError(f"{what}: max_streams must be at least 1, got {max_streams}")
     if iters < 1:
         raise ValueError(f"{what}: iters must be at least 1, got {iters}")
+    if record_replays < 0:
+        raise ValueError(f"{what}: record_replays must be 0 or more, got {record_replays}")
     for name, value in (("memory_budget_mib", memory_budget_mib), ("memory_ratio", memory_ratio)):
         if value is not None and not value > 0:
             raise ValueError(f"{what}: {name} must be positive, got {value}")
@@ -259,7 +264,8 @@ def accelerate(model: _inputs.ModelArg, example_inputs: _inputs.Inputs, *, mode:
             text = _C.accelerate(model_path, _inputs.specs(inputs), artifact, os.fspath(db) if db else "", int(iters),
                                  int(max_streams or 0), mode, _precision.default_tf32() if tf32 is None else bool(tf32),
                                  bool(cuda_fusions), target, False, command, _progress.callback(progress),
-                                 memory_budget_mib=float(memory_budget_mib or 0), memory_ratio=float(memory_ratio or 0))
+                                 memory_budget_mib=float(memory_budget_mib or 0), memory_ratio=float(memory_ratio or 0),
+                                 record_replays=int(record_replays))
             runner = _C.Runner(artifact, target)
         if os.path.dirname(model_path) == workdir:
             os.remove(model_path)  # a copy of the weights; the artifact has its own

@@ -71,7 +71,7 @@ std::string Accelerate(const std::string& model, const std::vector<std::string>&
                        const std::string& output, const std::string& db, int32_t iters, int32_t max_streams,
                        const std::string& mode, bool tf32, bool cuda_fusions, const std::string& device,
                        bool allow_eager_fallback, const std::string& command_line, py::object progress,
-                       double memory_budget_mib, double memory_ratio) {
+                       double memory_budget_mib, double memory_ratio, int32_t record_replays) {
   workflow::AccelerateOptions options;
   options.model = model;
   options.inputs = Unwrap(workflow::ParseInputSpecs(inputs));
@@ -89,6 +89,10 @@ std::string Accelerate(const std::string& model, const std::vector<std::string>&
   if (!(memory_ratio >= 0)) ThrowStatus(InvalidArgument("memory_ratio must be positive"));
   options.memory_budget_bytes = static_cast<int64_t>(memory_budget_mib * (1 << 20));
   options.memory_budget_ratio = memory_ratio;
+  if (record_replays < 0) {
+    ThrowStatus(InvalidArgument("record_replays must be 0 or more, got " + std::to_string(record_replays)));
+  }
+  options.record_replays = record_replays;
   if (iters < 1) ThrowStatus(InvalidArgument("iters must be at least 1, got " + std::to_string(iters)));
   if (max_streams < 0) ThrowStatus(InvalidArgument("max_streams must be at least 0, got " + std::to_string(max_streams)));
   workflow::ProgressFn forward = ForwardProgress(std::move(progress));
@@ -109,7 +113,7 @@ void BindModels(py::module_& m) {
   m.def("accelerate", &Accelerate, py::arg("model"), py::arg("inputs"), py::arg("output"), py::arg("db"),
         py::arg("iters"), py::arg("max_streams"), py::arg("mode"), py::arg("tf32"), py::arg("cuda_fusions"),
         py::arg("device"), py::arg("allow_eager_fallback"), py::arg("command_line"), py::arg("progress"),
-        py::arg("memory_budget_mib") = 0.0, py::arg("memory_ratio") = 0.0,
+        py::arg("memory_budget_mib") = 0.0, py::arg("memory_ratio") = 0.0, py::arg("record_replays") = 10,
         "Ahead-of-time scheduling of a TorchScript file into a model.nimble; JSON text of the result.");
 }
 

@@ -1,6 +1,7 @@
 #include "nimble/store/run_database.h"
 
 #include "digests.h"
+#include "nimble/store/schema.h"
 #include "open_database.h"
 #include "results_writer.h"
 #include "run_reader_impl.h"
@@ -21,6 +22,12 @@ StatusOr<std::unique_ptr<RunDatabase>> RunDatabase::Open(const std::string& path
   }
   NIMBLE_ASSIGN_OR_RETURN(std::unique_ptr<RunReader> reader, RunReader::FromDatabase(std::move(db)));
   return std::unique_ptr<RunDatabase>(new RunDatabase(std::move(reader), access));
+}
+
+StatusOr<std::unique_ptr<RunDatabase>> RunDatabase::Create(const std::string& path) {
+  NIMBLE_ASSIGN_OR_RETURN(std::unique_ptr<Database> db, CreateNewDatabase(path, kSchemaVersion));
+  NIMBLE_ASSIGN_OR_RETURN(std::unique_ptr<RunReader> reader, RunReader::FromDatabase(std::move(db)));
+  return std::unique_ptr<RunDatabase>(new RunDatabase(std::move(reader), Access::kReadWrite));
 }
 
 const std::string& RunDatabase::path() const { return reader_->path(); }

@@ -4,10 +4,13 @@
 // in a new process; a wrong input shape at run time is a clear error; a capture that fails names the
 // op and leaves the process able to capture again; timing replays the caller's inputs; "same"
 // padding computed on the GPU from x.size() is folded at load and captures; the replay costs the
-// prediction uses are recorded on the device.
+// prediction uses are recorded on the device; with --db, a new database receives the model's own
+// recording and both modes' recorded replays.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
+#include <set>
 #include <iostream>
 #include <string>
 
@@ -21,6 +24,7 @@
 #include "nimble/analysis/dag.h"
 #include "nimble/analysis/stream_assignment.h"
 #include "nimble/core/median.h"
+#include "nimble/store/run_reader.h"
 #include "nimble/workflow/replay_costs.h"
 #include "test_models.h"
 
@@ -245,6 +249,43 @@ TEST(AotGpuTest, ArtifactRunsInANewProcessAndRejectsWrongShapes) {
   EXPECT_NE(wrong.status().message().find("has shape 1x3x9x9, the graph was captured for 1x3x8x8"), std::string::npos)
       << wrong.status().message();
   EXPECT_TRUE(runner->Run({HostTensor::Random({1, 3, 8, 8}, 1)}).ok());
+}
+
+TEST(AotGpuTest, ReplaysAreRecordedIntoANewDatabaseBesideTheModelsOwnRun) {
+  SKIP_WITHOUT_GPU();
+  const std::string model = testing::SaveTestModel(testing::TestModel::kForkJoin);
+  const std::string db = testing::TestDir() + "/recorded.db";
+  const std::string bin = std::string(NIMBLE_BINARY_DIR) + "/cli/";
+  std::remove(db.c_str());
+  ASSERT_EQ(std::system((bin + "nimble-accelerate " + model + " --input 1x3x8x8 --iters 20 --mode multi --db " + db +
+                         " --record-replays 4 -o " + testing::TestDir() + "/recorded.nimble").c_str()),
+            0);
+  StatusOr<std::unique_ptr<store::RunReader>> reader = store::RunReader::Open(db);
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  StatusOr<std::vector<RunInfo>> runs = (*reader)->Runs();
+  ASSERT_TRUE(runs.ok());
+  ASSERT_EQ(runs->size(), 3u);
+  EXPECT_EQ((*runs)[0].mode, RunMode::kEager);
+  EXPECT_FALSE((*reader)->LoadAttribution((*runs)[0].id)->empty()) << "the model's own run, kernels attributed";
+  for (size_t i : {1, 2}) {
+    const RunInfo& run = (*runs)[i];
+    EXPECT_EQ(run.mode, i == 1 ? RunMode::kAotSingle : RunMode::kAotMulti);
+    EXPECT_EQ(run.iterations, 4);
+    StatusOr<Trace> trace = (*reader)->LoadTrace(run.id);
+    ASSERT_TRUE(trace.ok()) << trace.status().ToString();
+    ASSERT_FALSE(trace->kernels.empty());
+    std::set<int64_t> streams, nodes;
+    for (const KernelRecord& k : trace->kernels) {
+      EXPECT_NE(k.graph_node_id, 0) << "every replayed kernel carries its graph node";
+      streams.insert(k.stream.value());
+      nodes.insert(k.graph_node_id);
+    }
+    EXPECT_EQ(trace->kernels.size() % 4, 0u) << "each of the 4 replays runs the same kernels";
+    EXPECT_EQ(nodes.size(), trace->kernels.size() / 4);
+    if (run.mode == RunMode::kAotMulti) EXPECT_GE(streams.size(), 2u) << "the branches ran on streams of their own";
+    StatusOr<std::optional<StreamAssignment>> assignment = (*reader)->LoadAssignment(run.id);
+    ASSERT_TRUE(assignment.ok() && assignment->has_value());
+  }
 }
 
 }  // namespace

@@ -18,6 +18,9 @@ Status CheckOptions(const AccelerateOptions& options) {
   std::error_code error;
   if (!std::filesystem::exists(options.model, error)) return NotFound(options.model + ": no such file");
   if (options.inputs.empty()) return InvalidArgument("--input is required: the shape of each model input");
+  if (options.record_replays < 0) {
+    return InvalidArgument("--record-replays must be 0 or more (got " + std::to_string(options.record_replays) + ")");
+  }
   if (accelerate::CudaDeviceCount() == 0) {
     return Unavailable("no CUDA device: ahead-of-time capture needs a GPU, and this machine has none "
                        "(nimble-prof report still works on recorded runs)");
@@ -25,15 +28,10 @@ Status CheckOptions(const AccelerateOptions& options) {
   return OkStatus();
 }
 
-}  // namespace
-
-StatusOr<AccelerateResult> Accelerate(const AccelerateOptions& options, const ProgressFn& progress) {
-  NIMBLE_RETURN_IF_ERROR(CheckOptions(options));
-  std::unique_ptr<store::RunDatabase> db;
-  if (!options.db.empty()) {
-    NIMBLE_ASSIGN_OR_RETURN(db, store::RunDatabase::Open(options.db, store::Access::kReadWrite));
-  }
-  Session session(options, db.get(), progress);
+// The steps after the checks; `db` is the open --db database, or null.
+StatusOr<AccelerateResult> RunSteps(const AccelerateOptions& options, std::unique_ptr<store::RunDatabase>& db,
+                                    const ProgressFn& progress) {
+  Session session(options, &db, progress);
   NIMBLE_RETURN_IF_ERROR(session.Load());
   if (Status capturable = accelerate::CheckCapturable(session.model().model); !capturable.ok()) {
     if (!options.allow_eager_fallback) {
@@ -51,9 +49,32 @@ StatusOr<AccelerateResult> Accelerate(const AccelerateOptions& options, const Pr
   NIMBLE_RETURN_IF_ERROR(session.Measure());
   NIMBLE_RETURN_IF_ERROR(session.Predict());
   session.Choose();
+  NIMBLE_RETURN_IF_ERROR(session.RecordReplays());
   AccelerateResult result = session.result();
-  if (db != nullptr) NIMBLE_RETURN_IF_ERROR(StoreResults(*db, result, session.model().graph));
+  if (db != nullptr) NIMBLE_RETURN_IF_ERROR(StoreResults(db, result, session.model().graph, session.recordings()));
   NIMBLE_RETURN_IF_ERROR(session.Save());
+  return result;
+}
+
+}  // namespace
+
+StatusOr<AccelerateResult> Accelerate(const AccelerateOptions& options, const ProgressFn& progress) {
+  NIMBLE_RETURN_IF_ERROR(CheckOptions(options));
+  // A --db that does not exist yet is made here, and removed again if the call fails.
+  std::unique_ptr<store::RunDatabase> db;
+  bool created = false;
+  if (!options.db.empty()) {
+    std::error_code error;
+    created = !std::filesystem::exists(options.db, error);
+    NIMBLE_ASSIGN_OR_RETURN(db, created ? store::RunDatabase::Create(options.db)
+                                        : store::RunDatabase::Open(options.db, store::Access::kReadWrite));
+  }
+  StatusOr<AccelerateResult> result = RunSteps(options, db, progress);
+  if (!result.ok() && created) {
+    db.reset();
+    std::error_code ignored;
+    for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(options.db + suffix, ignored);
+  }
   return result;
 }
 

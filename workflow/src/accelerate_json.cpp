@@ -50,6 +50,8 @@ json CostsJson(const analysis::PredictionOptions& c) {
 json AccelerateResultToJson(const AccelerateResult& r) {
   json stored = json::array();
   for (RunMode mode : r.stored_runs) stored.push_back(std::string(RunModeName(mode)));
+  json recorded = json::array();
+  for (RunMode mode : r.recorded_runs) recorded.push_back(std::string(RunModeName(mode)));
   json j = {{"model", r.model},
             {"inputs", r.inputs},
             {"device", r.device},
@@ -70,6 +72,8 @@ json AccelerateResultToJson(const AccelerateResult& r) {
             {"single", ModeJson(r.single)},
             {"multi", ModeJson(r.multi)},
             {"stored_runs", stored},
+            {"recorded_runs", recorded},
+            {"eager_run", r.eager_run >= 0 ? json(r.eager_run) : json(nullptr)},
             {"memory_budget_bytes", r.memory_budget_bytes},
             {"memory_trials", TrialsJson(r.memory_trials)},
             {"memory_choice", r.memory_choice},

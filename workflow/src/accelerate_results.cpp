@@ -5,6 +5,7 @@
 
 #include "accelerate_results.h"
 #include "nimble/workflow/accelerate.h"
+#include "nimble/store/run_writer.h"
 #include "nimble/workflow/format.h"
 
 namespace nimble::workflow {
@@ -72,19 +73,67 @@ std::string ReplayCostsText(const analysis::PredictionOptions& costs) {
          Us(costs.sync_latency_ns) + " us per cross-stream dependency";
 }
 
-Status StoreResults(store::RunDatabase& db, AccelerateResult& r, const OpGraph& graph) {
+namespace {
+
+RunInfo ModeRun(const AccelerateResult& r, const ModeResult& mode, int32_t iterations) {
   const auto now = std::chrono::duration_cast<std::chrono::seconds>(
                        std::chrono::system_clock::now().time_since_epoch()).count();
+  return RunInfo{RunId(), r.model, r.inputs, r.device, mode.mode, r.command, iterations, 0, now};
+}
+
+std::vector<Speedup> ModeSpeedups(const AccelerateResult& r, const ModeResult& mode) {
+  return {
+      {RunMode::kEager, r.baseline_ms, r.predicted_eager_ms, r.baseline_ms},
+      {mode.mode, mode.median_ms, mode.predicted_ms, r.baseline_ms},
+  };
+}
+
+// The recorded replays as a run: records, graph (no kernel attribution: a replayed kernel carries its
+// graph node, not the op that launched it at capture), the captured schedule, metrics and speedups.
+Status WriteRecordedRun(const std::string& path, AccelerateResult& r, const ModeResult& mode, const OpGraph& graph,
+                        const ReplayRecording& recording) {
+  NIMBLE_ASSIGN_OR_RETURN(auto writer, store::RunWriter::Create(path, ModeRun(r, mode, recording.iterations)));
+  NIMBLE_RETURN_IF_ERROR(writer->AppendTrace(recording.trace));
+  NIMBLE_RETURN_IF_ERROR(writer->WriteGraph(graph, {}));
+  for (const StatEntry& e : recording.stats) NIMBLE_RETURN_IF_ERROR(writer->AddStat(e));
+  std::vector<Metric> metrics = ModeMetrics(r, mode);
+  metrics.push_back({"timed_iterations", static_cast<double>(r.iterations), "count", -1});
+  NIMBLE_RETURN_IF_ERROR(writer->WriteMetrics(metrics));
+  NIMBLE_RETURN_IF_ERROR(writer->WriteSpeedups(ModeSpeedups(r, mode)));
+  NIMBLE_RETURN_IF_ERROR(writer->WriteAssignment(mode.schedule));
+  return writer->Commit();
+}
+
+}  // namespace
+
+Status StoreResults(std::unique_ptr<store::RunDatabase>& db, AccelerateResult& r, const OpGraph& graph,
+                    const std::vector<ReplayRecording>& recordings) {
+  auto recording_of = [&](RunMode mode) -> const ReplayRecording* {
+    for (const ReplayRecording& recording : recordings) {
+      if (recording.mode == mode) return &recording;
+    }
+    return nullptr;
+  };
   for (const ModeResult* mode : {&r.single, &r.multi}) {
-    if (!mode->captured) continue;
-    const RunInfo run{RunId(), r.model, r.inputs, r.device, mode->mode, r.command, r.iterations, 0, now};
+    if (!mode->captured || recording_of(mode->mode) != nullptr) continue;
     const std::vector<Metric> metrics = ModeMetrics(r, *mode);
-    const std::vector<Speedup> speedups = {
-        {RunMode::kEager, r.baseline_ms, r.predicted_eager_ms, r.baseline_ms},
-        {mode->mode, mode->median_ms, mode->predicted_ms, r.baseline_ms},
-    };
-    NIMBLE_RETURN_IF_ERROR(db.AddResultRun(run, graph, {metrics, speedups, &mode->schedule}).status());
+    const std::vector<Speedup> speedups = ModeSpeedups(r, *mode);
+    NIMBLE_RETURN_IF_ERROR(db->AddResultRun(ModeRun(r, *mode, r.iterations), graph, {metrics, speedups, &mode->schedule}).status());
     r.stored_runs.push_back(mode->mode);
+  }
+  const std::string path = db->path();
+  bool closed = false;
+  for (const ModeResult* mode : {&r.single, &r.multi}) {
+    const ReplayRecording* recording = recording_of(mode->mode);
+    if (!mode->captured || recording == nullptr) continue;
+    if (!closed) {
+      db.reset();
+      closed = true;
+    }
+    NIMBLE_RETURN_IF_ERROR(WriteRecordedRun(path, r, *mode, graph, *recording)
+                               .WithContext("storing the recorded " + std::string(RunModeName(mode->mode)) + " replays"));
+    r.stored_runs.push_back(mode->mode);
+    r.recorded_runs.push_back(mode->mode);
   }
   return OkStatus();
 }

@@ -55,7 +55,7 @@ std::string MiB(int64_t bytes) { return FormatMiB(bytes) + " MiB"; }
 
 std::string Session::Precision() const { return args_.tf32 ? kFloat32PrecisionTf32 : kFloat32PrecisionIeee; }
 
-Session::Session(const AccelerateOptions& args, const store::RunDatabase* db, const ProgressFn& progress)
+Session::Session(const AccelerateOptions& args, std::unique_ptr<store::RunDatabase>* db, const ProgressFn& progress)
     : args_(args), db_(db), progress_(progress), specs_(args.inputs) {
   result_.model = args.model;
   result_.inputs = TensorSpecsText(specs_);
@@ -87,40 +87,60 @@ StatusOr<double> Session::TimeBaseline(int32_t iters) {
 
 StatusOr<MeasuredWorkload> Session::RecordWorkload() {
   namespace fs = std::filesystem;
-  const fs::path path = fs::temp_directory_path() / ("nimble-accelerate-" + std::to_string(::getpid()) + ".db");
+  const bool into_db = HasDatabase();
+  const std::string path =
+      into_db ? args_.db
+              : (fs::temp_directory_path() / ("nimble-accelerate-" + std::to_string(::getpid()) + ".db")).string();
   auto remove = [&] {
+    if (into_db) return;  // the user's file: a failed recording leaves it as it was (the writer's rule)
     std::error_code ignored;
-    for (const char* suffix : {"", "-wal", "-shm", ".partial"}) fs::remove(path.string() + suffix, ignored);
+    for (const char* suffix : {"", "-wal", "-shm", ".partial"}) fs::remove(path + suffix, ignored);
   };
   remove();
   ProfileOptions profile;
   profile.model = args_.model;
   profile.inputs = specs_;
-  profile.output = path.string();
+  profile.output = path;
   profile.iters = kRecordedIterations;
   profile.warmup = 3;
   profile.timed_iters = 10;
   profile.device = args_.device;
   profile.cuda_fusions = args_.cuda_fusions;
   profile.tf32 = args_.tf32;
-  profile.command_line = "recorded by nimble-accelerate for its prediction";
+  profile.command_line = into_db ? "recorded by " + args_.command_line : "recorded by nimble-accelerate for its prediction";
   // The recording's own steps would interleave with this workflow's; its warnings still come through.
   ProgressFn warnings_only = [this](const ProgressUpdate& update) {
     if (update.kind == ProgressKind::kWarning) progress_.Warning("recording: " + std::string(update.message));
   };
+  if (into_db) db_->reset();  // one connection writes the file at a time
   StatusOr<ProfileResult> profiled = ProfileModel(profile, warnings_only);
+  if (into_db) {
+    NIMBLE_ASSIGN_OR_RETURN(*db_, store::RunDatabase::Open(args_.db, store::Access::kReadWrite));
+  }
   if (!profiled.ok()) {
     remove();
     return profiled.status();
   }
-  StatusOr<std::unique_ptr<store::RunDatabase>> db = store::RunDatabase::Open(path.string(), store::Access::kRead);
+  std::unique_ptr<store::RunDatabase> temporary;
+  if (!into_db) {
+    StatusOr<std::unique_ptr<store::RunDatabase>> opened = store::RunDatabase::Open(path, store::Access::kRead);
+    if (!opened.ok()) {
+      remove();
+      return opened.status();
+    }
+    temporary = std::move(*opened);
+  }
   StatusOr<MeasuredWorkload> workload =
-      db.ok() ? WorkloadFromDatabase((*db)->reader(), model_.graph, args_.tf32) : StatusOr<MeasuredWorkload>(db.status());
-  if (db.ok()) db->reset();
+      WorkloadFromDatabase((into_db ? *db_ : temporary)->reader(), model_.graph, args_.tf32);
+  temporary.reset();
   remove();
   if (workload.ok()) {
     workload->source = "kernels recorded here with the collector (" + std::to_string(kRecordedIterations) +
                        " iterations; the median one)";
+    if (into_db) {
+      result_.eager_run = profiled->report.run.id.value();
+      workload->source += ", stored as run " + std::to_string(result_.eager_run) + " of " + args_.db;
+    }
   }
   return workload;
 }
@@ -137,8 +157,8 @@ analysis::Workload Session::UseMeasured(MeasuredWorkload measured) {
 }
 
 StatusOr<analysis::Workload> Session::LoadWorkload() {
-  if (db_ != nullptr) {
-    StatusOr<MeasuredWorkload> stored = WorkloadFromDatabase(db_->reader(), model_.graph, args_.tf32);
+  if (HasDatabase()) {
+    StatusOr<MeasuredWorkload> stored = WorkloadFromDatabase((*db_)->reader(), model_.graph, args_.tf32);
     if (stored.ok()) return UseMeasured(std::move(*stored));
     progress_.Warning(stored.status().message() + (args_.record_kernels ? "; recording the model here instead"
                                                                         : "; timing ops in isolation instead"));
@@ -146,7 +166,9 @@ StatusOr<analysis::Workload> Session::LoadWorkload() {
   if (args_.record_kernels) {
     progress_.Step("recording the model's kernels for the prediction (" + std::to_string(kRecordedIterations) +
                    " iterations with the collector)");
+    const bool had_database = HasDatabase();
     StatusOr<MeasuredWorkload> recorded = RecordWorkload();
+    if (had_database && !HasDatabase()) return recorded.status();  // --db could not be opened again
     if (recorded.ok()) return UseMeasured(std::move(*recorded));
     progress_.Warning("recording the model failed (" + recorded.status().message() + "); timing ops in isolation instead");
   }
@@ -362,6 +384,23 @@ void Session::Choose() {
                             std::to_string(static_cast<int>(measured_gain * 100)) + "%, predicted " +
                             std::to_string(static_cast<int>(predicted_gain * 100)) + "%): falling back to one stream";
   }
+}
+
+Status Session::RecordReplays() {
+  const int32_t n = args_.record_replays;
+  if (n <= 0 || !HasDatabase()) return OkStatus();
+  progress_.Step("recording " + std::to_string(n) + " replays of each captured mode with the collector");
+  for (auto [graph, mode] : {std::pair{single_graph_.get(), RunMode::kAotSingle}, {multi_graph_.get(), RunMode::kAotMulti}}) {
+    if (graph == nullptr) continue;
+    StatusOr<ReplayRecording> recording = workflow::RecordReplays(*graph, mode, n);
+    if (!recording.ok()) {  // the results are stored all the same, without records
+      progress_.Warning("the " + std::string(RunModeName(mode)) + " replays were not recorded: " +
+                        recording.status().message());
+      continue;
+    }
+    recordings_.push_back(std::move(*recording));
+  }
+  return OkStatus();
 }
 
 Status Session::Save() {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "accelerate_plan.h"
+#include "accelerate_results.h"
 #include "nimble/accelerate/aot_graph.h"
 #include "nimble/accelerate/model_graph.h"
 #include "nimble/accelerate/stream_rewrite.h"
@@ -21,8 +22,9 @@ using accelerate::ScheduledModel;
 
 class Session {
  public:
-  // `db` (may be null) is the open --db database: op times are read from it.
-  Session(const AccelerateOptions& options, const store::RunDatabase* db, const ProgressFn& progress);
+  // `db` holds the open --db database (null without one): op times are read from it, and a recording of
+  // the model made here goes into it (the database is closed around that recording and opened again).
+  Session(const AccelerateOptions& options, std::unique_ptr<store::RunDatabase>* db, const ProgressFn& progress);
 
   Status Load();                    // front end on the GPU, TF32 off
   StatusOr<double> TimeBaseline(int32_t iters);  // median ms of module.forward
@@ -31,15 +33,20 @@ class Session {
   Status Measure();                 // baseline, single, multi: median of args.iters each
   Status Predict();                 // the kernels (--db, else recorded here), replay costs, the simulation
   void Choose();                    // which mode model.nimble runs, and why
+  Status RecordReplays();           // options.record_replays replays of each captured mode, collector on
   Status Save();                    // model.nimble with its meta
 
   const ModelGraph& model() const { return model_; }
   const AccelerateResult& result() const { return result_; }
+  const std::vector<ReplayRecording>& recordings() const { return recordings_; }
 
  private:
   StatusOr<analysis::Workload> LoadWorkload();    // from --db, else recorded here, else timed op by op
-  StatusOr<MeasuredWorkload> RecordWorkload();   // the model recorded with the collector, into a temporary db
+  // The model recorded with the collector: into the --db database when there is one (its eager run),
+  // else into a temporary one.
+  StatusOr<MeasuredWorkload> RecordWorkload();
   analysis::Workload UseMeasured(MeasuredWorkload measured);  // its source and op times into the result
+  bool HasDatabase() const { return db_ != nullptr && *db_ != nullptr; }
   std::string Precision() const;                 // kFloat32PrecisionIeee, or kFloat32PrecisionTf32 with --tf32
   Status CaptureMode(const StreamAssignment& schedule, ModeResult* mode, ScheduledModel* scheduled,
                      std::unique_ptr<AotGraph>* graph);
@@ -48,7 +55,7 @@ class Session {
   Status CaptureWithinBudget(int64_t budget);
 
   const AccelerateOptions& args_;
-  const store::RunDatabase* db_;
+  std::unique_ptr<store::RunDatabase>* db_;
   Progress progress_;
   std::vector<TensorSpec> specs_;
   ModelGraph model_;
@@ -56,6 +63,7 @@ class Session {
   ScheduledModel single_model_, multi_model_;
   std::unique_ptr<AotGraph> single_graph_, multi_graph_;
   AccelerateResult result_;
+  std::vector<ReplayRecording> recordings_;
 };
 
 }  // namespace nimble::workflow

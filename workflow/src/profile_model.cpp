@@ -22,8 +22,6 @@
 namespace nimble::workflow {
 namespace {
 
-// The NVTX-like range each measured iteration is recorded as; `report` finds iterations by it.
-constexpr char kIterationRange[] = "nimble-prof iteration";
 constexpr char kOpRangeDomain[] = "nimble-prof op";
 
 const Status kNoGpu = FailedPrecondition(
@@ -123,7 +121,7 @@ Status Record(Session& s) {
 // find them like NVTX ranges of an injected run.
 void AddRanges(Session& s) {
   Trace& trace = s.recording.trace;
-  const StringId iteration = trace.strings.Intern(kIterationRange);
+  const StringId iteration = trace.strings.Intern(kProfileIterationRange);
   const ThreadId thread(static_cast<int64_t>(::gettid()));
   for (const analysis::TimeWindow& w : s.windows) {
     trace.ranges.push_back(NvtxRange{w.start_ns, w.end_ns, thread, iteration, {}});
@@ -193,7 +191,7 @@ StatusOr<ProfileResult> ProfileModel(const ProfileOptions& options, const Progre
   ProfileResult out;
   out.path = options.output.empty() ? DefaultProfileOutput(options.model) : options.output;
   RunInfo run = MakeRunInfo(s);
-  ReportOptions report_options{.run = -1, .store = true, .iteration_range = kIterationRange, .top_gaps = options.top_gaps};
+  ReportOptions report_options{.run = -1, .store = true, .iteration_range = kProfileIterationRange, .top_gaps = options.top_gaps};
   NIMBLE_ASSIGN_OR_RETURN(out.report, BuildRunReport(run, s.recording.trace, s.model.graph,
                                                      s.measured.attribution.kernels, report_options, out.path));
   s.progress.Step("writing " + out.path + " (" + std::to_string(s.measured.attribution.kernel_count) + " kernels, " +

@@ -120,15 +120,19 @@ StatusOr<ReportResult> Report(store::RunDatabase& db, const ReportOptions& optio
     const std::string where = db.path() + ", run " + std::to_string(run.id.value());
     NIMBLE_ASSIGN_OR_RETURN(RunReport report,
                             BuildRunReport(run, trace, std::move(graph), attribution, options, where));
-    // Nothing recorded, nothing to compute from: what the run holds was stored by whoever made it.
+    // Nothing recorded, nothing to compute from: what the run holds was stored by whoever made it. A
+    // run of nimble-accelerate keeps what it measured (latencies over its timed replays, memory, the
+    // captured schedule) even when its replays were recorded as well: the report of the recording is
+    // shown beside them, never stored over them.
     const bool recorded = trace.size() > 0;
-    if (!recorded) {
+    const bool keeps_results = !recorded || run.mode == RunMode::kAotSingle || run.mode == RunMode::kAotMulti;
+    if (keeps_results) {
       NIMBLE_ASSIGN_OR_RETURN(std::vector<Metric> stored, reader.LoadMetrics(run.id));
       for (Metric& m : stored) {
         if (m.window < 0) report.stored_metrics.push_back(std::move(m));
       }
     }
-    if (options.store && recorded) {
+    if (options.store && !keeps_results) {
       const StoredResults stored = ResultsOf(report);
       const store::RunResults results{stored.metrics, stored.speedups,
                                       stored.assignment ? &*stored.assignment : nullptr};

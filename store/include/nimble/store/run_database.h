@@ -30,6 +30,9 @@ struct RunResults {
 class RunDatabase {
  public:
   static StatusOr<std::unique_ptr<RunDatabase>> Open(const std::string& path, Access access);
+  // A new, empty database of the current schema at `path`, opened for reading and storing results.
+  // AlreadyExists when there is a file.
+  static StatusOr<std::unique_ptr<RunDatabase>> Create(const std::string& path);
   ~RunDatabase();
 
   const std::string& path() const;

@@ -45,6 +45,12 @@ struct AccelerateOptions {
   // temporary database) for the prediction's kernel durations; false: time each op alone instead (faster,
   // and measured 10-65% off on transformers and TF32 CNNs).
   bool record_kernels = true;
+  // With --db: iterations of each captured replay (single- and multi-stream) recorded with the collector
+  // after the timings, stored as the aot-single and aot-multi runs (their kernels on the streams the
+  // driver ran them on, each with its graph node); the model's own recording, when this call makes one,
+  // is kept in the same database as its eager run, so the three can be compared on one timeline.
+  // 0: store results only.
+  int32_t record_replays = 10;
   bool allow_eager_fallback = false;  // an uncapturable model is timed eagerly instead of failing
   bool cuda_fusions = false;     // the front end's cuDNN conv+relu fusions
   bool tf32 = false;             // TF32 convolutions (PyTorch's default); off: IEEE fp32 everywhere
@@ -103,6 +109,8 @@ struct AccelerateResult {
   // instead: the refusal; only baseline_ms is measured then, and nothing is stored or written.
   std::string eager_fallback_reason;
   std::vector<RunMode> stored_runs;  // modes stored in options.db
+  std::vector<RunMode> recorded_runs;  // those of them stored with their recorded replays
+  int64_t eager_run = -1;              // the run of the model this call recorded into options.db (-1: none)
 };
 
 // Lines saying which assumption failed for each mode whose measurement is off its prediction by

@@ -18,6 +18,10 @@
 
 namespace nimble::workflow {
 
+// The NVTX-like range each recorded iteration is stored as (model profiles and nimble-accelerate's
+// recorded replays); `report` and the viewer find iterations by it.
+inline constexpr char kProfileIterationRange[] = "nimble-prof iteration";
+
 struct ProfileOptions {
   std::string model;
   std::vector<TensorSpec> inputs;  // one per forward argument

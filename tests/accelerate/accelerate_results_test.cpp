@@ -1,0 +1,166 @@
+// Storing nimble-accelerate's results: a mode whose replays were recorded becomes a run with its
+// records (kernels on their streams with their graph nodes, one iteration per replay), the graph, the
+// captured schedule and the measured metrics; a mode without a recording stays a result-only run; and
+// `report` afterwards reads the recording but leaves what nimble-accelerate measured in place.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "accelerate_results.h"
+#include "nimble/store/run_database.h"
+#include "nimble/store/run_writer.h"
+#include "nimble/workflow/profile_model.h"
+#include "nimble/workflow/report.h"
+#include "test_models.h"
+
+namespace nimble::workflow {
+namespace {
+
+OpGraph TwoBranches() {
+  OpGraph graph;
+  graph.ops = {{OpId(0), "a", "aten::relu", "[1,8]", 10'000}, {OpId(1), "b", "aten::sigmoid", "[1,8]", 10'000}};
+  return graph;
+}
+
+StreamAssignment Streams(int32_t n) {
+  StreamAssignment schedule;
+  schedule.num_streams = n;
+  schedule.op_stream = {StreamId(0), StreamId(n == 1 ? 0 : 1)};
+  return schedule;
+}
+
+// Two replays, each one kernel per graph node on two driver streams, inside its iteration range.
+ReplayRecording MultiRecording() {
+  ReplayRecording recording;
+  recording.mode = RunMode::kAotMulti;
+  recording.iterations = 2;
+  Trace& trace = recording.trace;
+  const StringId range = trace.strings.Intern(kProfileIterationRange);
+  const StringId name = trace.strings.Intern("k");
+  for (int64_t i = 0; i < 2; ++i) {
+    const int64_t start = 1'000'000 + i * 100'000;
+    trace.ranges.push_back({start, start + 50'000, ThreadId(7), range, StringId()});
+    for (int64_t node = 0; node < 2; ++node) {
+      KernelRecord k;
+      k.start_ns = start + 5'000;
+      k.end_ns = k.start_ns + 20'000;
+      k.stream = StreamId(100 + node);
+      k.graph_node_id = 40 + node;
+      k.name = k.short_name = name;
+      k.grid = {1, 1, 1};
+      k.block = {32, 1, 1};
+      trace.kernels.push_back(k);
+    }
+  }
+  recording.stats.push_back({"collector.records", 4, Severity::kInfo, "records"});
+  return recording;
+}
+
+AccelerateResult Result() {
+  AccelerateResult r;
+  r.model = "m.pt";
+  r.inputs = "1x8";
+  r.device = "GPU";
+  r.iterations = 200;
+  r.baseline_ms = 1.0;
+  r.single = {RunMode::kAotSingle, true, Streams(1), 0.5, 0.52, 0, 1000, 4 << 20, 8 << 20, 2 << 20};
+  r.multi = {RunMode::kAotMulti, true, Streams(2), 0.3, 0.31, 0, 1000, 5 << 20, 10 << 20, 3 << 20};
+  return r;
+}
+
+double MetricOf(const std::vector<Metric>& metrics, const std::string& name) {
+  for (const Metric& m : metrics) {
+    if (m.name == name && m.window < 0) return m.value;
+  }
+  return -1;
+}
+
+TEST(AccelerateResultsTest, RecordedModeIsStoredWithItsRecordsAndKeepsItsResultsThroughReport) {
+  const std::string path = testing::TestDir() + "/accelerate_results.db";
+  std::filesystem::remove(path);
+  {  // the eager run nimble-prof recorded before
+    RunInfo run;
+    run.model = "m.pt";
+    auto writer = store::RunWriter::Create(path, run);
+    ASSERT_TRUE(writer.ok()) << writer.status().ToString();
+    ASSERT_TRUE((*writer)->WriteGraph(TwoBranches(), {}).ok());
+    ASSERT_TRUE((*writer)->Commit().ok());
+  }
+  auto db = store::RunDatabase::Open(path, store::Access::kReadWrite);
+  ASSERT_TRUE(db.ok()) << db.status().ToString();
+  AccelerateResult r = Result();
+  ASSERT_TRUE(StoreResults(*db, r, TwoBranches(), {MultiRecording()}).ok());
+  EXPECT_EQ(*db, nullptr) << "closed before the recorded run is written";
+  EXPECT_EQ(r.stored_runs, (std::vector<RunMode>{RunMode::kAotSingle, RunMode::kAotMulti}));
+  EXPECT_EQ(r.recorded_runs, (std::vector<RunMode>{RunMode::kAotMulti}));
+
+  auto reopened = store::RunDatabase::Open(path, store::Access::kReadWrite);
+  ASSERT_TRUE(reopened.ok()) << reopened.status().ToString();
+  const store::RunReader& reader = (*reopened)->reader();
+  auto runs = reader.Runs();
+  ASSERT_TRUE(runs.ok());
+  ASSERT_EQ(runs->size(), 3u);
+  const RunInfo single = (*runs)[1], multi = (*runs)[2];
+  EXPECT_EQ(single.mode, RunMode::kAotSingle);
+  EXPECT_EQ(multi.mode, RunMode::kAotMulti);
+  EXPECT_EQ(multi.iterations, 2);
+  EXPECT_EQ(reader.LoadTrace(single.id)->kernels.size(), 0u);
+  auto trace = reader.LoadTrace(multi.id);
+  ASSERT_TRUE(trace.ok());
+  ASSERT_EQ(trace->kernels.size(), 4u);
+  std::set<int64_t> nodes, streams;
+  for (const KernelRecord& k : trace->kernels) {
+    nodes.insert(k.graph_node_id);
+    streams.insert(k.stream.value());
+  }
+  EXPECT_EQ(nodes, (std::set<int64_t>{40, 41}));
+  EXPECT_EQ(streams, (std::set<int64_t>{100, 101}));
+  auto assignment = reader.LoadAssignment(multi.id);
+  ASSERT_TRUE(assignment.ok() && assignment->has_value());
+  EXPECT_EQ((*assignment)->num_streams, 2);
+  auto metrics = reader.LoadMetrics(multi.id);
+  ASSERT_TRUE(metrics.ok());
+  EXPECT_DOUBLE_EQ(MetricOf(*metrics, "latency_median_ns"), 0.3e6);
+  EXPECT_DOUBLE_EQ(MetricOf(*metrics, "peak_memory_bytes"), 10 << 20);
+  EXPECT_DOUBLE_EQ(MetricOf(*metrics, "timed_iterations"), 200);
+  EXPECT_EQ(reader.LoadAttribution(multi.id)->size(), 0u);
+
+  // `report` finds the replays' iterations and stores nothing over the measured results.
+  auto report = Report(**reopened, ReportOptions{.run = -1, .store = true, .iteration_range = "", .top_gaps = 10});
+  ASSERT_TRUE(report.ok()) << report.status().ToString();
+  const RunReport& multi_report = report->runs[2];
+  EXPECT_EQ(multi_report.iteration_range, kProfileIterationRange);
+  ASSERT_NE(multi_report.report.primary_device(), nullptr);
+  EXPECT_EQ(multi_report.report.primary_device()->iterations.size(), 2u);
+  EXPECT_DOUBLE_EQ(MetricOf(multi_report.stored_metrics, "latency_median_ns"), 0.3e6);
+  auto after = (*reopened)->reader().LoadMetrics(multi.id);
+  ASSERT_TRUE(after.ok());
+  EXPECT_EQ(after->size(), metrics->size());
+  EXPECT_DOUBLE_EQ(MetricOf(*after, "latency_median_ns"), 0.3e6);
+  EXPECT_EQ((*(*reopened)->reader().LoadAssignment(multi.id))->num_streams, 2);
+}
+
+TEST(AccelerateResultsTest, WithoutRecordingsEveryModeIsAResultRunAndTheDatabaseStaysOpen) {
+  const std::string path = testing::TestDir() + "/accelerate_results_plain.db";
+  std::filesystem::remove(path);
+  {
+    auto writer = store::RunWriter::Create(path, RunInfo{});
+    ASSERT_TRUE(writer.ok());
+    ASSERT_TRUE((*writer)->Commit().ok());
+  }
+  auto db = store::RunDatabase::Open(path, store::Access::kReadWrite);
+  ASSERT_TRUE(db.ok());
+  AccelerateResult r = Result();
+  ASSERT_TRUE(StoreResults(*db, r, TwoBranches(), {}).ok());
+  ASSERT_NE(*db, nullptr);
+  EXPECT_TRUE(r.recorded_runs.empty());
+  EXPECT_EQ(r.stored_runs.size(), 2u);
+  EXPECT_EQ((*db)->reader().Runs()->size(), 3u);
+}
+
+}  // namespace
+}  // namespace nimble::workflow
