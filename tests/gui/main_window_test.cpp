@@ -275,6 +275,28 @@ TEST_F(MainWindowTest, CompareModeHasADiffTabAgainstTheFirstRun) {
             std::string(analysis::DiffVerdictName(analysis::VerdictOf(expected.iteration))));
 }
 
+// Compare mode: every run is aligned at its own iteration of the number shown, so that iteration
+// of each run starts at view time 0, one above another, and the view holds the longest of them.
+TEST_F(MainWindowTest, CompareModeAlignsEachRunAtItsOwnIteration) {
+  testing::AppendAcceleratedRun(db_);
+  Load(db_);
+  const auto& runs = window_->runs();
+  ASSERT_EQ(runs.size(), 2u);
+  TimelineView* view = window_->timeline();
+  for (int k : {1, 2, 0}) {
+    view->FitIteration(k);
+    int64_t longest = 0;
+    for (size_t r = 0; r < runs.size(); ++r) {
+      const auto& iterations = runs[r]->timeline.iterations;
+      ASSERT_GT(iterations.size(), static_cast<size_t>(k));
+      EXPECT_EQ(view->align_ns(r), iterations[static_cast<size_t>(k)].first) << "run " << r << ", iteration " << k;
+      longest = std::max(longest, iterations[static_cast<size_t>(k)].second - iterations[static_cast<size_t>(k)].first);
+    }
+    EXPECT_LT(view->scale().left_ns(), 0.0);
+    EXPECT_GT(view->scale().right_ns(), static_cast<double>(longest));
+  }
+}
+
 TEST_F(MainWindowTest, ABrokenFileShowsAMessageBox) {
   const std::string garbage = dir_ + "/garbage.db";
   std::ofstream(garbage) << std::string(4096, 'q');

@@ -40,5 +40,28 @@ TEST(ModeMemoryTest, RunsWithoutMemoryMetricsGiveNothing) {
   EXPECT_TRUE(CollectModeMemory(runs).empty());
 }
 
+// A nimble-prof recording (eager: its own measurement, predictions for the others) beside
+// nimble-accelerate's two runs: each captured mode's measured speedup comes from its own run, eager
+// from nimble-accelerate's baseline, and a mode no accelerate run names keeps the recording's prediction.
+TEST(ModeSpeedupsTest, CapturedModesComeFromTheirOwnRunsAndShareTheirBaseline) {
+  const Speedup recorded_eager{RunMode::kEager, 5.4, 5.9, 5.4};
+  const Speedup predicted_single{RunMode::kAotSingle, 0, 4.0, 5.4};
+  const Speedup predicted_multi{RunMode::kAotMulti, 0, 2.1, 5.4};
+  const Speedup baseline{RunMode::kEager, 4.6, 5.3, 4.6};
+  const Speedup single{RunMode::kAotSingle, 3.8, 3.8, 4.6};
+  const Speedup multi{RunMode::kAotMulti, 2.1, 2.0, 4.6};
+  std::vector<std::pair<RunMode, std::vector<Speedup>>> runs = {
+      {RunMode::kEager, {recorded_eager, predicted_single, predicted_multi}},
+      {RunMode::kAotSingle, {baseline, single}},
+      {RunMode::kAotMulti, {baseline, multi}},
+  };
+  EXPECT_EQ(CollectModeSpeedups(runs), (std::vector<Speedup>{baseline, single, multi}));
+  runs.pop_back();  // no multi-stream run: the recording's prediction stays
+  EXPECT_EQ(CollectModeSpeedups(runs), (std::vector<Speedup>{baseline, single, predicted_multi}));
+  runs.pop_back();  // the recording alone
+  EXPECT_EQ(CollectModeSpeedups(runs), (std::vector<Speedup>{recorded_eager, predicted_single, predicted_multi}));
+  EXPECT_TRUE(CollectModeSpeedups({}).empty());
+}
+
 }  // namespace
 }  // namespace nimble::gui

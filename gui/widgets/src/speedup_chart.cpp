@@ -34,15 +34,9 @@ void Bar(QPainter& p, const QRectF& plot, double x, double w, double value, doub
 }  // namespace
 
 std::vector<Speedup> CollectSpeedups(const LoadedRuns& runs) {
-  std::vector<Speedup> out;
-  for (const auto& run : runs) {
-    for (const Speedup& s : run->speedups) {
-      if (std::none_of(out.begin(), out.end(), [&](const Speedup& o) { return o.mode == s.mode; })) out.push_back(s);
-    }
-  }
-  // RunMode is declared in the order the chart shows.
-  std::sort(out.begin(), out.end(), [](const Speedup& a, const Speedup& b) { return a.mode < b.mode; });
-  return out;
+  std::vector<std::pair<RunMode, std::vector<Speedup>>> speedups;
+  for (const auto& run : runs) speedups.emplace_back(run->info.mode, run->speedups);
+  return CollectModeSpeedups(speedups);
 }
 
 std::vector<ModeMemory> CollectModeMemory(const LoadedRuns& runs) {

@@ -88,6 +88,7 @@ PaintInput TimelineView::MakePaintInput() const {
   in.hits_run = hits_run_;
   in.hits = &hits_;
   in.drag_x_px = drag_x_px_;
+  in.aligned_iteration = iteration_;
   return in;
 }
 
@@ -155,7 +156,7 @@ void TimelineView::FitFirstView() {
     FitActivity();
     return;
   }
-  FitIteration(runs_.size() == 1 ? MedianIteration(iterations) : 0);
+  FitIteration(MedianIteration(iterations));
 }
 
 void TimelineView::FitActivity() {
@@ -191,9 +192,21 @@ void TimelineView::FitIteration(int index) {
   if (runs_.empty() || runs_[0]->timeline.iterations.empty()) return;
   const auto& windows = runs_[0]->timeline.iterations;
   iteration_ = std::clamp(index, 0, static_cast<int>(windows.size()) - 1);
-  const auto [start, end] = windows[static_cast<size_t>(iteration_)];
-  const double margin = static_cast<double>(end - start) * kFitMargin;
-  SetViewRange(static_cast<double>(start - align_ns_[0]) - margin, static_cast<double>(end - align_ns_[0]) + margin);
+  // Each run is aligned at its own iteration of that number (its last if it has fewer), so the same
+  // iteration of every run is shown one above another; the view takes the longest of them.
+  int64_t longest = 0;
+  for (size_t i = 0; i < runs_.size(); ++i) {
+    const auto& iterations = runs_[i]->timeline.iterations;
+    if (iterations.empty()) {
+      align_ns_[i] = runs_[i]->AlignNs();
+      continue;
+    }
+    const auto [start, end] = iterations[std::min(static_cast<size_t>(iteration_), iterations.size() - 1)];
+    align_ns_[i] = start;
+    longest = std::max(longest, end - start);
+  }
+  const double margin = static_cast<double>(longest) * kFitMargin;
+  SetViewRange(-margin, static_cast<double>(longest) + margin);
 }
 
 void TimelineView::SetViewRange(double start_ns, double end_ns) {

@@ -37,8 +37,7 @@ class SpeedupChart : public QWidget {
   std::vector<ModeMemory> memory_;  // one per mode with memory metrics, in mode order
 };
 
-// One speedup per mode from every run's stored speedups (the first run naming a mode wins), ordered
-// eager, aot-single, aot-multi.
+// CollectModeSpeedups over the runs shown.
 std::vector<Speedup> CollectSpeedups(const LoadedRuns& runs);
 
 // CollectModeMemory over the runs shown.

@@ -60,6 +60,7 @@ struct PaintInput {
   int32_t hits_run = -1;
   const std::vector<SearchHit>* hits = nullptr;
   std::optional<std::pair<double, double>> drag_x_px;  // drag-selection, lanes-area x
+  int aligned_iteration = -1;  // several runs: the iteration (0-based) each is aligned at; -1: their first
 };
 
 class TimelinePainter {

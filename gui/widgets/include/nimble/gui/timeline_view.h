@@ -1,4 +1,4 @@
-// The timeline widget: runs stacked one above the other (aligned at their first iteration), a ruler,
+// The timeline widget: runs stacked one above the other (aligned at their first iteration, or at the iteration fitted), a ruler,
 // lane labels, and the interaction - wheel zoom about the cursor, drag to pan, shift-drag (or drag in
 // the ruler) to zoom to a range, keys, fit-to-iteration, click to select (with the launch link drawn
 // between an API call and its kernel), double-click to zoom to an item. A few lanes grow to fill the
@@ -40,13 +40,14 @@ class TimelineView : public QAbstractScrollArea {
 
  public slots:
   void FitAll();
-  // The view a run opens on: one iteration, readable rather than the whole run as a band - of one run
-  // its median iteration (a typical one), of several the first, where they are aligned; without
-  // iterations, the GPU activity of every run.
+  // The view a run opens on: one iteration, readable rather than the whole run as a band - the first
+  // run's median iteration (a typical one), each other run aligned at its own iteration of that number;
+  // without iterations, the GPU activity of every run.
   void FitFirstView();
   // Fits the iterations of the first run, else the GPU activity of every run.
   void FitActivity();
-  // Fits iteration `index` (0-based) of the first run; clamped to the iterations there are.
+  // Fits iteration `index` (0-based) of the first run, clamped to the iterations there are, with every
+  // run aligned at its own iteration of that number (its last if it has fewer).
   void FitIteration(int index);
   void NextIteration() { FitIteration(iteration_ + 1); }
   void PreviousIteration() { FitIteration(iteration_ - 1); }
