@@ -27,7 +27,7 @@ void AddAccelerateOptions(CLI::App& app, AccelerateArgs& args) {
   workflow::AccelerateOptions& o = args.options;
   app.add_option("model", o.model, "model file: a torch.export program (.pt2) or TorchScript (.pt)")->required();
   app.add_option("--input", args.inputs, "input per forward argument, SHAPE[:DTYPE[:LOW..HIGH]], e.g. 1x3x224x224, 1x128:int64:0..30521, "
-                 "1x3x224x224:float16")->required();
+                 "1x3x224x224:float16 (default for a .pt2: the shapes and dtypes of its signature)");
   app.add_option("-o,--output", o.output, "where to write the optimized runner (model.nimble)")->required();
   app.add_flag("--cuda-fusions", o.cuda_fusions,
                "use the front end's cuDNN conv+relu fusions (slower in fp32 without TF32 on the models measured)");
@@ -80,7 +80,11 @@ int RunAccelerate(AccelerateArgs& args) {
   args.options.mode = ParseMode(args.mode);
   ProgressPrinter printer(kTool, /*quiet=*/false);
   auto result = workflow::Accelerate(args.options, printer.Callback());
-  if (!result.ok()) return PrintError(kTool, result.status());
+  if (!result.ok()) {
+    PrintError(kTool, result.status());
+    // No --input, and the model records none (TorchScript, dynamic shapes): a usage error.
+    return args.inputs.empty() && result.status().code() == StatusCode::kInvalidArgument ? kExitUsage : kExitFailure;
+  }
   if (args.json) {
     std::cout << workflow::AccelerateResultToJson(*result).dump(2) << "\n";
     return kExitOk;

@@ -79,7 +79,8 @@ void RegisterProfileCommand(CLI::App& app, Action& action, std::shared_ptr<const
   o.command_line = command_line;
   cmd->add_option("model", o.model, "model file: torch.export.save (.pt2) or TorchScript (torch.jit.trace/script, then save)")->required();
   // One shape per --input, so that a positional after it stays the model.
-  cmd->add_option("--input", args->inputs, "a model input, SHAPE[:DTYPE[:LOW..HIGH]], e.g. 1x3x224x224 or 1x128:int64; once per input")
+  cmd->add_option("--input", args->inputs, "a model input, SHAPE[:DTYPE[:LOW..HIGH]], e.g. 1x3x224x224 or 1x128:int64; once per input "
+                  "(default for a .pt2: the shapes and dtypes of its signature)")
       ->allow_extra_args(false);
   cmd->add_option("-o,--output", o.output, "run database (default: <model stem>.nimble.db here; "
                                            "an existing one gets a new run)");

@@ -199,6 +199,22 @@ StatusOr<Module> BuildModule(const ExportArchive& archive, c10::Device device, E
 
 bool LooksLikeExportArchive(const std::string& path) { return IsExportArchive(path); }
 
+StatusOr<ExportProgramInfo> ReadExportSignature(const std::string& path) {
+  NIMBLE_ASSIGN_OR_RETURN(ExportArchive archive, OpenExportArchive(path));
+  ExportProgramInfo info;
+  try {
+    NIMBLE_RETURN_IF_ERROR(ReadSchemaVersion(archive.program, path, &info));
+    const json& graph_module = archive.program.at("graph_module");
+    const json& signature = graph_module.at("signature");
+    ReadUserInputs(signature.at("input_specs"), graph_module.at("graph").at("tensor_values"), &info);
+    NIMBLE_ASSIGN_OR_RETURN(std::vector<const json*> outputs, UserOutputs(signature.at("output_specs"), path));
+    info.num_outputs = outputs.size();
+  } catch (const nlohmann::json::exception& e) {
+    return DataLoss(path + ": models/" + archive.model_name + ".json is not a valid program: " + e.what());
+  }
+  return info;
+}
+
 StatusOr<Module> LoadExportProgram(const std::string& path, c10::Device device, ExportProgramInfo* info) {
   ExportProgramInfo local;
   ExportProgramInfo* out = info != nullptr ? info : &local;

@@ -38,6 +38,10 @@ struct ExportProgramInfo {
 // and a models/*.json), whatever its extension. False for TorchScript files and anything unreadable.
 bool LooksLikeExportArchive(const std::string& path);
 
+// The program's signature alone (schema version, user inputs, output count), without its weights.
+// Same errors as LoadExportProgram for the archive and its JSON.
+StatusOr<ExportProgramInfo> ReadExportSignature(const std::string& path);
+
 // Reads the program and its weights onto `device` and builds a module of a fresh class in its own
 // CompilationUnit with forward(self, <tensor user inputs>) returning the single user output or a
 // tuple of them in order. Non-tensor inputs the exporter specialized (constant_input specs) become

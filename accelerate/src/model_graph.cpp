@@ -2,10 +2,12 @@
 
 #include <chrono>
 
+#include "export_program.h"
 #include "graph_extractor.h"
 #include "model_loader.h"
 #include "shape_run.h"
 #include "static_shapes.h"
+#include "tensor_types.h"
 
 // The front end's three steps; libtorch stays in the files each step lives in.
 
@@ -43,6 +45,34 @@ StatusOr<ModelGraph> LoadModelGraph(const std::string& path, const std::vector<T
 StatusOr<ModelGraph> LoadModelGraph(const std::string& path, const std::vector<std::vector<int64_t>>& input_shapes,
                                     const FrontEndOptions& options) {
   return LoadModelGraph(path, Float32Specs(input_shapes), options);
+}
+
+StatusOr<std::vector<TensorSpec>> RecordedInputs(const std::string& path) {
+  if (!LooksLikeExportArchive(path)) {
+    return InvalidArgument(path + ": not a torch.export program, and a TorchScript file records no input shapes: "
+                           "give each input with --input SHAPE[:DTYPE]");
+  }
+  NIMBLE_ASSIGN_OR_RETURN(ExportProgramInfo info, ReadExportSignature(path));
+  std::vector<TensorSpec> specs;
+  for (const ExportInputInfo& input : info.inputs) {
+    const std::optional<DType> dtype = FromScalarType(input.dtype);
+    if (!dtype) {
+      return InvalidArgument(path + ": input '" + input.name + "' is of dtype " + std::string(c10::toString(input.dtype)) +
+                             ", which Nimble does not take");
+    }
+    for (int64_t size : input.shape) {
+      if (size < 0) {
+        return InvalidArgument(path + ": input '" + input.name +
+                               "' has a symbolic dimension (exported with dynamic shapes): give its shape with --input");
+      }
+    }
+    TensorSpec spec;
+    spec.shape = input.shape;
+    spec.dtype = *dtype;
+    specs.push_back(std::move(spec));
+  }
+  if (specs.empty()) return InvalidArgument(path + ": the program takes no tensor input");
+  return specs;
 }
 
 }  // namespace nimble::accelerate

@@ -34,7 +34,11 @@ Result RunTool(const std::string& tool, const std::string& args) {
 
 TEST(AotCliTest, UsageErrorsExitTwo) {
   EXPECT_EQ(RunTool("nimble-accelerate", "").code, 2);
-  EXPECT_EQ(RunTool("nimble-accelerate", "m.pt -o out.nimble").code, 2);  // --input missing
+  // --input missing: a TorchScript file records no input shapes.
+  const Result no_input = RunTool("nimble-accelerate", testing::SaveTestModel(testing::TestModel::kForkJoin) + " -o out.nimble");
+  EXPECT_EQ(no_input.code, 2);
+  EXPECT_NE(no_input.output.find("--input is required"), std::string::npos) << no_input.output;
+  EXPECT_NE(no_input.output.find("TorchScript file records no input shapes"), std::string::npos) << no_input.output;
   const Result bad_shape = RunTool("nimble-accelerate", "m.pt --input 1xax3 -o out.nimble");
   EXPECT_EQ(bad_shape.code, 2);
   EXPECT_NE(bad_shape.output.find("--input 1xax3: expected positive dimensions"), std::string::npos) << bad_shape.output;

@@ -10,6 +10,8 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <set>
 #include <iostream>
 #include <string>
@@ -286,6 +288,19 @@ TEST(AotGpuTest, ReplaysAreRecordedIntoANewDatabaseBesideTheModelsOwnRun) {
     StatusOr<std::optional<StreamAssignment>> assignment = (*reader)->LoadAssignment(run.id);
     ASSERT_TRUE(assignment.ok() && assignment->has_value());
   }
+}
+
+TEST(AotGpuTest, AProgramWithoutInputFlagsRunsOnItsSignature) {
+  SKIP_WITHOUT_GPU();
+  const std::string program = std::string(NIMBLE_SOURCE_DIR) + "/tests/accelerate/data/export/cnn_branches.pt2";
+  const std::string log = testing::TestDir() + "/signature.log";
+  const std::string bin = std::string(NIMBLE_BINARY_DIR) + "/cli/";
+  ASSERT_EQ(std::system((bin + "nimble-accelerate " + program + " --iters 5 -o " + testing::TestDir() +
+                         "/signature.nimble > " + log + " 2>&1").c_str()),
+            0);
+  std::ifstream in(log);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("inputs from the program's signature"), std::string::npos) << text;
 }
 
 }  // namespace

@@ -21,6 +21,8 @@
 #include <vector>
 
 #include "export_program.h"
+#include "tensor_types.h"
+#include "test_models.h"
 #include "nimble/accelerate/model_graph.h"
 #include "nimble/analysis/concurrency.h"
 #include "nimble/analysis/dag.h"
@@ -151,6 +153,19 @@ TEST_P(GoodProgram, SurvivesSaveAndReload) {
 
 TEST_P(GoodProgram, IsRecognisedByContent) { EXPECT_TRUE(LooksLikeExportArchive(Path())); }
 
+// The signature alone (no weights read) gives the inputs a command uses without --input: the shapes and
+// dtypes the program was exported with.
+TEST_P(GoodProgram, SignatureGivesTheRecordedInputs) {
+  const RecordedRun run = ReadRecordedRun(GetParam().name);
+  StatusOr<std::vector<TensorSpec>> specs = RecordedInputs(Path());
+  ASSERT_TRUE(specs.ok()) << specs.status().ToString();
+  ASSERT_EQ(specs->size(), run.inputs.size());
+  for (size_t i = 0; i < run.inputs.size(); ++i) {
+    EXPECT_EQ((*specs)[i].shape, run.inputs[i].sizes().vec());
+    EXPECT_EQ(ToScalarType((*specs)[i].dtype), run.inputs[i].scalar_type());
+  }
+}
+
 constexpr Tolerance kFloat32{1e-4, 1e-5};
 constexpr Tolerance kHalf{1e-2, 1e-3};
 
@@ -166,6 +181,15 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, GoodProgram,
                                            GoodCase{"op_mix_core_aten", kFloat32, {"x", "index"}},
                                            GoodCase{"scalar_for_tensor", kFloat32, {"x"}}),
                          [](const auto& info) { return std::string(info.param.name); });
+
+TEST(ExportProgram, RecordedInputsNeedAProgramWithStaticShapes) {
+  const std::string torchscript = nimble::testing::SaveTestModel(nimble::testing::TestModel::kForkJoin);
+  StatusOr<std::vector<TensorSpec>> none = RecordedInputs(torchscript);
+  EXPECT_EQ(none.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(none.status().message().find(torchscript), std::string::npos) << none.status().message();
+  EXPECT_NE(none.status().message().find("--input"), std::string::npos) << none.status().message();
+  EXPECT_EQ(RecordedInputs("/nonexistent/model.pt2").status().code(), StatusCode::kInvalidArgument);
+}
 
 TEST(ExportProgram, RecognisesOnlyExportArchives) {
   EXPECT_FALSE(LooksLikeExportArchive((DataDir() / "cnn_branches.io.pt").string()));  // torch.save zip

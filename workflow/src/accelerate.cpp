@@ -10,6 +10,7 @@
 #include "accelerate_session.h"
 #include "nimble/accelerate/capturability.h"
 #include "nimble/accelerate/cuda_devices.h"
+#include "recorded_inputs.h"
 
 namespace nimble::workflow {
 namespace {
@@ -17,7 +18,6 @@ namespace {
 Status CheckOptions(const AccelerateOptions& options) {
   std::error_code error;
   if (!std::filesystem::exists(options.model, error)) return NotFound(options.model + ": no such file");
-  if (options.inputs.empty()) return InvalidArgument("--input is required: the shape of each model input");
   if (options.record_replays < 0) {
     return InvalidArgument("--record-replays must be 0 or more (got " + std::to_string(options.record_replays) + ")");
   }
@@ -58,7 +58,9 @@ StatusOr<AccelerateResult> RunSteps(const AccelerateOptions& options, std::uniqu
 
 }  // namespace
 
-StatusOr<AccelerateResult> Accelerate(const AccelerateOptions& options, const ProgressFn& progress) {
+StatusOr<AccelerateResult> Accelerate(const AccelerateOptions& given, const ProgressFn& progress) {
+  AccelerateOptions options = given;
+  NIMBLE_RETURN_IF_ERROR(FillRecordedInputs(options.model, options.inputs, progress));
   NIMBLE_RETURN_IF_ERROR(CheckOptions(options));
   // A --db that does not exist yet is made here, and removed again if the call fails.
   std::unique_ptr<store::RunDatabase> db;

@@ -17,6 +17,7 @@
 #include "nimble/workflow/format.h"
 #include "nimble/workflow/profile_model.h"
 #include "profile_recorder.h"
+#include "recorded_inputs.h"
 #include "profile_stats.h"
 
 namespace nimble::workflow {
@@ -179,7 +180,9 @@ StatusOr<RunId> WriteRun(const Session& s, const std::string& path, RunInfo run,
 
 }  // namespace
 
-StatusOr<ProfileResult> ProfileModel(const ProfileOptions& options, const ProgressFn& progress) {
+StatusOr<ProfileResult> ProfileModel(const ProfileOptions& given, const ProgressFn& progress) {
+  ProfileOptions options = given;
+  NIMBLE_RETURN_IF_ERROR(FillRecordedInputs(options.model, options.inputs, progress));
   NIMBLE_RETURN_IF_ERROR(CheckProfileOptions(options));
   Session s{options, Progress(progress)};
   NIMBLE_RETURN_IF_ERROR(LoadModel(s));

@@ -57,6 +57,13 @@ struct ModelGraph {
 StatusOr<ModelGraph> LoadModelGraph(const std::string& path,
                                     const std::vector<TensorSpec>& inputs,
                                     const FrontEndOptions& options = {});
+// The inputs a model file records: a torch.export program's (.pt2) user inputs, their shapes and
+// dtypes from its signature (integer inputs get TensorSpec's default value range). InvalidArgument
+// naming the file for TorchScript (which records no shapes), for a program exported with dynamic
+// shapes (a symbolic dimension) or with an input of a dtype Nimble does not take; the archive's own
+// errors otherwise (export_program.h).
+StatusOr<std::vector<TensorSpec>> RecordedInputs(const std::string& path);
+
 // The same with float32 inputs of `input_shapes`.
 StatusOr<ModelGraph> LoadModelGraph(const std::string& path, const std::vector<std::vector<int64_t>>& input_shapes,
                                     const FrontEndOptions& options = {});
