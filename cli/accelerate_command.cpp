@@ -83,7 +83,7 @@ int RunAccelerate(AccelerateArgs& args) {
   if (!result.ok()) {
     PrintError(kTool, result.status());
     // No --input, and the model records none (TorchScript, dynamic shapes): a usage error.
-    return args.inputs.empty() && result.status().code() == StatusCode::kInvalidArgument ? kExitUsage : kExitFailure;
+    return result.status().message().starts_with("--input is required") ? kExitUsage : kExitFailure;
   }
   if (args.json) {
     std::cout << workflow::AccelerateResultToJson(*result).dump(2) << "\n";
@@ -102,13 +102,17 @@ int RunAccelerate(AccelerateArgs& args) {
       std::cout << (i == 0 ? " " : " and ") << RunModeName(result->stored_runs[i]);
     }
     std::cout << " in " << args.options.db;
-    if (!result->recorded_runs.empty()) {
-      std::cout << " (" << (result->recorded_runs.size() == 1 ? "" : "both ") << "with "
-                << args.options.record_replays << " recorded replays";
-      if (result->eager_run >= 0) std::cout << "; the model's own recording is run " << result->eager_run;
-      std::cout << "; nimble-gui " << args.options.db << " shows them one above another)";
+    for (size_t i = 0; i < result->recorded_runs.size(); ++i) {
+      std::cout << (i == 0 ? " (" : " and ") << RunModeName(result->recorded_runs[i]);
+      if (i + 1 == result->recorded_runs.size()) {
+        std::cout << " with " << args.options.record_replays << " recorded replays; nimble-gui " << args.options.db
+                  << " shows the runs one above another)";
+      }
     }
     std::cout << "\n";
+    if (result->eager_run >= 0) {
+      std::cout << "the model's own recording is run " << result->eager_run << " of " << args.options.db << "\n";
+    }
   }
   std::cout << "wrote " << args.options.output << "\n";
   return kExitOk;

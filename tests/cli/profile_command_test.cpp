@@ -104,6 +104,14 @@ TEST_F(ProfileCommandTest, BadFlagsAreUsageErrors) {
   Expect(Prof(model + " --input 1x3x8x8 -o " + (dir_ / "no_dir" / "x.db").string()), 1, "does not exist");
 }
 
+// A .pt2 records its inputs: nimble-prof passes it on without --input (the model profiler reads its
+// signature), where a TorchScript file is a usage error.
+TEST_F(ProfileCommandTest, AProgramNeedsNoInputFlag) {
+  const std::string program = std::string(NIMBLE_SOURCE_DIR) + "/tests/accelerate/data/export/cnn_branches.pt2";
+  const auto r = Prof(program + Out());
+  EXPECT_EQ(r.output.find("--input is required"), std::string::npos) << r.output;
+}
+
 TEST_F(ProfileCommandTest, ExistingFileThatIsNoDatabaseIsRefusedBeforeRunning) {
   const std::string model = File("m.pt", "PK\x03\x04 rest");
   const std::string notes = File("notes.db", "not a database at all, just text that is long enough");

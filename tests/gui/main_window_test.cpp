@@ -275,8 +275,9 @@ TEST_F(MainWindowTest, CompareModeHasADiffTabAgainstTheFirstRun) {
             std::string(analysis::DiffVerdictName(analysis::VerdictOf(expected.iteration))));
 }
 
-// Compare mode: every run is aligned at its own iteration of the number shown, so that iteration
-// of each run starts at view time 0, one above another, and the view holds the longest of them.
+// Compare mode: every run is shifted so that its own iteration of the number shown starts where the
+// first run's does, one above another; the first run keeps its origin (its first iteration, from which
+// the ruler and the tables count), and the view holds the longest of them.
 TEST_F(MainWindowTest, CompareModeAlignsEachRunAtItsOwnIteration) {
   testing::AppendAcceleratedRun(db_);
   Load(db_);
@@ -285,15 +286,17 @@ TEST_F(MainWindowTest, CompareModeAlignsEachRunAtItsOwnIteration) {
   TimelineView* view = window_->timeline();
   for (int k : {1, 2, 0}) {
     view->FitIteration(k);
+    EXPECT_EQ(view->align_ns(0), runs[0]->AlignNs());
+    const int64_t at = runs[0]->timeline.iterations[static_cast<size_t>(k)].first - runs[0]->AlignNs();
     int64_t longest = 0;
     for (size_t r = 0; r < runs.size(); ++r) {
       const auto& iterations = runs[r]->timeline.iterations;
       ASSERT_GT(iterations.size(), static_cast<size_t>(k));
-      EXPECT_EQ(view->align_ns(r), iterations[static_cast<size_t>(k)].first) << "run " << r << ", iteration " << k;
+      EXPECT_EQ(iterations[static_cast<size_t>(k)].first - view->align_ns(r), at) << "run " << r << ", iteration " << k;
       longest = std::max(longest, iterations[static_cast<size_t>(k)].second - iterations[static_cast<size_t>(k)].first);
     }
-    EXPECT_LT(view->scale().left_ns(), 0.0);
-    EXPECT_GT(view->scale().right_ns(), static_cast<double>(longest));
+    EXPECT_LT(view->scale().left_ns(), static_cast<double>(at));
+    EXPECT_GT(view->scale().right_ns(), static_cast<double>(at + longest));
   }
 }
 

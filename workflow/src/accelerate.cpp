@@ -72,7 +72,8 @@ StatusOr<AccelerateResult> Accelerate(const AccelerateOptions& given, const Prog
                                         : store::RunDatabase::Open(options.db, store::Access::kReadWrite));
   }
   StatusOr<AccelerateResult> result = RunSteps(options, db, progress);
-  if (!result.ok() && created) {
+  const bool nothing_stored = !result.ok() || (result->stored_runs.empty() && result->eager_run < 0);
+  if (created && nothing_stored) {  // a failed call, or the eager fallback, which stores nothing
     db.reset();
     std::error_code ignored;
     for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(options.db + suffix, ignored);

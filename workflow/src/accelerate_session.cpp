@@ -39,8 +39,8 @@ double OutputTolerance(const std::vector<HostTensor>& reference) {
   }
   return tolerance;
 }
-constexpr double kMinMultiGain = 0.03;
-constexpr int32_t kRecordedIterations = 10;  // recorded for the prediction when no --db run matches  // multi-stream must beat single-stream by this to be chosen
+constexpr double kMinMultiGain = 0.03;  // multi-stream must beat single-stream by this to be chosen
+constexpr int32_t kRecordedIterations = 10;  // recorded for the prediction when no --db run matches
 
 int64_t NowNs() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
@@ -92,7 +92,9 @@ StatusOr<MeasuredWorkload> Session::RecordWorkload() {
       into_db ? args_.db
               : (fs::temp_directory_path() / ("nimble-accelerate-" + std::to_string(::getpid()) + ".db")).string();
   auto remove = [&] {
-    if (into_db) return;  // the user's file: a failed recording leaves it as it was (the writer's rule)
+    // The user's file is never removed. A recording that fails there may leave a partial run of the
+    // model behind (the writer appends to an existing file in place); Accelerate removes a file it made.
+    if (into_db) return;
     std::error_code ignored;
     for (const char* suffix : {"", "-wal", "-shm", ".partial"}) fs::remove(path + suffix, ignored);
   };

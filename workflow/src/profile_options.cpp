@@ -23,7 +23,8 @@ std::string DefaultProfileOutput(const std::string& model_path) {
 }
 
 Status CheckProfileOptions(const ProfileOptions& options) {
-  if (options.inputs.empty()) {
+  // A .pt2 records its inputs (the model profiler reads them from its signature, or says why not).
+  if (options.inputs.empty() && fs::path(options.model).extension() != ".pt2") {
     return InvalidArgument("--input is required: the shape of each model input, e.g. 1x3x224x224");
   }
   if (!options.device.starts_with("cuda")) {

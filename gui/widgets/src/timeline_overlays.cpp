@@ -83,7 +83,7 @@ void PaintRuler(QPainter& p, const PaintInput& in) {
   p.drawText(QRect(8, 16, left - 12, 16), Qt::AlignVCenter | Qt::AlignLeft,
              in.runs->size() <= 1         ? QString("0 = first iteration")
              : in.aligned_iteration < 0 ? QString("aligned at first iteration")
-                                        : QString("aligned at iteration %1").arg(in.aligned_iteration + 1));
+                                        : QString("0 = first iteration, aligned at %1").arg(in.aligned_iteration + 1));
   const RulerTicks ticks = ComputeTicks(TimeScale(in.scale.left_ns(), in.scale.ns_per_px(), in.geometry.lanes_width()));
   for (const Tick& tick : ticks.ticks) {
     const int x = left + static_cast<int>(std::lround(tick.x_px));

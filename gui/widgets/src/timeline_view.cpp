@@ -192,8 +192,10 @@ void TimelineView::FitIteration(int index) {
   if (runs_.empty() || runs_[0]->timeline.iterations.empty()) return;
   const auto& windows = runs_[0]->timeline.iterations;
   iteration_ = std::clamp(index, 0, static_cast<int>(windows.size()) - 1);
-  // Each run is aligned at its own iteration of that number (its last if it has fewer), so the same
-  // iteration of every run is shown one above another; the view takes the longest of them.
+  // The first run keeps its origin (its first iteration: the ruler, details and tables count from
+  // there); every other run is shifted so that its own iteration of that number (its last if it has
+  // fewer) starts where the first run's does, one above another. The view takes the longest of them.
+  const int64_t at = windows[static_cast<size_t>(iteration_)].first - runs_[0]->AlignNs();
   int64_t longest = 0;
   for (size_t i = 0; i < runs_.size(); ++i) {
     const auto& iterations = runs_[i]->timeline.iterations;
@@ -202,11 +204,11 @@ void TimelineView::FitIteration(int index) {
       continue;
     }
     const auto [start, end] = iterations[std::min(static_cast<size_t>(iteration_), iterations.size() - 1)];
-    align_ns_[i] = start;
+    align_ns_[i] = start - at;
     longest = std::max(longest, end - start);
   }
   const double margin = static_cast<double>(longest) * kFitMargin;
-  SetViewRange(-margin, static_cast<double>(longest) + margin);
+  SetViewRange(static_cast<double>(at) - margin, static_cast<double>(at + longest) + margin);
 }
 
 void TimelineView::SetViewRange(double start_ns, double end_ns) {

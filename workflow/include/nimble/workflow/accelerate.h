@@ -41,8 +41,8 @@ struct AccelerateOptions {
   // Capture Algorithm 1's streams as they are, one per chain, instead of packing chains that never
   // overlap onto one stream (analysis::PackStreams): for comparing memory only.
   bool unpacked_streams = false;
-  // Without a --db run of this model: record one here (nimble-prof's model profile, a few iterations, in a
-  // temporary database) for the prediction's kernel durations; false: time each op alone instead (faster,
+  // Without a --db run of this model: record one here (nimble-prof's model profile, a few iterations, into
+  // the --db database, else a temporary one) for the prediction's kernel durations; false: time each op alone instead (faster,
   // and measured 10-65% off on transformers and TF32 CNNs).
   bool record_kernels = true;
   // With --db: iterations of each captured replay (single- and multi-stream) recorded with the collector

@@ -60,7 +60,7 @@ struct PaintInput {
   int32_t hits_run = -1;
   const std::vector<SearchHit>* hits = nullptr;
   std::optional<std::pair<double, double>> drag_x_px;  // drag-selection, lanes-area x
-  int aligned_iteration = -1;  // several runs: the iteration (0-based) each is aligned at; -1: their first
+  int aligned_iteration = -1;  // several runs: the iteration (0-based) at which they line up; -1: the first
 };
 
 class TimelinePainter {

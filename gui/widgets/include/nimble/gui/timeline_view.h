@@ -47,7 +47,8 @@ class TimelineView : public QAbstractScrollArea {
   // Fits the iterations of the first run, else the GPU activity of every run.
   void FitActivity();
   // Fits iteration `index` (0-based) of the first run, clamped to the iterations there are, with every
-  // run aligned at its own iteration of that number (its last if it has fewer).
+  // other run shifted so that its own iteration of that number (its last if it has fewer) starts where
+  // the first run's does; times stay counted from the first run's first iteration.
   void FitIteration(int index);
   void NextIteration() { FitIteration(iteration_ + 1); }
   void PreviousIteration() { FitIteration(iteration_ - 1); }
