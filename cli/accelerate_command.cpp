@@ -28,6 +28,14 @@ void AddAccelerateOptions(CLI::App& app, AccelerateArgs& args) {
   app.add_option("model", o.model, "model file: a torch.export program (.pt2) or TorchScript (.pt)")->required();
   app.add_option("--input", args.inputs, "input per forward argument, SHAPE[:DTYPE[:LOW..HIGH]], e.g. 1x3x224x224, 1x128:int64:0..30521, "
                  "1x3x224x224:float16 (default for a .pt2: the shapes and dtypes of its signature)");
+  app.add_option("--batch-sizes", o.batch_sizes,
+                 "several input shapes in one model.nimble: the --input shapes with dimension 0 set to each, e.g. "
+                 "1,2,4,8; each is scheduled, captured and timed on its own, and the runners pick one by the input shape")
+      ->delimiter(',')
+      ->check(CLI::PositiveNumber);
+  app.add_option("--bucket", args.buckets,
+                 "one input shape of several in one model.nimble, its inputs separated by commas "
+                 "(2x128:int64,2x128:int64); repeat for each (instead of --batch-sizes)");
   app.add_option("-o,--output", o.output, "where to write the optimized runner (model.nimble)")->required();
   app.add_flag("--cuda-fusions", o.cuda_fusions,
                "use the front end's cuDNN conv+relu fusions (slower in fp32 without TF32 on the models measured)");
@@ -77,6 +85,18 @@ int RunAccelerate(AccelerateArgs& args) {
     return kExitUsage;
   }
   args.options.inputs = std::move(*shapes);
+  for (const std::string& text : args.buckets) {
+    auto bucket = workflow::ParseBucketSpec(text);
+    if (!bucket.ok()) {
+      PrintError(kTool, bucket.status());
+      return kExitUsage;
+    }
+    args.options.buckets.push_back(std::move(*bucket));
+  }
+  if (!args.options.buckets.empty() && !args.options.batch_sizes.empty()) {
+    PrintError(kTool, InvalidArgument("--batch-sizes and --bucket both give the buckets: use one"));
+    return kExitUsage;
+  }
   args.options.mode = ParseMode(args.mode);
   ProgressPrinter printer(kTool, /*quiet=*/false);
   auto result = workflow::Accelerate(args.options, printer.Callback());
@@ -95,7 +115,16 @@ int RunAccelerate(AccelerateArgs& args) {
     std::cout << "libtorch (module.forward) median " << result->baseline_ms << " ms\n";
     return kExitOk;
   }
-  PrintAccelerateTable(*result, std::cout);
+  if (result->buckets.empty()) {
+    PrintAccelerateTable(*result, std::cout);
+  } else {
+    for (const workflow::AccelerateResult& bucket : result->buckets) {
+      std::cout << "## bucket " << bucket.inputs << "\n\n";
+      PrintAccelerateTable(bucket, std::cout);
+      std::cout << "\n";
+    }
+    PrintBucketTable(*result, std::cout);
+  }
   if (!result->stored_runs.empty()) {
     std::cout << "stored runs";
     for (size_t i = 0; i < result->stored_runs.size(); ++i) {
@@ -116,6 +145,29 @@ int RunAccelerate(AccelerateArgs& args) {
   }
   std::cout << "wrote " << args.options.output << "\n";
   return kExitOk;
+}
+
+void PrintBucketTable(const workflow::AccelerateResult& r, std::ostream& out) {
+  out << "## buckets\n\n";
+  out << "| inputs | libtorch ms | aot-single ms | aot-multi ms | multi vs single | predicted multi vs single | runs | "
+         "capture ms (single / multi) | graph pool MiB (chosen) |\n";
+  out << "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
+  for (const workflow::AccelerateResult& b : r.buckets) {
+    const bool multi = b.multi.captured;
+    const workflow::ModeResult& chosen = b.chosen == RunMode::kAotMulti ? b.multi : b.single;
+    out << "| " << b.inputs << " | " << FormatMs(b.baseline_ms) << " | " << FormatMs(b.single.median_ms) << " | "
+        << (multi ? FormatMs(b.multi.median_ms) : "-") << " | "
+        << (multi ? FormatRatio(b.single.median_ms, b.multi.median_ms) : "-") << " | "
+        << (multi ? FormatRatio(b.single.predicted_ms, b.multi.predicted_ms) : "-") << " | "
+        << RunModeName(b.chosen) << " | " << FormatMs(static_cast<double>(b.single.capture_ns) / 1e6) << " / "
+        << (multi ? FormatMs(static_cast<double>(b.multi.capture_ns) / 1e6) : "-") << " | "
+        << FormatMiB(chosen.graph_pool_bytes) << " |\n";
+  }
+  out << "\nmodel.nimble: " << r.buckets.size() << " buckets in one module, " << FormatMiB(r.artifact_bytes)
+      << " MiB on disk, " << r.shared_weights << " weight tensors of later buckets stored once\n";
+  out << "captured as its runners capture it: graph pools " << FormatMiB(r.separate_pool_bytes)
+      << " MiB with a pool per bucket, " << FormatMiB(r.shared_pool_bytes) << " MiB in one shared pool ("
+      << FormatMs(static_cast<double>(r.shared_capture_ns) / 1e6) << " ms for all captures)\n";
 }
 
 void PrintAccelerateTable(const workflow::AccelerateResult& r, std::ostream& out) {

@@ -14,6 +14,7 @@ namespace nimble::cli {
 
 struct AccelerateArgs {
   std::vector<std::string> inputs;
+  std::vector<std::string> buckets;  // --bucket, one text per bucket
   std::string mode = "auto";
   bool json = false;
   workflow::AccelerateOptions options;
@@ -26,5 +27,8 @@ int RunAccelerate(AccelerateArgs& args);
 
 // The measured / predicted table, the choice and the diagnosis.
 void PrintAccelerateTable(const workflow::AccelerateResult& result, std::ostream& out);
+// With several buckets: latency per bucket single vs multi, capture time, and the shared pool against
+// a pool per bucket.
+void PrintBucketTable(const workflow::AccelerateResult& result, std::ostream& out);
 
 }  // namespace nimble::cli

@@ -127,7 +127,9 @@ void AbandonCapture(AotGraph::Impl& impl, const c10::MempoolId_t& pool) noexcept
   (void)cudaGetLastError();  // the failure's CUDA error must not surface in a later, unrelated check
 }
 
-Status WarmUpAndCapture(AotGraph::Impl& impl, const CaptureOptions& options, const MemoryWindow& memory) {
+// `shared`: the pool of an earlier graph to capture into (a zero id: a pool of our own).
+Status WarmUpAndCapture(AotGraph::Impl& impl, const CaptureOptions& options, const MemoryWindow& memory,
+                        c10::MempoolId_t shared) {
   const int64_t warmup_start = NowNs();
   for (int32_t run = 0; run < options.warmup_runs; ++run) {
     NIMBLE_RETURN_IF_ERROR(impl.RunEager("warm-up run " + std::to_string(run + 1)));
@@ -138,8 +140,10 @@ Status WarmUpAndCapture(AotGraph::Impl& impl, const CaptureOptions& options, con
   // pool): returned to the driver, so that the capture's peak does not stack on top of them.
   NIMBLE_RETURN_IF_ERROR(memory.ReleaseCache());
   NIMBLE_ASSIGN_OR_RETURN(const MemoryUse before_capture, memory.Read());
-  // A pool of our own, known before capture_begin, so that a failed capture can hand it back.
-  const c10::MempoolId_t pool = at::cuda::graph_pool_handle();
+  // A pool of our own, known before capture_begin, so that a failed capture can hand it back (a shared
+  // one is handed back as far as this capture took it: the allocator counts its users).
+  const bool share = shared.first != 0 || shared.second != 0;
+  const c10::MempoolId_t pool = share ? shared : at::cuda::graph_pool_handle();
   impl.graph = std::make_unique<CapturedGraph>();
   // Capture must begin and end on one non-default stream; the guard spans the error path too.
   c10::cuda::CUDAStreamGuard guard(impl.CaptureStream());
@@ -178,7 +182,20 @@ StatusOr<std::unique_ptr<AotGraph>> AotGraph::Capture(const LoadedModel& schedul
   // Opened after the static input buffers exist: they are resident in every mode alike.
   StatusOr<MemoryWindow> memory = MemoryWindow::Begin(impl->device.index(), options.release_cache);
   if (!memory.ok()) return Internal(scheduled.path() + ": " + memory.status().message());
-  NIMBLE_RETURN_IF_ERROR(WarmUpAndCapture(*impl, options, *memory));
+  c10::MempoolId_t shared{0, 0};
+  if (options.share_pool_with != nullptr) {
+    const AotGraph::Impl& earlier = *options.share_pool_with->impl_;
+    if (earlier.device != impl->device) {
+      return InvalidArgument(scheduled.path() + ": a graph on " + impl->device.str() + " cannot share the pool of one on " +
+                             earlier.device.str());
+    }
+    try {
+      shared = earlier.graph->pool();
+    } catch (const std::exception& e) {
+      return Internal(scheduled.path() + ": the graph to share a pool with has none: " + TorchMessage(e));
+    }
+  }
+  NIMBLE_RETURN_IF_ERROR(WarmUpAndCapture(*impl, options, *memory, shared));
   return std::unique_ptr<AotGraph>(new AotGraph(std::move(impl)));
 }
 

@@ -6,7 +6,9 @@
 #include <ATen/cuda/CUDAContext.h>
 #include <c10/cuda/CUDAFunctions.h>
 #include <caffe2/serialize/inline_container.h>
+#include <ATen/ATen.h>
 #include <torch/csrc/jit/api/function_impl.h>
+#include <torch/csrc/jit/ir/ir.h>
 #include <torch/csrc/jit/serialization/import.h>
 #include <torch/headeronly/version.h>
 
@@ -40,6 +42,68 @@ StatusOr<std::string> ReadMeta(const std::string& path) {
   }
 }
 
+// Replaces each tensor constant of `graph` that equals one in `seen` (same dtype, device, shape,
+// strides and values) by that tensor; the others are added to `seen`. Returns how many were replaced.
+int32_t ShareConstants(torch::jit::Graph& graph, std::vector<at::Tensor>& seen) {
+  int32_t shared = 0;
+  for (torch::jit::Node* node : graph.nodes()) {
+    if (node->kind() != c10::prim::Constant || !node->hasAttribute(c10::attr::value) ||
+        node->kindOf(c10::attr::value) != torch::jit::AttributeKind::t) {
+      continue;
+    }
+    const at::Tensor tensor = node->t(c10::attr::value);
+    bool replaced = false;
+    for (const at::Tensor& earlier : seen) {
+      if (earlier.is_same(tensor)) {
+        replaced = true;
+        break;
+      }
+      if (earlier.scalar_type() == tensor.scalar_type() && earlier.device() == tensor.device() &&
+          earlier.sizes() == tensor.sizes() && earlier.strides() == tensor.strides() && at::equal(earlier, tensor)) {
+        node->t_(c10::attr::value, earlier);
+        ++shared;
+        replaced = true;
+        break;
+      }
+    }
+    if (!replaced) seen.push_back(tensor);
+  }
+  return shared;
+}
+
+// One module of a fresh class with a method per bucket, named as the meta names them.
+torch::jit::Module CombineBuckets(const std::vector<LoadedModel>& scheduled, const std::vector<ArtifactBucket>& buckets,
+                                  int32_t* shared) {
+  auto unit = std::make_shared<torch::jit::CompilationUnit>();
+  torch::jit::Module module(c10::QualifiedName("__torch__.nimble.BucketedModel"), unit, /*shouldMangle=*/true);
+  std::vector<at::Tensor> seen;
+  for (size_t i = 0; i < scheduled.size(); ++i) {
+    std::shared_ptr<torch::jit::Graph> graph = scheduled[i].impl().graph->copy();
+    graph->inputs()[0]->setType(module.type());
+    *shared += ShareConstants(*graph, seen);
+    torch::jit::Function* method =
+        unit->create_function(c10::QualifiedName(*module.type()->name(), buckets[i].method), graph);
+    module.type()->addMethod(method);
+  }
+  return module;
+}
+
+Status SaveModule(const torch::jit::Module& module, const ArtifactMeta& meta, const std::string& path) {
+  const std::string partial = path + ".partial";
+  try {
+    torch::jit::ExtraFilesMap extra{{kArtifactMetaFile, EncodeArtifactMeta(meta)}};
+    module.save(partial, extra);
+  } catch (const std::exception& e) {
+    std::error_code ignored;
+    std::filesystem::remove(partial, ignored);
+    return Internal(path + ": saving the scheduled module failed: " + TorchMessage(e));
+  }
+  std::error_code error;
+  std::filesystem::rename(partial, path, error);
+  if (error) return Internal(path + ": " + error.message());
+  return OkStatus();
+}
+
 }  // namespace
 
 StatusOr<ArtifactHost> DescribeHost(const std::string& device) {
@@ -67,19 +131,35 @@ StatusOr<ArtifactHost> DescribeHost(const std::string& device) {
 
 Status SaveArtifact(const LoadedModel& scheduled, const ArtifactMeta& meta, const std::string& path) {
   if (scheduled.empty()) return InvalidArgument("save: no model");
-  const std::string partial = path + ".partial";
+  return SaveModule(scheduled.impl().module, meta, path);
+}
+
+StatusOr<SavedArtifact> SaveArtifact(const std::vector<LoadedModel>& scheduled, const ArtifactMeta& meta,
+                                     const std::string& path) {
+  const std::vector<ArtifactBucket> buckets = ArtifactBuckets(meta);
+  if (scheduled.size() != buckets.size()) {
+    return InvalidArgument(path + ": " + std::to_string(scheduled.size()) + " scheduled models for " +
+                           std::to_string(buckets.size()) + " buckets");
+  }
+  for (size_t i = 0; i < scheduled.size(); ++i) {
+    if (scheduled[i].empty()) return InvalidArgument(path + ": bucket " + std::to_string(i) + " has no model");
+    for (size_t j = 0; j < i; ++j) {
+      if (buckets[j].method == buckets[i].method) {
+        return InvalidArgument(path + ": two buckets name the method '" + buckets[i].method + "'");
+      }
+    }
+  }
+  if (buckets.front().method != "forward") return InvalidArgument(path + ": the first bucket must be \"forward\"");
+  SavedArtifact saved;
   try {
-    torch::jit::ExtraFilesMap extra{{kArtifactMetaFile, EncodeArtifactMeta(meta)}};
-    scheduled.impl().module.save(partial, extra);
+    const torch::jit::Module module = CombineBuckets(scheduled, buckets, &saved.shared_constants);
+    NIMBLE_RETURN_IF_ERROR(SaveModule(module, meta, path));
   } catch (const std::exception& e) {
-    std::error_code ignored;
-    std::filesystem::remove(partial, ignored);
-    return Internal(path + ": saving the scheduled module failed: " + TorchMessage(e));
+    return Internal(path + ": combining the buckets failed: " + TorchMessage(e));
   }
   std::error_code error;
-  std::filesystem::rename(partial, path, error);
-  if (error) return Internal(path + ": " + error.message());
-  return OkStatus();
+  saved.file_bytes = static_cast<int64_t>(std::filesystem::file_size(path, error));
+  return saved;
 }
 
 StatusOr<LoadedArtifact> LoadArtifact(const std::string& path, const std::string& device, bool check_host) {
@@ -102,7 +182,15 @@ StatusOr<LoadedArtifact> LoadArtifact(const std::string& path, const std::string
     impl->module.eval();
     impl->graph = torch::jit::toGraphFunction(impl->module.get_method("forward").function()).graph();
     impl->inputs = artifact.meta.inputs;
-    artifact.model = LoadedModel(std::move(impl));
+    for (const ArtifactBucket& bucket : ArtifactBuckets(artifact.meta)) {
+      auto method = impl->module.find_method(bucket.method);
+      if (!method) return DataLoss(path + ": the module has no method '" + bucket.method + "' for a bucket of its meta");
+      auto view = std::make_shared<LoadedModel::Impl>(*impl);
+      view->graph = torch::jit::toGraphFunction(method->function()).graph();
+      view->inputs = bucket.inputs;
+      artifact.buckets.emplace_back(std::move(view));
+    }
+    artifact.model = artifact.buckets.front();
   } catch (const std::exception& e) {
     return DataLoss(path + ": loading the scheduled module failed: " + TorchMessage(e));
   }

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <optional>
 
 namespace nimble::accelerate {
@@ -75,15 +76,54 @@ StatusOr<std::vector<TensorSpec>> DecodeInputs(const json& j, const std::string&
   return inputs;
 }
 
+json EncodeBucket(const ArtifactBucket& bucket) {
+  return {{"method", bucket.method},
+          {"mode", RunModeName(bucket.mode)},
+          {"input_shapes", SpecShapes(bucket.inputs)},
+          {"input_dtypes", EncodeDTypes(bucket.inputs)},
+          {"input_ranges", EncodeRanges(bucket.inputs)},
+          {"schedule", EncodeSchedule(bucket.schedule)},
+          {"figures", bucket.figures}};
+}
+
+StatusOr<RunMode> DecodeMode(const json& j, const std::string& file) {
+  const std::string mode = j.at("mode").get<std::string>();
+  const std::optional<RunMode> parsed = ParseArtifactMode(mode);
+  if (!parsed) {
+    return DataLoss(file + ": " + kArtifactMetaFile + " names an unknown mode '" + mode +
+                    "' (expected aot-single or aot-multi)");
+  }
+  return *parsed;
+}
+
+StatusOr<ArtifactBucket> DecodeBucket(const json& j, const std::string& file) {
+  ArtifactBucket bucket;
+  bucket.method = j.at("method").get<std::string>();
+  NIMBLE_ASSIGN_OR_RETURN(bucket.mode, DecodeMode(j, file));
+  NIMBLE_ASSIGN_OR_RETURN(bucket.inputs, DecodeInputs(j, file));
+  bucket.schedule = DecodeSchedule(j.at("schedule"));
+  bucket.figures = j.value("figures", std::map<std::string, double>{});
+  return bucket;
+}
+
+bool KnownFormat(int32_t version) { return version >= kArtifactFormatVersionSingle && version <= kArtifactFormatVersion; }
+
 std::string DeviceText(const std::string& name, const std::string& capability) {
   return capability.empty() ? name : name + " (" + capability + ")";
 }
 
 }  // namespace
 
+std::vector<ArtifactBucket> ArtifactBuckets(const ArtifactMeta& meta) {
+  if (!meta.buckets.empty()) return meta.buckets;
+  return {ArtifactBucket{"forward", meta.inputs, meta.mode, meta.schedule, meta.figures}};
+}
+
 std::string EncodeArtifactMeta(const ArtifactMeta& meta) {
+  const int32_t version =
+      std::max(meta.format_version, meta.buckets.empty() ? kArtifactFormatVersionSingle : kArtifactFormatVersion);
   json j = {
-      {"format_version", meta.format_version}, {"nimble_version", meta.nimble_version},
+      {"format_version", version}, {"nimble_version", meta.nimble_version},
       {"torch_version", meta.torch_version},   {"device_name", meta.device_name},
       {"compute_capability", meta.compute_capability}, {"source_model", meta.source_model},
       {"mode", RunModeName(meta.mode)},        {"input_shapes", SpecShapes(meta.inputs)},
@@ -91,6 +131,11 @@ std::string EncodeArtifactMeta(const ArtifactMeta& meta) {
       {"float32_precision", meta.float32_precision},
       {"schedule", EncodeSchedule(meta.schedule)}, {"figures", meta.figures},
   };
+  if (!meta.buckets.empty()) {
+    json buckets = json::array();
+    for (const ArtifactBucket& bucket : meta.buckets) buckets.push_back(EncodeBucket(bucket));
+    j["buckets"] = std::move(buckets);
+  }
   return j.dump(2);
 }
 
@@ -99,23 +144,26 @@ StatusOr<ArtifactMeta> DecodeArtifactMeta(const std::string& text, const std::st
     const json j = json::parse(text);
     ArtifactMeta meta;
     meta.format_version = j.at("format_version").get<int32_t>();
-    if (meta.format_version != kArtifactFormatVersion) return meta;  // the compatibility check reports it
+    if (!KnownFormat(meta.format_version)) return meta;  // the compatibility check reports it
     meta.nimble_version = j.at("nimble_version").get<std::string>();
     meta.torch_version = j.at("torch_version").get<std::string>();
     meta.device_name = j.at("device_name").get<std::string>();
     meta.compute_capability = j.at("compute_capability").get<std::string>();
     meta.source_model = j.value("source_model", "");
-    const std::string mode = j.at("mode").get<std::string>();
-    const std::optional<RunMode> parsed = ParseArtifactMode(mode);
-    if (!parsed) {
-      return DataLoss(file + ": " + kArtifactMetaFile + " names an unknown mode '" + mode +
-                      "' (expected aot-single or aot-multi)");
-    }
-    meta.mode = *parsed;
+    NIMBLE_ASSIGN_OR_RETURN(meta.mode, DecodeMode(j, file));
     NIMBLE_ASSIGN_OR_RETURN(meta.inputs, DecodeInputs(j, file));
     meta.float32_precision = j.value("float32_precision", kFloat32PrecisionIeee);
     meta.schedule = DecodeSchedule(j.at("schedule"));
     meta.figures = j.value("figures", std::map<std::string, double>{});
+    if (meta.format_version >= 2 && j.contains("buckets")) {
+      for (const json& bucket : j.at("buckets")) {
+        NIMBLE_ASSIGN_OR_RETURN(ArtifactBucket decoded, DecodeBucket(bucket, file));
+        meta.buckets.push_back(std::move(decoded));
+      }
+      if (meta.buckets.empty() || meta.buckets.front().method != "forward") {
+        return DataLoss(file + ": " + kArtifactMetaFile + ": its first bucket must be the method \"forward\"");
+      }
+    }
     return meta;
   } catch (const std::exception& e) {
     return DataLoss(file + ": " + kArtifactMetaFile + " is not valid: " + e.what());
@@ -123,9 +171,10 @@ StatusOr<ArtifactMeta> DecodeArtifactMeta(const std::string& text, const std::st
 }
 
 Status CheckArtifactCompatible(const ArtifactMeta& meta, const ArtifactHost& host, const std::string& file) {
-  if (meta.format_version != kArtifactFormatVersion) {
+  if (!KnownFormat(meta.format_version)) {
     return FailedPrecondition(file + " has format version " + std::to_string(meta.format_version) +
-                              ", this nimble (" + host.nimble_version + ") reads version " +
+                              ", this nimble (" + host.nimble_version + ") reads versions " +
+                              std::to_string(kArtifactFormatVersionSingle) + " to " +
                               std::to_string(kArtifactFormatVersion) + ": run nimble-accelerate again");
   }
   if (meta.torch_version != host.torch_version) {

@@ -55,7 +55,8 @@ Status CheckInput(const std::string& path, size_t i, const at::Tensor& input, co
 
 struct TensorRunner::State {
   LoadedArtifact artifact;
-  std::unique_ptr<AotGraph> graph;
+  std::vector<std::unique_ptr<AotGraph>> graphs;  // one per bucket, in the meta's order
+  size_t current = 0;                              // the bucket of the last Run
   std::string path;
   cudaStream_t last_stream = nullptr;  // stream of the last Run; nullptr: none since the capture (waited for)
   cudaEvent_t handover = nullptr;      // orders a Run on a new stream after the last one
@@ -90,14 +91,22 @@ StatusOr<std::unique_ptr<TensorRunner>> TensorRunner::Load(const std::string& pa
   // The caller's process: its allocator cache is left as it is (the memory figures may then include it).
   RunnerOptions in_process = options;
   in_process.release_cache = false;
-  NIMBLE_ASSIGN_OR_RETURN(state->graph, CaptureArtifact(state->artifact, path, in_process));
+  NIMBLE_ASSIGN_OR_RETURN(state->graphs, CaptureArtifact(state->artifact, path, in_process));
   NIMBLE_RETURN_IF_ERROR(CudaStatus(cudaEventCreateWithFlags(&state->handover, cudaEventDisableTiming),
                                     path + ": creating an event"));
   return std::unique_ptr<TensorRunner>(new TensorRunner(std::move(state)));
 }
 
 StatusOr<std::vector<at::Tensor>> TensorRunner::Run(const std::vector<at::Tensor>& inputs) {
-  AotGraph::Impl& impl = *state_->graph->impl_;
+  size_t bucket = 0;
+  if (state_->graphs.size() > 1) {
+    std::vector<std::vector<int64_t>> shapes;
+    for (const at::Tensor& input : inputs) {
+      shapes.push_back(input.defined() ? input.sizes().vec() : std::vector<int64_t>{});
+    }
+    NIMBLE_ASSIGN_OR_RETURN(bucket, FindBucket(state_->graphs, shapes, state_->path));
+  }
+  AotGraph::Impl& impl = *state_->graphs[bucket]->impl_;
   if (inputs.size() != impl.inputs.size()) {
     return InvalidArgument(state_->path + ": the model takes " + std::to_string(impl.inputs.size()) +
                            " input(s), got " + std::to_string(inputs.size()));
@@ -113,11 +122,12 @@ StatusOr<std::vector<at::Tensor>> TensorRunner::Run(const std::vector<at::Tensor
   } catch (const std::exception& e) {
     return Internal(state_->path + ": replay: " + TorchMessage(e));
   }
+  state_->current = bucket;
   return impl.outputs;
 }
 
 Status TensorRunner::ReplayAsTimed() {
-  AotGraph::Impl& impl = *state_->graph->impl_;
+  AotGraph::Impl& impl = *state_->graphs[state_->current]->impl_;
   try {
     NIMBLE_RETURN_IF_ERROR(state_->FollowCurrentStream(impl.device.index()));
     for (size_t i = 0; i < impl.inputs.size(); ++i) impl.inputs[i].copy_(impl.next_inputs[i], /*non_blocking=*/true);
@@ -129,14 +139,29 @@ Status TensorRunner::ReplayAsTimed() {
 }
 
 StatusOr<std::vector<int64_t>> TensorRunner::Latencies(int32_t iters) {
+  return BucketLatencies(static_cast<int32_t>(state_->current), iters);
+}
+
+StatusOr<std::vector<int64_t>> TensorRunner::BucketLatencies(int32_t bucket, int32_t iters) {
+  if (bucket < 0 || bucket >= bucket_count()) {
+    return InvalidArgument("bucket " + std::to_string(bucket) + " does not exist (" + std::to_string(bucket_count()) +
+                           " bucket(s))");
+  }
   if (iters < 1) return InvalidArgument("iterations must be at least 1");
   NIMBLE_RETURN_IF_ERROR(CudaStatus(cudaDeviceSynchronize(), state_->path + ": waiting for the device"));
   state_->last_stream = nullptr;
-  return state_->graph->TimeReplays(iters);
+  return state_->graphs[bucket]->TimeReplays(iters);
 }
 
-const std::vector<TensorSpec>& TensorRunner::inputs() const { return state_->graph->inputs(); }
+const std::vector<TensorSpec>& TensorRunner::inputs() const { return state_->graphs[state_->current]->inputs(); }
 const ArtifactMeta& TensorRunner::meta() const { return state_->artifact.meta; }
-const CaptureStats& TensorRunner::capture_stats() const { return state_->graph->stats(); }
+const CaptureStats& TensorRunner::capture_stats() const { return state_->graphs[state_->current]->stats(); }
+int32_t TensorRunner::bucket_count() const { return static_cast<int32_t>(state_->graphs.size()); }
+const std::vector<TensorSpec>& TensorRunner::bucket_inputs(int32_t bucket) const {
+  return state_->graphs.at(bucket)->inputs();
+}
+const CaptureStats& TensorRunner::bucket_capture_stats(int32_t bucket) const {
+  return state_->graphs.at(bucket)->stats();
+}
 
 }  // namespace nimble::accelerate

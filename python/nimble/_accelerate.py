@@ -68,6 +68,18 @@ class AccelerateReport:
         self.memory_budget_bytes: int = data["memory_budget_bytes"]
         self.memory_trials: List[Dict[str, Any]] = list(data["memory_trials"])
         self.memory_choice: str = data["memory_choice"]
+        # Several input shapes (``batch_sizes`` / ``buckets``): each one's own report, in the order given
+        # (the figures above are the first's); empty for one shape.
+        self.buckets: List[AccelerateReport] = [AccelerateReport(b) for b in data.get("buckets", [])]
+        # Graph pools of the model.nimble captured as its runners capture it: a pool per bucket, and one
+        # pool shared by all (bytes; 0 for one shape).
+        self.separate_pool_bytes: int = data.get("separate_pool_bytes", 0)
+        self.shared_pool_bytes: int = data.get("shared_pool_bytes", 0)
+
+    @property
+    def inputs(self) -> str:
+        """The inputs as --input writes them ("1x3x224x224")."""
+        return self._data["inputs"]
 
     @property
     def chosen_mode(self) -> Optional[ModeReport]:
@@ -125,6 +137,16 @@ class AccelerateReport:
             rows.append(self.memory_choice)
         rows.append(f"chosen: {self.chosen}: {self.choice_reason}")
         rows.extend(f"prediction off by more than 15%: {line}" for line in self.diagnosis)
+        if self.buckets:
+            rows += ["", "| inputs | libtorch ms | aot-single ms | aot-multi ms | multi vs single | runs |",
+                     "| --- | --- | --- | --- | --- | --- |"]
+            for b in self.buckets:
+                multi = f"{b.multi.measured_ms:.3f}" if b.multi else "-"
+                gain = f"{b.single.measured_ms / b.multi.measured_ms:.2f}x" if b.multi and b.single else "-"
+                single = f"{b.single.measured_ms:.3f}" if b.single else "-"
+                rows.append(f"| {b.inputs} | {b.baseline_ms:.3f} | {single} | {multi} | {gain} | {b.chosen} |")
+            rows.append(f"graph pools: {self.separate_pool_bytes / 2**20:.1f} MiB a pool per bucket, "
+                        f"{self.shared_pool_bytes / 2**20:.1f} MiB in one shared pool")
         return "\n".join(rows)
 
 
@@ -170,8 +192,15 @@ class AcceleratedModule(torch.nn.Module):
 
     @property
     def mode(self) -> str:
-        """The schedule captured: "aot-single" or "aot-multi"."""
+        """The schedule captured: "aot-single" or "aot-multi" (of the first bucket; see ``buckets``)."""
         return self.meta["mode"]
+
+    @property
+    def buckets(self) -> List[List[str]]:
+        """The input shapes captured, one list of specs per bucket in --input's form: one bucket unless
+        the model.nimble was made with ``batch_sizes`` or ``buckets``. A call runs the bucket whose shapes
+        its inputs have; inputs of other shapes raise ValueError naming them all."""
+        return [list(b) for b in self._runner.bucket_specs]
 
     @property
     def capture_stats(self) -> Dict[str, int]:
@@ -179,16 +208,21 @@ class AcceleratedModule(torch.nn.Module):
         graph_pool_bytes of this capture, memory above the weights and inputs."""
         return dict(self._runner.capture_stats)
 
-    def latencies_ns(self, iters: int = 200) -> List[int]:
+    def latencies_ns(self, iters: int = 200, bucket: Optional[int] = None) -> List[int]:
         """``iters`` replays timed as ``nimble-run`` times them (CUDA events around the input copy and
-        the replay, on the graph's own stream)."""
+        the replay, on the graph's own stream), of bucket ``bucket`` (an index into ``buckets``;
+        default: the one the last call ran, the first before any)."""
         if iters < 1:
             raise ValueError(f"iters must be at least 1, got {iters}")
-        return list(self._runner.latencies(int(iters)))
+        if bucket is None:
+            return list(self._runner.latencies(int(iters)))
+        if not 0 <= bucket < len(self._runner.bucket_specs):
+            raise ValueError(f"bucket {bucket}: this model has {len(self._runner.bucket_specs)} bucket(s)")
+        return list(self._runner.bucket_latencies(int(bucket), int(iters)))
 
-    def latency_ms(self, iters: int = 200) -> float:
-        """Median of ``latencies_ns(iters)``, in ms."""
-        return statistics.median_high(self.latencies_ns(iters)) / 1e6
+    def latency_ms(self, iters: int = 200, bucket: Optional[int] = None) -> float:
+        """Median of ``latencies_ns(iters, bucket)``, in ms."""
+        return statistics.median_high(self.latencies_ns(iters, bucket)) / 1e6
 
     def save(self, path: "str | os.PathLike[str]") -> None:
         """Writes the model.nimble that ``nimble-run``, ``nimble::Runner`` and ``nimble.load`` read
@@ -223,7 +257,9 @@ def accelerate(model: _inputs.ModelArg, example_inputs: _inputs.Inputs, *, mode:
                db: "Optional[str | os.PathLike[str]]" = None, device: "Optional[str | torch.device]" = None,
                cuda_fusions: bool = False, copy_outputs: bool = False,
                memory_budget_mib: Optional[float] = None, memory_ratio: Optional[float] = None,
-               record_replays: int = 10, progress: _progress.ProgressArg = None) -> AcceleratedModule:
+               record_replays: int = 10, batch_sizes: Optional[Sequence[int]] = None,
+               buckets: Optional[Sequence[Sequence[str]]] = None,
+               progress: _progress.ProgressArg = None) -> AcceleratedModule:
     """Schedules ``model`` (an nn.Module, traced on ``example_inputs``; a ScriptModule; a
     ``torch.export`` ExportedProgram; or a path to a .pt2 or TorchScript file) ahead of time as ``nimble-accelerate`` does and returns the captured module.
 
@@ -238,8 +274,12 @@ def accelerate(model: _inputs.ModelArg, example_inputs: _inputs.Inputs, *, mode:
     times the prediction then uses and where the results are stored; ``record_replays`` replays of each
     captured mode are then recorded with the collector and stored as its run (0: results only), beside
     the model's own recording when this call makes one, so ``nimble-gui db`` shows eager, single- and
-    multi-stream one above another. The returned module's ``report`` holds the measured and predicted
-    latencies and the assignment."""
+    multi-stream one above another. ``batch_sizes`` (e.g. ``[1, 2, 4, 8]``): several input shapes in
+    one module, the example inputs with dimension 0 set to each; ``buckets``: the shapes given whole,
+    one list of --input specs per bucket (``[["2x128:int64"], ["4x128:int64"]]``). Each bucket is
+    scheduled, captured, checked and timed on its own (``report.buckets``); the module runs the one
+    whose shapes a call's inputs have. The returned module's ``report`` holds the measured and
+    predicted latencies and the assignment."""
     what = "nimble.accelerate"
     inputs = _inputs.as_tuple(example_inputs, what)
     if mode not in ("auto", "single", "multi"):
@@ -253,6 +293,12 @@ def accelerate(model: _inputs.ModelArg, example_inputs: _inputs.Inputs, *, mode:
     for name, value in (("memory_budget_mib", memory_budget_mib), ("memory_ratio", memory_ratio)):
         if value is not None and not value > 0:
             raise ValueError(f"{what}: {name} must be positive, got {value}")
+    if batch_sizes is not None and buckets is not None:
+        raise ValueError(f"{what}: batch_sizes and buckets both give the buckets: use one")
+    sizes = [int(b) for b in batch_sizes] if batch_sizes is not None else []
+    if batch_sizes is not None and (not sizes or any(b < 1 for b in sizes)):
+        raise ValueError(f"{what}: batch_sizes must be a non-empty list of sizes of 1 or more, got {list(batch_sizes)}")
+    bucket_specs = [[str(spec) for spec in bucket] for bucket in buckets] if buckets is not None else []
     target = _inputs.cuda_device(inputs, device)
     workdir = tempfile.mkdtemp(prefix="nimble-")
     try:
@@ -265,13 +311,15 @@ def accelerate(model: _inputs.ModelArg, example_inputs: _inputs.Inputs, *, mode:
                                  int(max_streams or 0), mode, _precision.default_tf32() if tf32 is None else bool(tf32),
                                  bool(cuda_fusions), target, False, command, _progress.callback(progress),
                                  memory_budget_mib=float(memory_budget_mib or 0), memory_ratio=float(memory_ratio or 0),
-                                 record_replays=int(record_replays))
+                                 record_replays=int(record_replays), batch_sizes=sizes, buckets=bucket_specs)
             runner = _C.Runner(artifact, target)
         if os.path.dirname(model_path) == workdir:
             os.remove(model_path)  # a copy of the weights; the artifact has its own
         module = AcceleratedModule(runner, artifact, AccelerateReport(json.loads(text)), outputs, copy_outputs,
                                    workdir)
-        if outputs is not None:
+        example = [list(t.shape) for t in inputs]
+        captured = [[list(shape) for shape in bucket] for bucket in runner.bucket_shapes]
+        if outputs is not None and example in captured:
             _check_against_eager(module, inputs, outputs, expected, target, what)
     except BaseException:
         shutil.rmtree(workdir, ignore_errors=True)

@@ -71,7 +71,8 @@ std::string Accelerate(const std::string& model, const std::vector<std::string>&
                        const std::string& output, const std::string& db, int32_t iters, int32_t max_streams,
                        const std::string& mode, bool tf32, bool cuda_fusions, const std::string& device,
                        bool allow_eager_fallback, const std::string& command_line, py::object progress,
-                       double memory_budget_mib, double memory_ratio, int32_t record_replays) {
+                       double memory_budget_mib, double memory_ratio, int32_t record_replays,
+                       const std::vector<int64_t>& batch_sizes, const std::vector<std::vector<std::string>>& buckets) {
   workflow::AccelerateOptions options;
   options.model = model;
   options.inputs = Unwrap(workflow::ParseInputSpecs(inputs));
@@ -93,6 +94,10 @@ std::string Accelerate(const std::string& model, const std::vector<std::string>&
     ThrowStatus(InvalidArgument("record_replays must be 0 or more, got " + std::to_string(record_replays)));
   }
   options.record_replays = record_replays;
+  options.batch_sizes = batch_sizes;
+  for (const std::vector<std::string>& bucket : buckets) {
+    options.buckets.push_back(Unwrap(workflow::ParseInputSpecs(bucket)));
+  }
   if (iters < 1) ThrowStatus(InvalidArgument("iters must be at least 1, got " + std::to_string(iters)));
   if (max_streams < 0) ThrowStatus(InvalidArgument("max_streams must be at least 0, got " + std::to_string(max_streams)));
   workflow::ProgressFn forward = ForwardProgress(std::move(progress));
@@ -114,6 +119,7 @@ void BindModels(py::module_& m) {
         py::arg("iters"), py::arg("max_streams"), py::arg("mode"), py::arg("tf32"), py::arg("cuda_fusions"),
         py::arg("device"), py::arg("allow_eager_fallback"), py::arg("command_line"), py::arg("progress"),
         py::arg("memory_budget_mib") = 0.0, py::arg("memory_ratio") = 0.0, py::arg("record_replays") = 10,
+        py::arg("batch_sizes") = std::vector<int64_t>{}, py::arg("buckets") = std::vector<std::vector<std::string>>{},
         "Ahead-of-time scheduling of a TorchScript file into a model.nimble; JSON text of the result.");
 }
 

@@ -31,8 +31,7 @@ std::unique_ptr<TensorRunner> LoadRunner(const std::string& path, const std::str
   return Unwrap(std::move(runner));
 }
 
-py::dict CaptureStatsDict(const TensorRunner& runner) {
-  const accelerate::CaptureStats& s = runner.capture_stats();
+py::dict StatsDict(const accelerate::CaptureStats& s) {
   py::dict d;
   d["streams"] = s.num_streams;
   d["events"] = s.num_events;
@@ -42,6 +41,12 @@ py::dict CaptureStatsDict(const TensorRunner& runner) {
   d["peak_memory_bytes"] = s.peak_memory_bytes;
   d["graph_pool_bytes"] = s.graph_pool_bytes;
   return d;
+}
+
+std::vector<std::string> SpecTexts(const std::vector<TensorSpec>& specs) {
+  std::vector<std::string> texts;
+  for (const TensorSpec& spec : specs) texts.push_back(TensorSpecText(spec));
+  return texts;
 }
 
 }  // namespace
@@ -62,15 +67,32 @@ void BindRunner(py::module_& m) {
           // it meanwhile would race with these replays on the buffers.
           [](TensorRunner& runner, int32_t iters) { return Unwrap(runner.Latencies(iters)); },
           py::arg("iters"), "Replay latencies in ns, timed as nimble-run times them.")
+      .def(
+          "bucket_latencies",
+          [](TensorRunner& runner, int32_t bucket, int32_t iters) { return Unwrap(runner.BucketLatencies(bucket, iters)); },
+          py::arg("bucket"), py::arg("iters"), "Replay latencies in ns of one bucket, timed as nimble-run times them.")
       .def_property_readonly("input_shapes", [](const TensorRunner& r) { return SpecShapes(r.inputs()); })
-      .def_property_readonly("input_specs",
+      .def_property_readonly("input_specs", [](const TensorRunner& r) { return SpecTexts(r.inputs()); })
+      .def_property_readonly("bucket_specs",
                              [](const TensorRunner& r) {
-                               std::vector<std::string> texts;
-                               for (const TensorSpec& spec : r.inputs()) texts.push_back(TensorSpecText(spec));
-                               return texts;
+                               std::vector<std::vector<std::string>> buckets;
+                               for (int32_t b = 0; b < r.bucket_count(); ++b) buckets.push_back(SpecTexts(r.bucket_inputs(b)));
+                               return buckets;
+                             })
+      .def_property_readonly("bucket_shapes",
+                             [](const TensorRunner& r) {
+                               std::vector<std::vector<std::vector<int64_t>>> buckets;
+                               for (int32_t b = 0; b < r.bucket_count(); ++b) buckets.push_back(SpecShapes(r.bucket_inputs(b)));
+                               return buckets;
                              })
       .def_property_readonly("meta_json", [](const TensorRunner& r) { return accelerate::EncodeArtifactMeta(r.meta()); })
-      .def_property_readonly("capture_stats", &CaptureStatsDict);
+      .def_property_readonly("capture_stats", [](const TensorRunner& r) { return StatsDict(r.capture_stats()); })
+      .def(
+          "bucket_capture_stats", [](const TensorRunner& r, int32_t bucket) {
+            if (bucket < 0 || bucket >= r.bucket_count()) ThrowStatus(InvalidArgument("no bucket " + std::to_string(bucket)));
+            return StatsDict(r.bucket_capture_stats(bucket));
+          },
+          py::arg("bucket"));
 }
 
 }  // namespace nimble::python

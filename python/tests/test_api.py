@@ -68,6 +68,12 @@ def test_bad_options() -> None:
         nimble.accelerate(TwoBranch(), x, memory_ratio=0)
     with pytest.raises(ValueError, match="memory_budget_mib must be positive"):
         nimble.accelerate(TwoBranch(), x, memory_budget_mib=-5.0)
+    with pytest.raises(ValueError, match="batch_sizes must be a non-empty list"):
+        nimble.accelerate(TwoBranch(), x, batch_sizes=[1, 0])
+    with pytest.raises(ValueError, match="batch_sizes must be a non-empty list"):
+        nimble.accelerate(TwoBranch(), x, batch_sizes=[])
+    with pytest.raises(ValueError, match="batch_sizes and buckets both"):
+        nimble.accelerate(TwoBranch(), x, batch_sizes=[1, 2], buckets=[["2x3x8x8"]])
     with pytest.raises(ValueError, match="device cpu"):
         nimble.accelerate(TwoBranch(), x, device="cpu")
     with pytest.raises(TypeError, match="progress"):

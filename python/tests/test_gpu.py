@@ -76,6 +76,35 @@ def test_outputs_match_the_model(block_module) -> None:
         close(fast(x2)[0], model(x2)[0])
 
 
+def test_batch_sizes_make_one_module_of_several_graphs(tmp_path: pathlib.Path) -> None:
+    torch.manual_seed(1)
+    model = Block(channels=8).cuda().eval()
+    x = torch.randn(1, 8, 16, 16, device="cuda")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", nimble.NimbleWarning)
+        fast = nimble.accelerate(model, (x,), batch_sizes=[1, 4], iters=20, tf32=False, progress=False)
+    assert fast.buckets == [["1x8x16x16"], ["4x8x16x16"]]
+    report = fast.report
+    assert [b.inputs for b in report.buckets] == ["1x8x16x16", "4x8x16x16"]
+    assert all(b.single.measured_ms > 0 for b in report.buckets)
+    assert 0 < report.shared_pool_bytes <= report.separate_pool_bytes
+    assert "one shared pool" in str(report)
+    for batch in (4, 1, 4):
+        xb = torch.randn(batch, 8, 16, 16, device="cuda")
+        with torch.no_grad():
+            close(fast(xb)[0], model(xb)[0])
+    with pytest.raises(ValueError, match="no bucket was captured for inputs of shape 2x8x16x16; its buckets: "
+                                         "1x8x16x16 \\| 4x8x16x16"):
+        fast(torch.randn(2, 8, 16, 16, device="cuda"))
+    assert fast.latency_ms(5, bucket=1) > 0
+    with pytest.raises(ValueError, match="bucket 2"):
+        fast.latency_ms(5, bucket=2)
+    saved = tmp_path / "buckets.nimble"
+    fast.save(saved)
+    out = subprocess.run([tool("nimble-run"), str(saved), "--iters", "5"], capture_output=True, text=True, check=True)
+    assert "2 buckets captured into one shared memory pool" in out.stdout and "4x8x16x16" in out.stdout
+
+
 def test_report(block_module) -> None:
     _, _, fast = block_module
     report = fast.report

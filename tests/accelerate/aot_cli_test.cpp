@@ -44,6 +44,14 @@ TEST(AotCliTest, UsageErrorsExitTwo) {
   EXPECT_NE(bad_shape.output.find("--input 1xax3: expected positive dimensions"), std::string::npos) << bad_shape.output;
   EXPECT_EQ(RunTool("nimble-accelerate", "m.pt --input 1x3x8x8 -o out.nimble --memory-ratio 0").code, 2);
   EXPECT_EQ(RunTool("nimble-accelerate", "m.pt --input 1x3x8x8 -o out.nimble --memory-budget -5").code, 2);
+  // Buckets: given two ways at once, a size that is no batch size, a bucket that does not parse.
+  const Result both = RunTool("nimble-accelerate", "m.pt --input 1x3x8x8 --batch-sizes 1,4 --bucket 2x3x8x8 -o out.nimble");
+  EXPECT_EQ(both.code, 2);
+  EXPECT_NE(both.output.find("--batch-sizes and --bucket both give the buckets"), std::string::npos) << both.output;
+  EXPECT_EQ(RunTool("nimble-accelerate", "m.pt --input 1x3x8x8 --batch-sizes 1,0 -o out.nimble").code, 2);
+  const Result bad_bucket = RunTool("nimble-accelerate", "m.pt --bucket 2x3,2xb -o out.nimble");
+  EXPECT_EQ(bad_bucket.code, 2);
+  EXPECT_NE(bad_bucket.output.find("bucket '2x3,2xb'"), std::string::npos) << bad_bucket.output;
   EXPECT_EQ(RunTool("nimble-run", "").code, 2);
   EXPECT_EQ(RunTool("nimble-run", "m.nimble --iters 0").code, 2);
   EXPECT_EQ(RunTool("nimble-accelerate", "--help").code, 0);

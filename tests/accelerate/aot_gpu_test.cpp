@@ -5,8 +5,9 @@
 // op and leaves the process able to capture again; timing replays the caller's inputs; "same"
 // padding computed on the GPU from x.size() is folded at load and captures; the replay costs the
 // prediction uses are recorded on the device; with --db, a new database receives the model's own
-// recording and both modes' recorded replays.
+// recording and both modes' recorded replays; several input shapes (buckets) in one model.nimble.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <cstdlib>
@@ -288,6 +289,57 @@ TEST(AotGpuTest, ReplaysAreRecordedIntoANewDatabaseBesideTheModelsOwnRun) {
     StatusOr<std::optional<StreamAssignment>> assignment = (*reader)->LoadAssignment(run.id);
     ASSERT_TRUE(assignment.ok() && assignment->has_value());
   }
+}
+
+// --batch-sizes: one model.nimble, a graph per input shape captured into one pool; each call runs the
+// graph of its shape and computes what the frozen model does at that shape; other shapes are refused
+// naming every bucket.
+TEST(AotGpuTest, BucketsRunTheGraphOfTheirInputShapeFromOneSharedPool) {
+  SKIP_WITHOUT_GPU();
+  const std::string model = testing::SaveTestModel(testing::TestModel::kForkJoin);
+  const std::string artifact = testing::TestDir() + "/buckets.nimble";
+  const std::string json_file = testing::TestDir() + "/buckets.json";
+  const std::string bin = std::string(NIMBLE_BINARY_DIR) + "/cli/";
+  ASSERT_EQ(std::system((bin + "nimble-accelerate " + model + " --input 1x3x8x8 --batch-sizes 1,4 --iters 10 --json -o " +
+                         artifact + " > " + json_file).c_str()),
+            0);
+  std::ifstream in(json_file);
+  const nlohmann::json report = nlohmann::json::parse(in);
+  ASSERT_EQ(report.at("buckets").size(), 2u);
+  EXPECT_EQ(report.at("buckets")[1].at("inputs"), "4x3x8x8");
+  EXPECT_GT(report.at("shared_weights").get<int>(), 0) << "the second bucket's weights are the first's";
+  EXPECT_LE(report.at("shared_pool_bytes").get<int64_t>(), report.at("separate_pool_bytes").get<int64_t>());
+  EXPECT_EQ(std::system((bin + "nimble-run " + artifact + " --iters 10").c_str()), 0);
+  EXPECT_EQ(std::system((bin + "nimble-run " + artifact + " --input 4x3x8x8 --iters 10").c_str()), 0);
+  EXPECT_NE(std::system((bin + "nimble-run " + artifact + " --input 2x3x8x8 --iters 5").c_str()), 0);
+
+  StatusOr<Runner> runner = Runner::Load(artifact);
+  ASSERT_TRUE(runner.ok()) << runner.status().ToString();
+  ASSERT_EQ(runner->bucket_count(), 2);
+  EXPECT_EQ(runner->bucket_inputs(1)[0].shape, (std::vector<int64_t>{4, 3, 8, 8}));
+  for (const int64_t batch : {4, 1, 4}) {  // back and forth between the graphs sharing the pool
+    const std::vector<HostTensor> inputs = {HostTensor::Random({batch, 3, 8, 8}, 7 + batch)};
+    StatusOr<std::vector<HostTensor>> got = runner->Run(inputs);
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    EXPECT_EQ(runner->inputs()[0].shape[0], batch);
+    StatusOr<ModelGraph> reference = LoadModelGraph(model, {{batch, 3, 8, 8}});
+    ASSERT_TRUE(reference.ok());
+    StatusOr<std::vector<HostTensor>> expected = RunOnce(reference->model, inputs);
+    ASSERT_TRUE(expected.ok());
+    EXPECT_EQ((*got)[0].shape, (*expected)[0].shape);
+    EXPECT_LE(*MaxRelativeError(*got, *expected), 1e-4);
+  }
+  StatusOr<std::vector<HostTensor>> wrong = runner->Run({HostTensor::Random({2, 3, 8, 8}, 1)});
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_EQ(wrong.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(wrong.status().message().find("no bucket was captured for inputs of shape 2x3x8x8; its buckets: 1x3x8x8 | "
+                                          "4x3x8x8"),
+            std::string::npos)
+      << wrong.status().message();
+  StatusOr<std::vector<int64_t>> latencies = runner->BucketLatencies(1, 5);
+  ASSERT_TRUE(latencies.ok());
+  EXPECT_EQ(latencies->size(), 5u);
+  EXPECT_FALSE(runner->BucketLatencies(2, 5).ok());
 }
 
 TEST(AotGpuTest, AProgramWithoutInputFlagsRunsOnItsSignature) {

@@ -5,6 +5,7 @@
 // crosses streams, and run errors that name the operator.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <random>
 #include <string>
 
@@ -280,6 +281,80 @@ def forward(self, x):
         << wrong.status().message();
     EXPECT_TRUE(RunOnce(*run, {HostTensor::Random({2, 3}, 1)}).ok()) << "a failed run leaves nothing behind";
   }
+}
+
+// Two input shapes of one model in one model.nimble: a method each, the weights stored once, each
+// method computing what its own frozen model does, and the meta's buckets read back in order.
+TEST(StreamRewriteTest, BucketsAreMethodsOfOneModuleSharingTheirWeights) {
+  const std::string path = SaveModelFromSource(
+      "def forward(self, x):\n"
+      "    return torch.relu(torch.matmul(x, self.w0)) + torch.sigmoid(torch.matmul(x, self.w1))\n",
+      {{256, 256}, {256, 256}});
+  StatusOr<ArtifactHost> host = DescribeHost("cpu");
+  ASSERT_TRUE(host.ok());
+  ArtifactMeta meta;
+  meta.device_name = "cpu";
+  meta.nimble_version = host->nimble_version;
+  meta.torch_version = host->torch_version;
+  std::vector<ModelGraph> models;
+  std::vector<LoadedModel> scheduled;
+  for (const int64_t batch : {1, 4}) {
+    StatusOr<ModelGraph> model = LoadModelGraph(path, {{batch, 256}});
+    ASSERT_TRUE(model.ok()) << model.status().ToString();
+    StatusOr<analysis::Dag> dag = analysis::Dag::FromOpGraph(model->graph);
+    ASSERT_TRUE(dag.ok());
+    const StreamAssignment assignment = analysis::AssignStreams(*dag);
+    EXPECT_EQ(assignment.num_streams, 2);
+    StatusOr<ScheduledModel> rewritten = RewriteForStreams(model->model, model->graph, assignment);
+    ASSERT_TRUE(rewritten.ok()) << rewritten.status().ToString();
+    scheduled.push_back(rewritten->model);
+    meta.buckets.push_back({scheduled.size() == 1 ? "forward" : "forward_bucket_1", Float32Specs({{batch, 256}}),
+                            RunMode::kAotMulti, assignment, {{"measured_aot_multi_ms", 0.1 * static_cast<double>(batch)}}});
+    models.push_back(std::move(*model));
+  }
+  meta.inputs = meta.buckets[0].inputs;
+  meta.schedule = meta.buckets[0].schedule;
+  meta.mode = RunMode::kAotMulti;
+  meta.format_version = 2;
+
+  const std::string dir = TestDir() + "/buckets_" + std::to_string(std::random_device{}());
+  std::filesystem::create_directories(dir);
+  StatusOr<SavedArtifact> saved = SaveArtifact(scheduled, meta, dir + "/two.nimble");
+  ASSERT_TRUE(saved.ok()) << saved.status().ToString();
+  EXPECT_EQ(saved->shared_constants, 2);  // w0 and w1 of the second bucket
+  ArtifactMeta one = meta;
+  one.buckets.clear();
+  one.format_version = 1;
+  ASSERT_TRUE(SaveArtifact(scheduled[0], one, dir + "/one.nimble").ok());
+  // 512 KiB of weights: stored once, the second bucket adds its code alone.
+  const auto one_bytes = static_cast<int64_t>(std::filesystem::file_size(dir + "/one.nimble"));
+  EXPECT_GT(one_bytes, 512 * 1024);
+  EXPECT_LT(saved->file_bytes, one_bytes + 64 * 1024) << "weights stored twice?";
+
+  StatusOr<LoadedArtifact> loaded = LoadArtifact(dir + "/two.nimble", "cpu");
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  EXPECT_EQ(loaded->meta, meta);
+  ASSERT_EQ(loaded->buckets.size(), 2u);
+  for (size_t b = 0; b < 2; ++b) {
+    EXPECT_EQ(loaded->buckets[b].inputs(), meta.buckets[b].inputs);
+    const std::vector<HostTensor> inputs = Inputs({meta.buckets[b].inputs[0].shape}, 11);
+    StatusOr<std::vector<HostTensor>> expected = RunOnce(models[b].model, inputs);
+    StatusOr<std::vector<HostTensor>> got = RunOnce(loaded->buckets[b], inputs);
+    ASSERT_TRUE(expected.ok() && got.ok());
+    EXPECT_EQ((*got)[0].shape, (std::vector<int64_t>{meta.buckets[b].inputs[0].shape[0], 256}));
+    EXPECT_EQ(*MaxRelativeError(*got, *expected), 0.0);
+  }
+  EXPECT_EQ(loaded->model.inputs(), meta.buckets[0].inputs);
+
+  // Counts that disagree, and a first bucket that is not forward, are refused before anything is written.
+  std::vector<LoadedModel> too_few = {scheduled[0]};
+  StatusOr<SavedArtifact> refused = SaveArtifact(too_few, meta, dir + "/bad.nimble");
+  EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
+  ArtifactMeta renamed = meta;
+  renamed.buckets[0].method = "bucket0";
+  refused = SaveArtifact(scheduled, renamed, dir + "/bad.nimble");
+  EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_FALSE(std::filesystem::exists(dir + "/bad.nimble"));
 }
 
 TEST(StreamRewriteTest, RejectsAnAssignmentOfTheWrongSize) {

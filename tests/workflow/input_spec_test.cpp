@@ -58,6 +58,25 @@ TEST(InputShapeTest, DtypesAndRanges) {
   }
 }
 
+TEST(InputSpecTest, BucketsFromBatchSizesOrGivenWhole) {
+  const std::vector<TensorSpec> inputs = {*ParseInputSpec("1x128:int64:0..999"), *ParseInputSpec("1x128:bool")};
+  StatusOr<std::vector<std::vector<TensorSpec>>> buckets = BatchBuckets(inputs, {1, 8});
+  ASSERT_TRUE(buckets.ok()) << buckets.status().ToString();
+  ASSERT_EQ(buckets->size(), 2u);
+  EXPECT_EQ(TensorSpecsText((*buckets)[1]), "8x128:int64:0..999,8x128:bool");
+  EXPECT_EQ((*buckets)[0], inputs);
+  EXPECT_NE(BatchBuckets(inputs, {2, 2}).status().message().find("2 is given twice"), std::string::npos);
+  EXPECT_EQ(BatchBuckets(inputs, {0}).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(BatchBuckets({TensorSpec{}}, {2}).status().message().find("no dimensions"), std::string::npos);
+
+  StatusOr<std::vector<TensorSpec>> bucket = ParseBucketSpec("4x128:int64,4x128:bool");
+  ASSERT_TRUE(bucket.ok()) << bucket.status().ToString();
+  EXPECT_EQ(TensorSpecsText(*bucket), "4x128:int64,4x128:bool");
+  const Status bad = ParseBucketSpec("4x128,").status();
+  EXPECT_EQ(bad.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(bad.message().find("bucket '4x128,'"), std::string::npos) << bad.message();
+}
+
 TEST(DefaultOutputTest, ModelStemInTheWorkingDirectory) {
   EXPECT_EQ(DefaultProfileOutput("/models/resnet50.pt"), "resnet50.nimble.db");
   EXPECT_EQ(DefaultProfileOutput("inception_v3.ts"), "inception_v3.nimble.db");

@@ -8,7 +8,9 @@
 
 #include "accelerate_results.h"
 #include "accelerate_session.h"
+#include "nimble/accelerate/artifact.h"
 #include "nimble/accelerate/capturability.h"
+#include "nimble/accelerate/runner.h"
 #include "nimble/accelerate/cuda_devices.h"
 #include "recorded_inputs.h"
 
@@ -28,10 +30,9 @@ Status CheckOptions(const AccelerateOptions& options) {
   return OkStatus();
 }
 
-// The steps after the checks; `db` is the open --db database, or null.
-StatusOr<AccelerateResult> RunSteps(const AccelerateOptions& options, std::unique_ptr<store::RunDatabase>& db,
-                                    const ProgressFn& progress) {
-  Session session(options, &db, progress);
+// The steps after the checks up to model.nimble; `db` is the open --db database, or null.
+StatusOr<AccelerateResult> RunSession(Session& session, const AccelerateOptions& options,
+                                      std::unique_ptr<store::RunDatabase>& db) {
   NIMBLE_RETURN_IF_ERROR(session.Load());
   if (Status capturable = accelerate::CheckCapturable(session.model().model); !capturable.ok()) {
     if (!options.allow_eager_fallback) {
@@ -52,15 +53,101 @@ StatusOr<AccelerateResult> RunSteps(const AccelerateOptions& options, std::uniqu
   NIMBLE_RETURN_IF_ERROR(session.RecordReplays());
   AccelerateResult result = session.result();
   if (db != nullptr) NIMBLE_RETURN_IF_ERROR(StoreResults(db, result, session.model().graph, session.recordings()));
-  NIMBLE_RETURN_IF_ERROR(session.Save());
   return result;
+}
+
+StatusOr<AccelerateResult> RunSteps(const AccelerateOptions& options, std::unique_ptr<store::RunDatabase>& db,
+                                    const ProgressFn& progress) {
+  Session session(options, &db, progress);
+  NIMBLE_ASSIGN_OR_RETURN(AccelerateResult result, RunSession(session, options, db));
+  if (result.eager_fallback_reason.empty()) NIMBLE_RETURN_IF_ERROR(session.Save());
+  return result;
+}
+
+// model.nimble captured as its runners capture it: all buckets, into one shared pool or a pool each;
+// the graph pools together and the time the captures took.
+Status MeasureCapture(const std::string& path, const std::string& device, bool share_pool, int64_t* pool_bytes,
+                      int64_t* capture_ns) {
+  accelerate::RunnerOptions options;
+  options.device = device;
+  options.share_pool = share_pool;
+  NIMBLE_ASSIGN_OR_RETURN(accelerate::Runner runner, accelerate::Runner::Load(path, options));
+  *pool_bytes = 0;
+  *capture_ns = 0;
+  for (int32_t b = 0; b < runner.bucket_count(); ++b) {
+    *pool_bytes += runner.bucket_capture_stats(b).graph_pool_bytes;
+    *capture_ns += runner.bucket_capture_stats(b).warmup_ns + runner.bucket_capture_stats(b).capture_ns;
+  }
+  return OkStatus();
+}
+
+// Each bucket through the whole workflow on its own, then one model.nimble holding them all.
+StatusOr<AccelerateResult> RunBuckets(const AccelerateOptions& options, std::unique_ptr<store::RunDatabase>& db,
+                                      const ProgressFn& progress) {
+  Progress steps(progress);
+  std::vector<accelerate::LoadedModel> models;
+  accelerate::ArtifactMeta meta;
+  std::vector<AccelerateResult> results;
+  const size_t n = options.buckets.size();
+  for (size_t b = 0; b < n; ++b) {
+    AccelerateOptions one = options;
+    one.inputs = options.buckets[b];
+    one.buckets.clear();
+    one.batch_sizes.clear();
+    const std::string name = TensorSpecsText(one.inputs);
+    steps.Step("bucket " + std::to_string(b + 1) + " of " + std::to_string(n) + ": " + name);
+    Session session(one, &db, progress);
+    StatusOr<AccelerateResult> result = RunSession(session, one, db);
+    if (!result.ok()) return result.status().WithContext("bucket " + name);
+    if (!result->eager_fallback_reason.empty()) return *result;  // not capturable: the same for every bucket
+    StatusOr<accelerate::ArtifactMeta> bucket_meta = session.Meta();
+    if (!bucket_meta.ok()) return bucket_meta.status();
+    if (b == 0) meta = *bucket_meta;
+    meta.buckets.push_back({b == 0 ? "forward" : "forward_bucket_" + std::to_string(b), bucket_meta->inputs,
+                            bucket_meta->mode, bucket_meta->schedule, bucket_meta->figures});
+    models.push_back(session.ChosenModel());
+    results.push_back(std::move(*result));
+  }  // each session's graphs are released with it; its chosen scheduled model is kept in `models`
+  steps.Step("writing " + options.output + " (" + std::to_string(n) + " buckets, one module)");
+  NIMBLE_ASSIGN_OR_RETURN(const accelerate::SavedArtifact saved, accelerate::SaveArtifact(models, meta, options.output));
+  models.clear();
+  AccelerateResult out = results.front();
+  out.shared_weights = saved.shared_constants;
+  out.artifact_bytes = saved.file_bytes;
+  steps.Step("capturing " + options.output + " as its runners do: a pool per bucket, then one shared pool");
+  int64_t separate_ns = 0;
+  NIMBLE_RETURN_IF_ERROR(MeasureCapture(options.output, options.device, false, &out.separate_pool_bytes, &separate_ns));
+  NIMBLE_RETURN_IF_ERROR(
+      MeasureCapture(options.output, options.device, true, &out.shared_pool_bytes, &out.shared_capture_ns));
+  out.buckets = std::move(results);
+  return out;
 }
 
 }  // namespace
 
 StatusOr<AccelerateResult> Accelerate(const AccelerateOptions& given, const ProgressFn& progress) {
   AccelerateOptions options = given;
+  if (!options.buckets.empty() && !options.batch_sizes.empty()) {
+    return InvalidArgument("--batch-sizes and --bucket both give the buckets: use one");
+  }
+  if (options.inputs.empty() && !options.buckets.empty()) options.inputs = options.buckets.front();
   NIMBLE_RETURN_IF_ERROR(FillRecordedInputs(options.model, options.inputs, progress));
+  if (!options.batch_sizes.empty()) {
+    NIMBLE_ASSIGN_OR_RETURN(options.buckets, BatchBuckets(options.inputs, options.batch_sizes));
+  }
+  for (size_t b = 1; b < options.buckets.size(); ++b) {
+    if (options.buckets[b].size() != options.buckets[0].size()) {
+      return InvalidArgument("bucket " + TensorSpecsText(options.buckets[b]) + " has " +
+                             std::to_string(options.buckets[b].size()) + " input(s), bucket " +
+                             TensorSpecsText(options.buckets[0]) + " " + std::to_string(options.buckets[0].size()));
+    }
+    for (size_t a = 0; a < b; ++a) {
+      if (SpecShapes(options.buckets[a]) == SpecShapes(options.buckets[b])) {
+        return InvalidArgument("bucket " + TensorSpecsText(options.buckets[b]) + " is given twice");
+      }
+    }
+  }
+  if (options.buckets.size() == 1) options.inputs = options.buckets.front();
   NIMBLE_RETURN_IF_ERROR(CheckOptions(options));
   // A --db that does not exist yet is made here, and removed again if the call fails.
   std::unique_ptr<store::RunDatabase> db;
@@ -71,7 +158,8 @@ StatusOr<AccelerateResult> Accelerate(const AccelerateOptions& given, const Prog
     NIMBLE_ASSIGN_OR_RETURN(db, created ? store::RunDatabase::Create(options.db)
                                         : store::RunDatabase::Open(options.db, store::Access::kReadWrite));
   }
-  StatusOr<AccelerateResult> result = RunSteps(options, db, progress);
+  StatusOr<AccelerateResult> result =
+      options.buckets.size() > 1 ? RunBuckets(options, db, progress) : RunSteps(options, db, progress);
   const bool nothing_stored = !result.ok() || (result->stored_runs.empty() && result->eager_run < 0);
   if (created && nothing_stored) {  // a failed call, or the eager fallback, which stores nothing
     db.reset();

@@ -87,6 +87,19 @@ json AccelerateResultToJson(const AccelerateResult& r) {
     j["choice_reason"] = nullptr;
     j["eager_fallback_reason"] = r.eager_fallback_reason;
   }
+  // Several buckets: each one's own report (without buckets of its own), and the pools measured.
+  if (!r.buckets.empty()) {
+    json buckets = json::array();
+    for (const AccelerateResult& bucket : r.buckets) buckets.push_back(AccelerateResultToJson(bucket));
+    j["buckets"] = std::move(buckets);
+    j["separate_pool_bytes"] = r.separate_pool_bytes;
+    j["shared_pool_bytes"] = r.shared_pool_bytes;
+    j["shared_capture_ns"] = r.shared_capture_ns;
+    j["shared_weights"] = r.shared_weights;
+    j["artifact_bytes"] = r.artifact_bytes;
+  } else {
+    j["buckets"] = json::array();
+  }
   return j;
 }
 

@@ -17,10 +17,15 @@
 namespace nimble::workflow {
 namespace {
 
+// The same ops with the same output shapes (where both graphs recorded them): a run of the model at
+// another input shape (another bucket) launched other kernels.
 bool SameOps(const OpGraph& a, const OpGraph& b) {
   if (a.ops.size() != b.ops.size()) return false;
   for (size_t i = 0; i < a.ops.size(); ++i) {
     if (a.ops[i].kind != b.ops[i].kind) return false;
+    const std::string& x = a.ops[i].output_shapes;
+    const std::string& y = b.ops[i].output_shapes;
+    if (!x.empty() && !y.empty() && x != y) return false;
   }
   return true;
 }
@@ -79,7 +84,7 @@ StatusOr<MeasuredWorkload> WorkloadFromDatabase(const store::RunReader& reader, 
     return NotFound(db + ": the runs of this model were recorded with TF32 convolutions " +
                     (tf32 ? "off" : "on") + "; record one as nimble-accelerate runs, with " + record);
   }
-  return NotFound(db + ": no run of this model with kernel records (same ops); record one with " + record);
+  return NotFound(db + ": no run of this model with kernel records (same ops and shapes); record one with " + record);
 }
 
 analysis::Workload WorkloadFromOpTimes(const OpGraph& graph, int64_t device_threads) {

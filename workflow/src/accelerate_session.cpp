@@ -405,8 +405,7 @@ Status Session::RecordReplays() {
   return OkStatus();
 }
 
-Status Session::Save() {
-  progress_.Step("writing " + args_.output);
+StatusOr<ArtifactMeta> Session::Meta() const {
   const bool multi = result_.chosen == RunMode::kAotMulti;
   ArtifactMeta meta;
   NIMBLE_ASSIGN_OR_RETURN(ArtifactHost host, DescribeHost(args_.device));
@@ -425,7 +424,17 @@ Status Session::Save() {
                   {"predicted_aot_single_ms", result_.single.predicted_ms},
                   {"predicted_aot_multi_ms", result_.multi.predicted_ms},
                   {"prep_ms", static_cast<double>(result_.prep_ns) / 1e6}};
-  return SaveArtifact(multi ? multi_model_.model : single_model_.model, meta, args_.output);
+  return meta;
+}
+
+LoadedModel Session::ChosenModel() const {
+  return result_.chosen == RunMode::kAotMulti ? multi_model_.model : single_model_.model;
+}
+
+Status Session::Save() {
+  progress_.Step("writing " + args_.output);
+  NIMBLE_ASSIGN_OR_RETURN(const ArtifactMeta meta, Meta());
+  return SaveArtifact(ChosenModel(), meta, args_.output);
 }
 
 }  // namespace nimble::workflow

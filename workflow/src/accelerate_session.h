@@ -9,6 +9,7 @@
 #include "accelerate_plan.h"
 #include "accelerate_results.h"
 #include "nimble/accelerate/aot_graph.h"
+#include "nimble/accelerate/artifact_meta.h"
 #include "nimble/accelerate/model_graph.h"
 #include "nimble/accelerate/stream_rewrite.h"
 #include "nimble/store/run_database.h"
@@ -35,6 +36,9 @@ class Session {
   void Choose();                    // which mode model.nimble runs, and why
   Status RecordReplays();           // options.record_replays replays of each captured mode, collector on
   Status Save();                    // model.nimble with its meta
+  // What Save writes: the meta of the chosen mode, and its scheduled model.
+  StatusOr<accelerate::ArtifactMeta> Meta() const;
+  accelerate::LoadedModel ChosenModel() const;
 
   const ModelGraph& model() const { return model_; }
   const AccelerateResult& result() const { return result_; }

@@ -72,6 +72,42 @@ StatusOr<std::vector<TensorSpec>> ParseInputSpecs(const std::vector<std::string>
   return specs;
 }
 
+StatusOr<std::vector<TensorSpec>> ParseBucketSpec(const std::string& text) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (true) {
+    const size_t comma = text.find(',', start);
+    parts.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  StatusOr<std::vector<TensorSpec>> specs = ParseInputSpecs(parts);
+  if (!specs.ok()) return specs.status().WithContext("bucket '" + text + "'");
+  return specs;
+}
+
+StatusOr<std::vector<std::vector<TensorSpec>>> BatchBuckets(const std::vector<TensorSpec>& inputs,
+                                                            const std::vector<int64_t>& batch_sizes) {
+  std::vector<std::vector<TensorSpec>> buckets;
+  for (size_t i = 0; i < batch_sizes.size(); ++i) {
+    const int64_t size = batch_sizes[i];
+    if (size < 1) return InvalidArgument("--batch-sizes: " + std::to_string(size) + " is not a batch size (1 or more)");
+    for (size_t j = 0; j < i; ++j) {
+      if (batch_sizes[j] == size) return InvalidArgument("--batch-sizes: " + std::to_string(size) + " is given twice");
+    }
+    std::vector<TensorSpec> bucket = inputs;
+    for (size_t k = 0; k < bucket.size(); ++k) {
+      if (bucket[k].shape.empty()) {
+        return InvalidArgument("--batch-sizes: input " + std::to_string(k) + " has no dimensions to batch; give "
+                               "the shapes with --bucket instead");
+      }
+      bucket[k].shape[0] = size;
+    }
+    buckets.push_back(std::move(bucket));
+  }
+  return buckets;
+}
+
 std::string ShapeText(const Shape& shape) {
   std::string text;
   for (int64_t dim : shape) text += (text.empty() ? "" : "x") + std::to_string(dim);

@@ -23,6 +23,11 @@ struct CaptureOptions {
   // stack on the warm-up's cache. Off (a capture inside someone else's process: the Python runner),
   // nothing is emptied and the peaks may include blocks cached before.
   bool release_cache = true;
+  // Capture into the memory pool of this earlier graph instead of a pool of its own: the two may then
+  // reuse each other's intermediate blocks, so they must never replay at the same time (replays on one
+  // stream, or ordered). Each keeps its own inputs and outputs. It must outlive nothing: the pool lives
+  // while either graph does.
+  const class AotGraph* share_pool_with = nullptr;
 };
 
 struct CaptureStats {
@@ -34,7 +39,8 @@ struct CaptureStats {
   // (weights, the input buffers, other graphs), the warm-up's cache released before the capture.
   int64_t peak_allocated_bytes = 0;
   int64_t peak_memory_bytes = 0;   // peak reserved bytes
-  int64_t graph_pool_bytes = 0;    // reserved bytes the capture added and the graph holds (its private pool)
+  int64_t graph_pool_bytes = 0;    // reserved bytes the capture added and the graph holds (its private pool,
+                                   // or what it added to the shared one)
 };
 
 class AotGraph {

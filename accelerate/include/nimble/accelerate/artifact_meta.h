@@ -15,7 +15,11 @@
 
 namespace nimble::accelerate {
 
-inline constexpr int32_t kArtifactFormatVersion = 1;
+// The newest format this nimble reads and writes. Version 1: one captured graph ("forward"); version 2
+// adds "buckets", one graph per input shape (written only when there are several, so that a
+// single-shape model.nimble stays readable by nimbles that know version 1 alone).
+inline constexpr int32_t kArtifactFormatVersion = 2;
+inline constexpr int32_t kArtifactFormatVersionSingle = 1;
 inline constexpr const char* kArtifactMetaFile = "nimble/meta.json";
 // float32 math in IEEE fp32: TF32 off in cuBLAS and cuDNN (SetFloat32Precision, model_timing.h). What
 // nimble-accelerate checks the outputs with by default, and so what a replay must capture with.
@@ -23,8 +27,19 @@ inline constexpr const char* kFloat32PrecisionIeee = "ieee";
 // PyTorch's default: TF32 allowed in cuDNN convolutions, off in cuBLAS (nimble-accelerate --tf32).
 inline constexpr const char* kFloat32PrecisionTf32 = "tf32";
 
+// One input shape of a model.nimble that holds several: the method of the archive's module that runs
+// it, captured on its own with its own schedule.
+struct ArtifactBucket {
+  std::string method;              // "forward" for the first; "forward_bucket_1", ... for the others
+  std::vector<TensorSpec> inputs;
+  RunMode mode = RunMode::kAotSingle;
+  StreamAssignment schedule;
+  std::map<std::string, double> figures;
+  friend bool operator==(const ArtifactBucket&, const ArtifactBucket&) = default;
+};
+
 struct ArtifactMeta {
-  int32_t format_version = kArtifactFormatVersion;
+  int32_t format_version = kArtifactFormatVersionSingle;  // as read; written as at least 2 with buckets
   std::string nimble_version;
   std::string torch_version;       // "2.11.0"
   std::string device_name;         // "NVIDIA H100 80GB HBM3", or "cpu"
@@ -36,6 +51,9 @@ struct ArtifactMeta {
   std::string float32_precision = kFloat32PrecisionIeee;  // "ieee" or "tf32"; files without the field: ieee
   StreamAssignment schedule;       // op -> stream and the syncs, by op id of the frozen graph
   std::map<std::string, double> figures;  // "measured_aot_multi_ms", "predicted_aot_multi_ms", ...
+  // Several input shapes (format 2): every bucket, the first being the one the fields above describe
+  // (method "forward"). Empty: the one graph above.
+  std::vector<ArtifactBucket> buckets;
   friend bool operator==(const ArtifactMeta&, const ArtifactMeta&) = default;
 };
 
@@ -47,6 +65,10 @@ struct ArtifactHost {
   std::string compute_capability;
 };
 
+// The buckets of `meta`: its own, or the one graph it describes as a bucket of method "forward".
+std::vector<ArtifactBucket> ArtifactBuckets(const ArtifactMeta& meta);
+
+// Writes format 1 without buckets, format 2 with them.
 std::string EncodeArtifactMeta(const ArtifactMeta& meta);
 // DataLoss naming `file` when the text is not the JSON EncodeArtifactMeta writes.
 StatusOr<ArtifactMeta> DecodeArtifactMeta(const std::string& json, const std::string& file);

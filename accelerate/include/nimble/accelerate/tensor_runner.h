@@ -31,9 +31,10 @@ class TensorRunner {
   TensorRunner(const TensorRunner&) = delete;
   TensorRunner& operator=(const TensorRunner&) = delete;
 
-  // One replay on the current stream of the captured device. InvalidArgument naming the input and both
-  // values when the count, a device, a dtype or a shape differs from the captured ones; nothing is
-  // launched then. When the current stream differs from the last call's, it first waits for that
+  // One replay on the current stream of the captured device; with several buckets, of the one captured
+  // for these input shapes. InvalidArgument naming the input and both values when the count, a device,
+  // a dtype or a shape differs from the captured ones (with several buckets: the shapes given and every
+  // bucket's); nothing is launched then. When the current stream differs from the last call's, it first waits for that
   // stream, so two calls never race on the buffers.
   StatusOr<std::vector<at::Tensor>> Run(const std::vector<at::Tensor>& inputs);
 
@@ -42,13 +43,20 @@ class TensorRunner {
   // reference the per-call cost of Run is measured against (bench/python_api_bench.py).
   Status ReplayAsTimed();
 
-  // As nimble-run times a replay: `iters` replays on the capture stream, each with its device-to-device
-  // input copy, timed with CUDA events (ns). Waits for the device first.
+  // As nimble-run times a replay: `iters` replays of the last Run's bucket on the capture stream, each
+  // with its device-to-device input copy, timed with CUDA events (ns). Waits for the device first.
   StatusOr<std::vector<int64_t>> Latencies(int32_t iters);
+  StatusOr<std::vector<int64_t>> BucketLatencies(int32_t bucket, int32_t iters);
 
+  // Of the last Run's bucket (the first before any).
   const std::vector<TensorSpec>& inputs() const;
   const ArtifactMeta& meta() const;
   const CaptureStats& capture_stats() const;
+
+  // 1, or one per bucket of the meta, in its order.
+  int32_t bucket_count() const;
+  const std::vector<TensorSpec>& bucket_inputs(int32_t bucket) const;
+  const CaptureStats& bucket_capture_stats(int32_t bucket) const;
 
   struct State;
 

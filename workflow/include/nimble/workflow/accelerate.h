@@ -24,6 +24,12 @@ enum class ModeChoice { kAuto, kSingle, kMulti };
 struct AccelerateOptions {
   std::string model;
   std::vector<TensorSpec> inputs;
+  // Several input shapes in one model.nimble: `inputs` with dimension 0 set to each of these (e.g. 1, 2,
+  // 4, 8), or the buckets' inputs given whole (not both). Each bucket is scheduled, captured, checked,
+  // timed and predicted on its own, with its own choice of mode; model.nimble holds one graph per
+  // bucket, and its runners capture them into one shared memory pool. Empty: `inputs` alone.
+  std::vector<int64_t> batch_sizes;
+  std::vector<std::vector<TensorSpec>> buckets;
   std::string output;            // model.nimble
   std::string db;                // run database: op times from a nimble-prof run, and where results go
   int32_t iters = 200;           // timed iterations per mode (median)
@@ -111,6 +117,16 @@ struct AccelerateResult {
   std::vector<RunMode> stored_runs;  // modes stored in options.db
   std::vector<RunMode> recorded_runs;  // those of them stored with their recorded replays
   int64_t eager_run = -1;              // the run of the model this call recorded into options.db (-1: none)
+
+  // Several buckets: each one's own result, in the order given (the fields above are the first's), and
+  // model.nimble captured as its runners capture it, twice: each bucket's chosen mode into a pool of its
+  // own, then all into one shared pool (largest inputs first).
+  std::vector<AccelerateResult> buckets;
+  int64_t separate_pool_bytes = 0;   // graph pools of the separate captures, together
+  int64_t shared_pool_bytes = 0;     // the one shared pool
+  int64_t shared_capture_ns = 0;     // capturing every bucket into it (warm-up, capture, first replay)
+  int32_t shared_weights = 0;        // weights of later buckets stored once (equal to an earlier bucket's)
+  int64_t artifact_bytes = 0;        // model.nimble's size
 };
 
 // Lines saying which assumption failed for each mode whose measurement is off its prediction by

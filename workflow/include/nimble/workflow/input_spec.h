@@ -23,6 +23,14 @@ StatusOr<Shape> ParseShape(const std::string& text);
 StatusOr<TensorSpec> ParseInputSpec(const std::string& text);
 StatusOr<std::vector<TensorSpec>> ParseInputSpecs(const std::vector<std::string>& texts);
 
+// One bucket of several input shapes, the inputs separated by commas: "2x128:int64,2x128:int64".
+StatusOr<std::vector<TensorSpec>> ParseBucketSpec(const std::string& text);
+
+// `inputs` once per batch size, dimension 0 of every input set to it. InvalidArgument for a size below
+// 1, a size given twice, or an input without dimensions.
+StatusOr<std::vector<std::vector<TensorSpec>>> BatchBuckets(const std::vector<TensorSpec>& inputs,
+                                                            const std::vector<int64_t>& batch_sizes);
+
 // {1, 3, 224, 224} -> "1x3x224x224".
 std::string ShapeText(const Shape& shape);
 
