@@ -17,6 +17,8 @@
 # --training (with --python) then runs bench/training_bench.py into $OUT/training (TRAIN_MODELS, TRAIN_STEPS).
 # --memory (implies --accelerate-only) runs bench/memory_bench.sh after the AoT gpu tests into
 # $OUT/memory.md and $OUT/memory.tar.gz (MEM_MODELS, VARIANTS; logs and JSON).
+# --buckets (implies --accelerate-only) runs bench/buckets_bench.sh after the AoT gpu tests into
+# $OUT/buckets.md and $OUT/buckets.tar.gz (BUCKET_MODELS, BATCHES; JSON, nimble-run output, log).
 # --compare (implies --accelerate-only) runs bench/recorded_compare.sh after the AoT gpu tests into
 # $OUT/recorded_compare.md and $OUT/compare.tar.gz (the databases: eager, aot-single and aot-multi
 # recorded; COMPARE_MODELS, default inception_v3).
@@ -40,7 +42,7 @@ fi
 # ---- end of model profiling -------------------------------------------------------------------------
 build=${BUILD_DIR:-$root/build-gpu}
 with_torch=0 bench=1 sanitizer=1 accelerate=0 accel_only=0 bench_only=0 cupti_settings=0 python=0 python_bench=0
-training=0 memory=0 compare=0
+training=0 memory=0 compare=0 buckets=0
 for arg in "$@"; do
   case $arg in
     --with-torch) with_torch=1 ;;
@@ -55,6 +57,7 @@ for arg in "$@"; do
     --training) training=1 ;;
     --memory) with_torch=1 accelerate=1 accel_only=1 memory=1 ;;
     --compare) with_torch=1 accelerate=1 accel_only=1 compare=1 ;;
+    --buckets) with_torch=1 accelerate=1 accel_only=1 buckets=1 ;;
     *) echo "unknown option $arg" >&2; exit 2 ;;
   esac
 done
@@ -174,6 +177,12 @@ if [ $accelerate -eq 1 ] && [ -x "$build/cli/nimble-accelerate" ]; then
     step "memory bench" accelerate.log 560 bash -c "bench/memory_bench.sh '$build' '$mem_out' \
       --models '${MEM_MODELS:-googlenet inception_v3 nasnetalarge resnet50 efficientnet_b0}' > '$OUT/memory.md'"
     tar -czf "$OUT/memory.tar.gz" -C "$mem_out" --exclude models --exclude '*.db*' --exclude '*.nimble' .
+  fi
+  if [ $buckets -eq 1 ]; then
+    buckets_out=$(mktemp -d)
+    step "buckets bench" accelerate.log 560 bash -c "bench/buckets_bench.sh '$build' '$buckets_out' \
+      --models '${BUCKET_MODELS:-inception_v3 googlenet}' > '$OUT/buckets.md'"
+    tar -czf "$OUT/buckets.tar.gz" -C "$buckets_out" --exclude models --exclude '*.nimble' .
   fi
   if [ $compare -eq 1 ]; then
     compare_out=$(mktemp -d)
