@@ -178,7 +178,10 @@ Status WarmUpAndCapture(AotGraph::Impl& impl, const CaptureOptions& options, con
 }  // namespace
 
 StatusOr<std::unique_ptr<AotGraph>> AotGraph::Capture(const LoadedModel& scheduled, const CaptureOptions& options) {
-  NIMBLE_ASSIGN_OR_RETURN(std::unique_ptr<Impl> impl, Impl::Create(scheduled, options.seed));
+  // A graph sharing a pool captures on the same streams, or it could not reuse the pool's free blocks.
+  std::shared_ptr<StreamSet> streams =
+      options.share_pool_with != nullptr ? options.share_pool_with->impl_->streams : nullptr;
+  NIMBLE_ASSIGN_OR_RETURN(std::unique_ptr<Impl> impl, Impl::Create(scheduled, options.seed, std::move(streams)));
   // Opened after the static input buffers exist: they are resident in every mode alike.
   StatusOr<MemoryWindow> memory = MemoryWindow::Begin(impl->device.index(), options.release_cache);
   if (!memory.ok()) return Internal(scheduled.path() + ": " + memory.status().message());

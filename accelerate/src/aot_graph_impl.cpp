@@ -60,7 +60,8 @@ Status TimeOneReplay(AotGraph::Impl& impl, cudaEvent_t start, cudaEvent_t stop, 
 
 }  // namespace
 
-StatusOr<std::unique_ptr<AotGraph::Impl>> AotGraph::Impl::Create(const LoadedModel& scheduled, uint64_t seed) {
+StatusOr<std::unique_ptr<AotGraph::Impl>> AotGraph::Impl::Create(const LoadedModel& scheduled, uint64_t seed,
+                                                                  std::shared_ptr<StreamSet> streams) {
   RegisterNimbleOps();
   if (scheduled.empty()) return InvalidArgument("AoT capture: no model");
   auto impl = std::make_unique<Impl>();
@@ -78,13 +79,19 @@ StatusOr<std::unique_ptr<AotGraph::Impl>> AotGraph::Impl::Create(const LoadedMod
   } catch (const std::exception& e) {
     return RunError(scheduled, "preparing the capture", e);
   }
-  int32_t streams = 1, events = 0;
-  CountSchedule(*scheduled.impl().graph, &streams, &events);
-  NIMBLE_ASSIGN_OR_RETURN(impl->context, StreamContext::Create(impl->device.index(), streams, events));
-  impl->stats.num_streams = streams;
+  int32_t stream_count = 1, events = 0;
+  CountSchedule(*scheduled.impl().graph, &stream_count, &events);
+  impl->streams = streams != nullptr ? std::move(streams) : std::make_shared<StreamSet>(impl->device.index());
+  if (impl->streams->device() != impl->device.index()) {
+    return InvalidArgument(scheduled.path() + ": the streams to capture on are of another device");
+  }
+  NIMBLE_ASSIGN_OR_RETURN(impl->context,
+                          StreamContext::Create(impl->device.index(), stream_count, events, impl->streams));
+  impl->stats.num_streams = stream_count;
   impl->stats.num_events = events;
-  NIMBLE_RETURN_IF_ERROR(CudaStatus(cudaStreamCreateWithFlags(&impl->capture_stream, cudaStreamNonBlocking),
-                                    scheduled.path() + ": creating the capture stream"));
+  StatusOr<cudaStream_t> capture = impl->streams->At(0);
+  if (!capture.ok()) return capture.status().WithContext(scheduled.path() + ": the capture stream");
+  impl->capture_stream = *capture;
   // The buffers are made on the capture stream, which every later use of them (warm-up, capture,
   // SetInputs, the timed copies) runs on, and waited for, so they are complete before any of it.
   try {
@@ -106,7 +113,7 @@ AotGraph::Impl::~Impl() {
   graph.reset();
   outputs.clear();
   context.reset();
-  if (capture_stream != nullptr) (void)cudaStreamDestroy(capture_stream);
+  streams.reset();  // destroys the streams unless a graph sharing them is still alive
 }
 
 c10::cuda::CUDAStream AotGraph::Impl::CaptureStream() const {

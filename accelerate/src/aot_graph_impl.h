@@ -31,6 +31,7 @@ struct AotGraph::Impl {
   LoadedModel model;
   c10::Device device{c10::kCUDA, 0};
   std::unique_ptr<torch::jit::Code> code;
+  std::shared_ptr<StreamSet> streams;  // the capture stream (0) and side streams; shared with the graphs of its pool
   std::unique_ptr<StreamContext> context;
   cudaStream_t capture_stream = nullptr;
   std::vector<TensorSpec> input_specs;
@@ -40,9 +41,11 @@ struct AotGraph::Impl {
   std::unique_ptr<CapturedGraph> graph;
   CaptureStats stats;
 
-  // Checks the device, counts the schedule's streams and events in the graph, compiles it, creates
-  // the streams and random inputs (from `seed`, made on the capture stream and waited for).
-  static StatusOr<std::unique_ptr<Impl>> Create(const LoadedModel& scheduled, uint64_t seed);
+  // Checks the device, counts the schedule's streams and events in the graph, compiles it, takes its
+  // streams from `streams` (a set of its own when null) and makes random inputs (from `seed`, on the
+  // capture stream and waited for).
+  static StatusOr<std::unique_ptr<Impl>> Create(const LoadedModel& scheduled, uint64_t seed,
+                                                std::shared_ptr<StreamSet> streams = nullptr);
   ~Impl();
 
   c10::cuda::CUDAStream CaptureStream() const;

@@ -62,19 +62,37 @@ void JoinStreamsOp(const c10::List<c10::IValue>& keep) {
 
 }  // namespace
 
-StatusOr<std::unique_ptr<StreamContext>> StreamContext::Create(int device, int32_t num_streams, int32_t num_events) {
+StreamSet::~StreamSet() {
+  // Destruction cannot report; the calls return errors only for handles already invalid.
+  for (cudaStream_t stream : streams_) (void)cudaStreamSynchronize(stream);
+  for (cudaStream_t stream : streams_) (void)cudaStreamDestroy(stream);
+}
+
+StatusOr<cudaStream_t> StreamSet::At(size_t index) {
+  while (streams_.size() <= index) {
+    cudaStream_t stream = nullptr;
+    if (auto code = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking); code != cudaSuccess) {
+      return Internal(std::string("creating a stream: cudaStreamCreateWithFlags: ") + cudaGetErrorString(code));
+    }
+    streams_.push_back(stream);
+  }
+  return streams_[index];
+}
+
+StatusOr<std::unique_ptr<StreamContext>> StreamContext::Create(int device, int32_t num_streams, int32_t num_events,
+                                                               std::shared_ptr<StreamSet> streams) {
   if (num_streams < 1 || num_events < 0) return InvalidArgument("stream context: bad stream or event count");
+  if (streams != nullptr && streams->device() != device) return InvalidArgument("stream context: streams of another device");
   std::unique_ptr<StreamContext> context(new StreamContext());
   context->device_ = device;
+  context->streams_ = streams != nullptr ? std::move(streams) : std::make_shared<StreamSet>(device);
   auto fail = [](cudaError_t code, const std::string& what) {
     return Internal("stream context: " + what + ": " + cudaGetErrorString(code));
   };
   for (int32_t s = 1; s < num_streams; ++s) {
-    cudaStream_t stream = nullptr;
-    if (auto code = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking); code != cudaSuccess) {
-      return fail(code, "cudaStreamCreateWithFlags");
-    }
-    context->side_streams_.push_back(stream);
+    StatusOr<cudaStream_t> stream = context->streams_->At(static_cast<size_t>(s));
+    if (!stream.ok()) return stream.status().WithContext("stream context");
+    context->side_streams_.push_back(*stream);
   }
   auto make_event = [&](cudaEvent_t* event) { return cudaEventCreateWithFlags(event, cudaEventDisableTiming); };
   for (int32_t e = 0; e < num_events; ++e) {
@@ -97,7 +115,7 @@ StreamContext::~StreamContext() {
   for (cudaEvent_t event : sync_events_) (void)cudaEventDestroy(event);
   for (cudaEvent_t event : join_events_) (void)cudaEventDestroy(event);
   if (fork_event_ != nullptr) (void)cudaEventDestroy(fork_event_);
-  for (cudaStream_t stream : side_streams_) (void)cudaStreamDestroy(stream);
+  // The streams belong to streams_, destroyed with its last holder.
 }
 
 StreamContext* StreamContext::Current() { return g_current_context; }

@@ -18,12 +18,34 @@ struct IValue;
 
 namespace nimble::accelerate {
 
+// CUDA streams of our own (non-blocking) on one device, made on first use and destroyed with the last
+// holder, after a wait for each. Graphs that capture into one memory pool share one set: the caching
+// allocator hands a freed block only to an allocation on the stream it was made on, so graphs captured
+// on other streams could never reuse each other's blocks.
+class StreamSet {
+ public:
+  explicit StreamSet(int device) : device_(device) {}
+  ~StreamSet();
+  StreamSet(const StreamSet&) = delete;
+  StreamSet& operator=(const StreamSet&) = delete;
+
+  // Stream `index` of the set (an AotGraph's capture stream is 0, its side streams 1, 2, ...).
+  StatusOr<cudaStream_t> At(size_t index);
+  int device() const { return device_; }
+
+ private:
+  int device_;
+  std::vector<cudaStream_t> streams_;
+};
+
 class StreamContext {
  public:
-  // Streams 1..num_streams-1 and `num_events` sync events are created here (non-blocking streams,
-  // events without timing); stream 0 is whatever stream is current when fork_streams runs, so the
-  // same context serves eager runs and a capture on the capturing stream.
-  static StatusOr<std::unique_ptr<StreamContext>> Create(int device, int32_t num_streams, int32_t num_events);
+  // Streams 1..num_streams-1 are streams 1.. of `streams` (a set of its own when null), and
+  // `num_events` sync events are created here (events without timing); stream 0 is whatever stream is
+  // current when fork_streams runs, so the same context serves eager runs and a capture on the
+  // capturing stream.
+  static StatusOr<std::unique_ptr<StreamContext>> Create(int device, int32_t num_streams, int32_t num_events,
+                                                         std::shared_ptr<StreamSet> streams = nullptr);
   ~StreamContext();
   StreamContext(const StreamContext&) = delete;
   StreamContext& operator=(const StreamContext&) = delete;
@@ -54,6 +76,7 @@ class StreamContext {
   int device_ = 0;
   cudaStream_t origin_ = nullptr;  // stream 0 of the running execution, set by Fork
   bool forked_ = false;
+  std::shared_ptr<StreamSet> streams_;  // owns side_streams_
   std::vector<cudaStream_t> side_streams_;
   std::vector<cudaEvent_t> sync_events_;
   cudaEvent_t fork_event_ = nullptr;

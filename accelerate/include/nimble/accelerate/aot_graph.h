@@ -23,10 +23,11 @@ struct CaptureOptions {
   // stack on the warm-up's cache. Off (a capture inside someone else's process: the Python runner),
   // nothing is emptied and the peaks may include blocks cached before.
   bool release_cache = true;
-  // Capture into the memory pool of this earlier graph instead of a pool of its own: the two may then
-  // reuse each other's intermediate blocks, so they must never replay at the same time (replays on one
-  // stream, or ordered). Each keeps its own inputs and outputs. It must outlive nothing: the pool lives
-  // while either graph does.
+  // Capture into the memory pool of this earlier graph, on its capture and side streams (the caching
+  // allocator reuses a free block only on the stream that made it), instead of a pool and streams of its
+  // own: the two then reuse each other's intermediate blocks, so they must never replay at the same time
+  // (their capture stream is one, and TensorRunner orders calls on other streams). Each keeps its own
+  // inputs and outputs. The pool and the streams live while either graph does.
   const class AotGraph* share_pool_with = nullptr;
 };
 
