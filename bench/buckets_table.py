@@ -31,6 +31,20 @@ def pool_line(path):
     return float(match.group(1)) if match else None
 
 
+def run_medians(path):
+    """{inputs: median ms} from nimble-run's per-bucket table."""
+    medians = {}
+    try:
+        lines = path.read_text().splitlines()
+    except OSError:
+        return medians
+    for line in lines:
+        match = re.match(r"(\S+)\s+aot-\S+\s.*\s([0-9.]+) ms$", line)
+        if match:
+            medians[match.group(1)] = float(match.group(2))
+    return medians
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("out")
@@ -45,7 +59,11 @@ def main():
         except (OSError, ValueError) as error:
             problems.append(f"{path.name}: {error}")
             continue
+        shared_ms = run_medians(out / f"{model}.run_shared.txt")
+        separate_ms = run_medians(out / f"{model}.run_separate.txt")
         for b in data["buckets"]:
+            run = (f"{shared_ms[b['inputs']]:.3f} / {separate_ms[b['inputs']]:.3f}"
+                   if b["inputs"] in shared_ms and b["inputs"] in separate_ms else "-")
             single, multi = b["single"], b["multi"]
             chosen = multi if b["chosen"] == "aot-multi" and multi else single
             gain = f"{single['measured_ms'] / multi['measured_ms']:.2f}x" if multi else "-"
@@ -54,7 +72,7 @@ def main():
                         f"{ms(multi['measured_ms']) if multi else '-'} | {gain} | {predicted} | "
                         f"{b['baseline_ms'] / chosen['measured_ms']:.2f}x | {b['chosen']} | "
                         f"{single['capture_ns'] / 1e6:.0f} / {multi['capture_ns'] / 1e6 if multi else 0:.0f} | "
-                        f"{chosen['graph_pool_bytes'] / MIB:.1f} |")
+                        f"{chosen['graph_pool_bytes'] / MIB:.1f} | {run} |")
         seconds = (out / f"{model}.accelerate_seconds")
         elapsed = seconds.read_text().strip() if seconds.exists() else "-"
         shared_run = pool_line(out / f"{model}.run_shared.txt")
@@ -66,8 +84,9 @@ def main():
                      f"{data['shared_capture_ns'] / 1e6:.0f} | {data['artifact_bytes'] / MIB:.1f} | "
                      f"{data['shared_weights']} | {elapsed} |")
     print("| model | inputs | libtorch ms | aot-single ms | aot-multi ms | multi vs single | predicted | "
-          "chosen vs libtorch | runs | capture ms single / multi | pool MiB (chosen) |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+          "chosen vs libtorch | runs | capture ms single / multi | pool MiB (chosen) | "
+          "nimble-run ms, shared pool / a pool each |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     print("\n".join(rows))
     print()
     print("| model | buckets | pools MiB, a pool each | one shared pool | nimble-run: a pool each / shared | "

@@ -61,6 +61,10 @@ TEST(AotCliTest, MissingModelExitsOneNamingIt) {
   const Result result = RunTool("nimble-accelerate", "/nonexistent/model.pt --input 1x3x8x8 -o out.nimble");
   EXPECT_EQ(result.code, 1);
   EXPECT_NE(result.output.find("/nonexistent/model.pt: no such file"), std::string::npos) << result.output;
+  // With buckets to make from the program's signature, the missing file is still what is said.
+  const Result buckets = RunTool("nimble-accelerate", "/nonexistent/model.pt2 --batch-sizes 1,2 -o out.nimble");
+  EXPECT_EQ(buckets.code, 1);
+  EXPECT_NE(buckets.output.find("/nonexistent/model.pt2: no such file"), std::string::npos) << buckets.output;
 }
 
 TEST(AotCliTest, MissingArtifactIsNamedBeforeTheDeviceIsAskedFor) {

@@ -130,9 +130,12 @@ StatusOr<AccelerateResult> Accelerate(const AccelerateOptions& given, const Prog
   if (!options.buckets.empty() && !options.batch_sizes.empty()) {
     return InvalidArgument("--batch-sizes and --bucket both give the buckets: use one");
   }
+  std::error_code missing;
+  if (!std::filesystem::exists(options.model, missing)) return NotFound(options.model + ": no such file");
   if (options.inputs.empty() && !options.buckets.empty()) options.inputs = options.buckets.front();
   NIMBLE_RETURN_IF_ERROR(FillRecordedInputs(options.model, options.inputs, progress));
   if (!options.batch_sizes.empty()) {
+    if (options.inputs.empty()) return InvalidArgument("--batch-sizes needs the inputs to batch: give --input");
     NIMBLE_ASSIGN_OR_RETURN(options.buckets, BatchBuckets(options.inputs, options.batch_sizes));
   }
   for (size_t b = 1; b < options.buckets.size(); ++b) {
