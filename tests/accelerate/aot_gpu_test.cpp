@@ -300,8 +300,10 @@ TEST(AotGpuTest, BucketsRunTheGraphOfTheirInputShapeFromOneSharedPool) {
   const std::string artifact = testing::TestDir() + "/buckets.nimble";
   const std::string json_file = testing::TestDir() + "/buckets.json";
   const std::string bin = std::string(NIMBLE_BINARY_DIR) + "/cli/";
-  ASSERT_EQ(std::system((bin + "nimble-accelerate " + model + " --input 1x3x8x8 --batch-sizes 1,4 --iters 10 --json -o " +
-                         artifact + " > " + json_file).c_str()),
+  const std::string db = testing::TestDir() + "/buckets.db";
+  std::remove(db.c_str());
+  ASSERT_EQ(std::system((bin + "nimble-accelerate " + model + " --input 1x3x8x8 --batch-sizes 1,4 --iters 10 --db " + db +
+                         " --record-replays 2 --json -o " + artifact + " > " + json_file).c_str()),
             0);
   std::ifstream in(json_file);
   const nlohmann::json report = nlohmann::json::parse(in);
@@ -309,6 +311,20 @@ TEST(AotGpuTest, BucketsRunTheGraphOfTheirInputShapeFromOneSharedPool) {
   EXPECT_EQ(report.at("buckets")[1].at("inputs"), "4x3x8x8");
   EXPECT_GT(report.at("shared_weights").get<int>(), 0) << "the second bucket's weights are the first's";
   EXPECT_LE(report.at("shared_pool_bytes").get<int64_t>(), report.at("separate_pool_bytes").get<int64_t>());
+  // With --db each bucket is recorded at its own shapes (a run of another shape launches other kernels)
+  // and its replays stored: eager, aot-single and aot-multi per bucket, told apart by their inputs.
+  StatusOr<std::unique_ptr<store::RunReader>> reader = store::RunReader::Open(db);
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  StatusOr<std::vector<RunInfo>> runs = (*reader)->Runs();
+  ASSERT_TRUE(runs.ok());
+  ASSERT_EQ(runs->size(), 6u);
+  std::set<std::pair<std::string, RunMode>> kinds;
+  for (const RunInfo& run : *runs) kinds.insert({run.inputs, run.mode});
+  for (const std::string inputs : {"1x3x8x8", "4x3x8x8"}) {
+    for (const RunMode mode : {RunMode::kEager, RunMode::kAotSingle, RunMode::kAotMulti}) {
+      EXPECT_TRUE(kinds.count({inputs, mode})) << inputs << " " << RunModeName(mode);
+    }
+  }
   EXPECT_EQ(std::system((bin + "nimble-run " + artifact + " --iters 10").c_str()), 0);
   EXPECT_EQ(std::system((bin + "nimble-run " + artifact + " --input 4x3x8x8 --iters 10").c_str()), 0);
   EXPECT_NE(std::system((bin + "nimble-run " + artifact + " --input 2x3x8x8 --iters 5").c_str()), 0);
