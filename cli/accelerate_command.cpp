@@ -125,23 +125,23 @@ int RunAccelerate(AccelerateArgs& args) {
     }
     PrintBucketTable(*result, std::cout);
   }
-  if (!result->stored_runs.empty()) {
-    std::cout << "stored runs";
-    for (size_t i = 0; i < result->stored_runs.size(); ++i) {
-      std::cout << (i == 0 ? " " : " and ") << RunModeName(result->stored_runs[i]);
+  const std::vector<workflow::AccelerateResult> one = {*result};
+  for (const workflow::AccelerateResult& r : result->buckets.empty() ? one : result->buckets) {
+    if (r.stored_runs.empty()) continue;
+    std::cout << (result->buckets.empty() ? "" : "bucket " + r.inputs + ": ") << "stored runs";
+    for (size_t i = 0; i < r.stored_runs.size(); ++i) {
+      std::cout << (i == 0 ? " " : " and ") << RunModeName(r.stored_runs[i]);
     }
     std::cout << " in " << args.options.db;
-    for (size_t i = 0; i < result->recorded_runs.size(); ++i) {
-      std::cout << (i == 0 ? " (" : " and ") << RunModeName(result->recorded_runs[i]);
-      if (i + 1 == result->recorded_runs.size()) {
+    for (size_t i = 0; i < r.recorded_runs.size(); ++i) {
+      std::cout << (i == 0 ? " (" : " and ") << RunModeName(r.recorded_runs[i]);
+      if (i + 1 == r.recorded_runs.size()) {
         std::cout << " with " << args.options.record_replays << " recorded replays; nimble-gui " << args.options.db
                   << " shows the runs one above another)";
       }
     }
     std::cout << "\n";
-    if (result->eager_run >= 0) {
-      std::cout << "the model's own recording is run " << result->eager_run << " of " << args.options.db << "\n";
-    }
+    if (r.eager_run >= 0) std::cout << "the model's own recording is run " << r.eager_run << " of " << args.options.db << "\n";
   }
   std::cout << "wrote " << args.options.output << "\n";
   return kExitOk;

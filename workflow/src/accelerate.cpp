@@ -96,6 +96,9 @@ StatusOr<AccelerateResult> RunBuckets(const AccelerateOptions& options, std::uni
     one.batch_sizes.clear();
     const std::string name = TensorSpecsText(one.inputs);
     steps.Step("bucket " + std::to_string(b + 1) + " of " + std::to_string(n) + ": " + name);
+    if (!options.db.empty() && db == nullptr) {  // the last bucket's recorded runs were written with the file closed
+      NIMBLE_ASSIGN_OR_RETURN(db, store::RunDatabase::Open(options.db, store::Access::kReadWrite));
+    }
     Session session(one, &db, progress);
     StatusOr<AccelerateResult> result = RunSession(session, one, db);
     if (!result.ok()) return result.status().WithContext("bucket " + name);
