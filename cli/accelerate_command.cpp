@@ -93,8 +93,19 @@ int RunAccelerate(AccelerateArgs& args) {
     }
     args.options.buckets.push_back(std::move(*bucket));
   }
+  Status buckets = OkStatus();
   if (!args.options.buckets.empty() && !args.options.batch_sizes.empty()) {
-    PrintError(kTool, InvalidArgument("--batch-sizes and --bucket both give the buckets: use one"));
+    buckets = InvalidArgument("--batch-sizes and --bucket both give the buckets: use one");
+  } else if (!args.options.buckets.empty() && !args.options.inputs.empty()) {
+    buckets = InvalidArgument("--bucket gives every input of its bucket: leave out --input");
+  } else if (!args.options.batch_sizes.empty()) {
+    // The sizes alone (a .pt2 may give the inputs later): on a stand-in input of one dimension.
+    buckets = workflow::BatchBuckets(std::vector<TensorSpec>{TensorSpec{{1}}}, args.options.batch_sizes).status();
+  } else {
+    buckets = workflow::CheckBuckets(args.options.buckets);
+  }
+  if (!buckets.ok()) {
+    PrintError(kTool, buckets);
     return kExitUsage;
   }
   args.options.mode = ParseMode(args.mode);

@@ -80,7 +80,8 @@ torch::jit::Module CombineBuckets(const std::vector<LoadedModel>& scheduled, con
   for (size_t i = 0; i < scheduled.size(); ++i) {
     std::shared_ptr<torch::jit::Graph> graph = scheduled[i].impl().graph->copy();
     graph->inputs()[0]->setType(module.type());
-    *shared += ShareConstants(*graph, seen);
+    const int32_t replaced = ShareConstants(*graph, seen);
+    if (i > 0) *shared += replaced;  // the first bucket's own duplicates are shared too, but not counted
     torch::jit::Function* method =
         unit->create_function(c10::QualifiedName(*module.type()->name(), buckets[i].method), graph);
     module.type()->addMethod(method);

@@ -19,8 +19,11 @@ namespace nimble::accelerate {
 
 // One graph per bucket of `artifact`, in the meta's order. The buckets replay one at a time (the
 // runners are not thread-safe, and TensorRunner orders a call on a new stream after the last), which
-// is what sharing a pool needs: they may reuse each other's intermediate blocks, never their inputs or
-// outputs. Largest first, so the smaller ones fit into blocks it freed.
+// is what sharing a pool needs. Largest first, so the smaller ones fit into blocks it freed. A graph's
+// inputs live outside the pool, and its outputs are never handed to a graph captured after it; but a
+// later graph's outputs may lie in an earlier one's intermediate blocks, so a replay of any bucket may
+// overwrite the outputs the last replay of another left (Runner copies them out at once; TensorRunner
+// says so to its callers).
 StatusOr<std::vector<std::unique_ptr<AotGraph>>> CaptureArtifact(const LoadedArtifact& artifact,
                                                                  const std::string& path,
                                                                  const RunnerOptions& options);

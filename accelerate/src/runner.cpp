@@ -100,8 +100,8 @@ StatusOr<std::vector<HostTensor>> Runner::Run(const std::vector<HostTensor>& inp
   NIMBLE_ASSIGN_OR_RETURN(const size_t bucket, FindBucket(state_->graphs, shapes, state_->artifact.model.path()));
   AotGraph& graph = *state_->graphs[bucket];
   NIMBLE_RETURN_IF_ERROR(graph.SetInputs(inputs));
-  state_->current = bucket;
   NIMBLE_RETURN_IF_ERROR(graph.Replay());
+  state_->current = bucket;
   return graph.Outputs();
 }
 
@@ -109,8 +109,8 @@ StatusOr<std::vector<int64_t>> Runner::Latencies(int32_t iters) { return BucketL
 
 StatusOr<std::vector<int64_t>> Runner::BucketLatencies(int32_t bucket, int32_t iters) {
   if (bucket < 0 || bucket >= bucket_count()) {
-    return InvalidArgument("bucket " + std::to_string(bucket) + " does not exist (" + std::to_string(bucket_count()) +
-                           " bucket(s))");
+    return InvalidArgument(state_->artifact.model.path() + ": bucket " + std::to_string(bucket) + " does not exist (" +
+                           std::to_string(bucket_count()) + " bucket(s))");
   }
   if (iters < 1) return InvalidArgument("iterations must be at least 1");
   return state_->graphs[bucket]->TimeReplays(iters);

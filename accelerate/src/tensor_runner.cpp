@@ -144,8 +144,8 @@ StatusOr<std::vector<int64_t>> TensorRunner::Latencies(int32_t iters) {
 
 StatusOr<std::vector<int64_t>> TensorRunner::BucketLatencies(int32_t bucket, int32_t iters) {
   if (bucket < 0 || bucket >= bucket_count()) {
-    return InvalidArgument("bucket " + std::to_string(bucket) + " does not exist (" + std::to_string(bucket_count()) +
-                           " bucket(s))");
+    return InvalidArgument(state_->path + ": bucket " + std::to_string(bucket) + " does not exist (" +
+                           std::to_string(bucket_count()) + " bucket(s))");
   }
   if (iters < 1) return InvalidArgument("iterations must be at least 1");
   NIMBLE_RETURN_IF_ERROR(CudaStatus(cudaDeviceSynchronize(), state_->path + ": waiting for the device"));

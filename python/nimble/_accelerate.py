@@ -11,7 +11,7 @@ import statistics
 import tempfile
 import warnings
 import weakref
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import torch
 
@@ -155,7 +155,9 @@ class AcceleratedModule(torch.nn.Module):
     device, it copies them into the graph's input buffers on the current CUDA stream, replays the
     graph there and returns what the model returns. As with ``torch.cuda.CUDAGraph`` and
     ``torch.compile(mode="reduce-overhead")``, the returned tensors are the graph's output buffers,
-    overwritten by the next call: ``.clone()`` what you keep, or pass ``copy_outputs=True``. They are
+    overwritten by the next call (with several buckets, a call of any bucket may overwrite the buffers
+    another bucket returned: they share one memory pool): ``.clone()`` what you keep, or pass
+    ``copy_outputs=True``. They are
     inference tensors (as under ``torch.inference_mode()``): not for in-place changes or autograd
     outside it; clones are ordinary tensors. The call records no autograd graph.
     A wrong shape, dtype, device or number of inputs raises ValueError and launches nothing."""
@@ -187,7 +189,8 @@ class AcceleratedModule(torch.nn.Module):
 
     @property
     def input_specs(self) -> List[str]:
-        """The captured inputs as --input writes them: "1x3x224x224", "1x128:int64:0..50256"."""
+        """The captured inputs as --input writes them: "1x3x224x224", "1x128:int64:0..50256" (with several
+        buckets: of the bucket the last call ran, the first before any; ``buckets`` lists them all)."""
         return list(self._runner.input_specs)
 
     @property
@@ -279,8 +282,10 @@ def accelerate(model: _inputs.ModelArg, example_inputs: _inputs.Inputs, *, mode:
     multi-stream one above another. ``batch_sizes`` (e.g. ``[1, 2, 4, 8]``): several input shapes in
     one module, the example inputs with dimension 0 set to each; ``buckets``: the shapes given whole,
     one list of --input specs per bucket (``[["2x128:int64"], ["4x128:int64"]]``). Each bucket is
-    scheduled, captured, checked and timed on its own (``report.buckets``); the module runs the one
-    whose shapes a call's inputs have. The returned module's ``report`` holds the measured and
+    scheduled, captured, checked against the traced model and timed on its own (``report.buckets``),
+    and checked against the eager model on the example repeated to its batch size (buckets that
+    differ from the example elsewhere only against the traced model); the module runs the one whose
+    shapes a call's inputs have. The returned module's ``report`` holds the measured and
     predicted latencies and the assignment."""
     what = "nimble.accelerate"
     inputs = _inputs.as_tuple(example_inputs, what)
@@ -319,19 +324,55 @@ def accelerate(model: _inputs.ModelArg, example_inputs: _inputs.Inputs, *, mode:
             os.remove(model_path)  # a copy of the weights; the artifact has its own
         module = AcceleratedModule(runner, artifact, AccelerateReport(json.loads(text)), outputs, copy_outputs,
                                    workdir)
-        example = [list(t.shape) for t in inputs]
-        captured = [[list(shape) for shape in bucket] for bucket in runner.bucket_shapes]
-        if outputs is not None and example in captured:
-            _check_against_eager(module, inputs, outputs, expected, target, what)
+        if outputs is not None:
+            example = [list(t.shape) for t in inputs]
+            for bucket in runner.bucket_shapes:
+                shapes = [list(shape) for shape in bucket]
+                if shapes == example:
+                    _check_against_eager(module, inputs, outputs, expected, target, what)
+                    continue
+                # Another batch size: the example repeated along dimension 0, against the model run on it.
+                batched = _batched(inputs, shapes)
+                if batched is not None:
+                    _check_against_eager(module, batched, outputs, _eager_output(model, batched), target, what)
     except BaseException:
         shutil.rmtree(workdir, ignore_errors=True)
         raise
     return module
 
 
+def _batched(inputs: Sequence[torch.Tensor], shapes: List[List[int]]) -> Optional[Tuple[torch.Tensor, ...]]:
+    """The example inputs repeated (or cut) along dimension 0 to ``shapes``; None when the bucket's
+    shapes differ from the example's elsewhere (its inputs would have to be made up)."""
+    if len(shapes) != len(inputs):
+        return None
+    out = []
+    for tensor, shape in zip(inputs, shapes):
+        if tensor.dim() == 0 or list(tensor.shape[1:]) != shape[1:] or tensor.shape[0] == 0:
+            return None
+        copies = -(-shape[0] // tensor.shape[0])
+        out.append(torch.cat([tensor] * copies)[:shape[0]])
+    return tuple(out)
+
+
+def _eager_output(model: Any, inputs: Sequence[torch.Tensor]) -> Any:
+    """What the unmodified model (in eval mode, without autograd) returns on ``inputs``."""
+    run = model.module() if isinstance(model, torch.export.ExportedProgram) else model
+    was_training = bool(getattr(run, "training", False))
+    if was_training:
+        run.eval()
+    try:
+        with torch.no_grad():
+            return run(*inputs)
+    finally:
+        if was_training:
+            run.train()
+
+
 def _check_against_eager(module: AcceleratedModule, inputs: Sequence[torch.Tensor], outputs: _inputs.OutputSpec,
                          expected: Any, device: str, what: str) -> None:
-    """The capture on the example inputs against the eager model's output on them. The C++ workflow
+    """The capture on ``inputs`` (the example, or the example batched to a bucket's shape) against the
+    eager model's output on them. The C++ workflow
     checked the capture against the traced TorchScript; this catches a trace that does not follow
     the model (control flow on values, which tracing records as one path)."""
     with _inputs.on_device(device):

@@ -56,6 +56,19 @@ def test_bad_example_inputs(inputs, error, message) -> None:
             call(TwoBranch(), inputs)
 
 
+def test_example_batched_to_a_bucket() -> None:
+    from nimble._accelerate import _batched
+    x = torch.arange(6.0).reshape(2, 3)
+    ids = torch.tensor([[1, 2, 3], [4, 5, 6]])
+    got = _batched((x, ids), [[5, 3], [5, 3]])
+    assert got is not None and got[0].shape == (5, 3) and got[1].dtype == torch.int64
+    assert torch.equal(got[0][4], x[0]) and torch.equal(got[1][3], ids[1])
+    assert torch.equal(_batched((x,), [[1, 3]])[0], x[:1])
+    assert _batched((x,), [[4, 4]]) is None          # differs beyond dimension 0: not made up
+    assert _batched((x, ids), [[4, 3]]) is None      # another input count
+    assert _batched((torch.tensor(1.0),), [[]]) is None
+
+
 def test_bad_options() -> None:
     x = torch.randn(1, 3, 8, 8)
     with pytest.raises(ValueError, match="mode 'fast'"):

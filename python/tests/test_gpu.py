@@ -87,7 +87,7 @@ def test_batch_sizes_make_one_module_of_several_graphs(tmp_path: pathlib.Path) -
     report = fast.report
     assert [b.inputs for b in report.buckets] == ["1x8x16x16", "4x8x16x16"]
     assert all(b.single.measured_ms > 0 for b in report.buckets)
-    assert 0 < report.shared_pool_bytes <= report.separate_pool_bytes
+    assert 0 < report.shared_pool_bytes < report.separate_pool_bytes  # the later buckets reuse freed blocks
     assert "one shared pool" in str(report)
     for batch in (4, 1, 4):
         xb = torch.randn(batch, 8, 16, 16, device="cuda")

@@ -49,6 +49,14 @@ TEST(AotCliTest, UsageErrorsExitTwo) {
   EXPECT_EQ(both.code, 2);
   EXPECT_NE(both.output.find("--batch-sizes and --bucket both give the buckets"), std::string::npos) << both.output;
   EXPECT_EQ(RunTool("nimble-accelerate", "m.pt --input 1x3x8x8 --batch-sizes 1,0 -o out.nimble").code, 2);
+  const Result twice = RunTool("nimble-accelerate", "m.pt --input 1x3x8x8 --batch-sizes 2,4,2 -o out.nimble");
+  EXPECT_EQ(twice.code, 2);
+  EXPECT_NE(twice.output.find("2 is given twice"), std::string::npos) << twice.output;
+  EXPECT_EQ(RunTool("nimble-accelerate", "m.pt --bucket 1x3 --bucket 1x3 -o out.nimble").code, 2);
+  EXPECT_EQ(RunTool("nimble-accelerate", "m.pt --bucket 1x3 --bucket 2x3,2x3 -o out.nimble").code, 2);
+  const Result with_input = RunTool("nimble-accelerate", "m.pt --input 1x3 --bucket 2x3 --bucket 4x3 -o out.nimble");
+  EXPECT_EQ(with_input.code, 2);
+  EXPECT_NE(with_input.output.find("leave out --input"), std::string::npos) << with_input.output;
   const Result bad_bucket = RunTool("nimble-accelerate", "m.pt --bucket 2x3,2xb -o out.nimble");
   EXPECT_EQ(bad_bucket.code, 2);
   EXPECT_NE(bad_bucket.output.find("bucket '2x3,2xb'"), std::string::npos) << bad_bucket.output;

@@ -310,7 +310,8 @@ TEST(AotGpuTest, BucketsRunTheGraphOfTheirInputShapeFromOneSharedPool) {
   ASSERT_EQ(report.at("buckets").size(), 2u);
   EXPECT_EQ(report.at("buckets")[1].at("inputs"), "4x3x8x8");
   EXPECT_GT(report.at("shared_weights").get<int>(), 0) << "the second bucket's weights are the first's";
-  EXPECT_LE(report.at("shared_pool_bytes").get<int64_t>(), report.at("separate_pool_bytes").get<int64_t>());
+  // The second bucket reuses blocks the first freed (on the same streams), so the shared pool is smaller.
+  EXPECT_LT(report.at("shared_pool_bytes").get<int64_t>(), report.at("separate_pool_bytes").get<int64_t>());
   // With --db each bucket is recorded at its own shapes (a run of another shape launches other kernels)
   // and its replays stored: eager, aot-single and aot-multi per bucket, told apart by their inputs.
   StatusOr<std::unique_ptr<store::RunReader>> reader = store::RunReader::Open(db);

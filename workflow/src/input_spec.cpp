@@ -108,6 +108,21 @@ StatusOr<std::vector<std::vector<TensorSpec>>> BatchBuckets(const std::vector<Te
   return buckets;
 }
 
+Status CheckBuckets(const std::vector<std::vector<TensorSpec>>& buckets) {
+  for (size_t b = 1; b < buckets.size(); ++b) {
+    if (buckets[b].size() != buckets[0].size()) {
+      return InvalidArgument("bucket " + TensorSpecsText(buckets[b]) + " has " + std::to_string(buckets[b].size()) +
+                             " input(s), bucket " + TensorSpecsText(buckets[0]) + " " + std::to_string(buckets[0].size()));
+    }
+    for (size_t a = 0; a < b; ++a) {
+      if (SpecShapes(buckets[a]) == SpecShapes(buckets[b])) {
+        return InvalidArgument("bucket " + TensorSpecsText(buckets[b]) + " is given twice");
+      }
+    }
+  }
+  return OkStatus();
+}
+
 std::string ShapeText(const Shape& shape) {
   std::string text;
   for (int64_t dim : shape) text += (text.empty() ? "" : "x") + std::to_string(dim);

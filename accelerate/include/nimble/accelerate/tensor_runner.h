@@ -2,7 +2,8 @@
 // hold libtorch tensors (the Python package). Each Run copies the inputs into the captured buffers on
 // the caller's current CUDA stream and launches the graph on that stream without waiting, so a call
 // orders like any other op on it; the outputs it returns are the captured output buffers themselves,
-// overwritten by the next Run (as with torch.cuda.CUDAGraph). This header names at::Tensor without
+// overwritten by the next Run (as with torch.cuda.CUDAGraph; with several buckets, by a Run of any
+// bucket: they share one memory pool). This header names at::Tensor without
 // including libtorch: callers include ATen themselves. Not thread-safe: one runner, one thread.
 #pragma once
 

@@ -31,6 +31,9 @@ StatusOr<std::vector<TensorSpec>> ParseBucketSpec(const std::string& text);
 StatusOr<std::vector<std::vector<TensorSpec>>> BatchBuckets(const std::vector<TensorSpec>& inputs,
                                                             const std::vector<int64_t>& batch_sizes);
 
+// Buckets given whole: InvalidArgument when two have different input counts or the same shapes.
+Status CheckBuckets(const std::vector<std::vector<TensorSpec>>& buckets);
+
 // {1, 3, 224, 224} -> "1x3x224x224".
 std::string ShapeText(const Shape& shape);
 
