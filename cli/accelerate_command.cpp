@@ -35,7 +35,7 @@ void AddAccelerateOptions(CLI::App& app, AccelerateArgs& args) {
       ->check(CLI::PositiveNumber);
   app.add_option("--bucket", args.buckets,
                  "one input shape of several in one model.nimble, its inputs separated by commas "
-                 "(2x128:int64,2x128:int64); repeat for each (instead of --batch-sizes)");
+                 "(2x128:int64,2x128:int64); repeat for each (instead of --batch-sizes and --input)");
   app.add_option("-o,--output", o.output, "where to write the optimized runner (model.nimble)")->required();
   app.add_flag("--cuda-fusions", o.cuda_fusions,
                "use the front end's cuDNN conv+relu fusions (slower in fp32 without TF32 on the models measured)");
