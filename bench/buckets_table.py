@@ -2,8 +2,9 @@
 """The bucket tables of bench/results/memory.md from bench/buckets_bench.sh's output: per model and
 bucket (input shape), the libtorch forward and both captured modes (median ms), the multi-stream gain
 measured and predicted, the mode model.nimble runs, capture times and the pool the chosen capture
-keeps; then per model the graph pools of the written model.nimble captured with a pool per bucket and
-with one shared pool (nimble-accelerate's own measurement, and nimble-run's in a new process).
+keeps; then per model the graph pools with a pool per bucket and with one shared pool: nimble-accelerate's
+own figures (the buckets' pools summed, the written model.nimble captured into one pool) and nimble-run's,
+each capture set in a new process.
 
     buckets_table.py OUT_DIR --models inception_v3 googlenet
 """

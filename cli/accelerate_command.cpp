@@ -99,8 +99,7 @@ int RunAccelerate(AccelerateArgs& args) {
   } else if (!args.options.buckets.empty() && !args.options.inputs.empty()) {
     buckets = InvalidArgument("--bucket gives every input of its bucket: leave out --input");
   } else if (!args.options.batch_sizes.empty()) {
-    // The sizes alone (a .pt2 may give the inputs later): on a stand-in input of one dimension.
-    buckets = workflow::BatchBuckets(std::vector<TensorSpec>{TensorSpec{{1}}}, args.options.batch_sizes).status();
+    buckets = workflow::CheckBatchSizes(args.options.batch_sizes);  // the inputs may come from a .pt2 later
   } else {
     buckets = workflow::CheckBuckets(args.options.buckets);
   }
@@ -176,9 +175,9 @@ void PrintBucketTable(const workflow::AccelerateResult& r, std::ostream& out) {
   }
   out << "\nmodel.nimble: " << r.buckets.size() << " buckets in one module, " << FormatMiB(r.artifact_bytes)
       << " MiB on disk, " << r.shared_weights << " weight tensors of later buckets stored once\n";
-  out << "captured as its runners capture it: graph pools " << FormatMiB(r.separate_pool_bytes)
-      << " MiB with a pool per bucket, " << FormatMiB(r.shared_pool_bytes) << " MiB in one shared pool ("
-      << FormatMs(static_cast<double>(r.shared_capture_ns) / 1e6) << " ms for all captures)\n";
+  out << "graph pools: " << FormatMiB(r.shared_pool_bytes) << " MiB in one shared pool, as its runners capture it ("
+      << FormatMs(static_cast<double>(r.shared_capture_ns) / 1e6) << " ms for all captures), against "
+      << FormatMiB(r.separate_pool_bytes) << " MiB for the buckets' captures above, a pool each\n";
 }
 
 void PrintAccelerateTable(const workflow::AccelerateResult& r, std::ostream& out) {

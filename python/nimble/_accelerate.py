@@ -71,8 +71,9 @@ class AccelerateReport:
         # Several input shapes (``batch_sizes`` / ``buckets``): each one's own report, in the order given
         # (the figures above are the first's); empty for one shape.
         self.buckets: List[AccelerateReport] = [AccelerateReport(b) for b in data.get("buckets", [])]
-        # Graph pools of the model.nimble captured as its runners capture it: a pool per bucket, and one
-        # pool shared by all (bytes; 0 for one shape).
+        # Graph pools: each bucket's chosen mode captured in a pool of its own (as the bucket reports
+        # show), together, and the model.nimble captured as its runners capture it, one pool shared by
+        # all (bytes; 0 for one shape).
         self.separate_pool_bytes: int = data.get("separate_pool_bytes", 0)
         self.shared_pool_bytes: int = data.get("shared_pool_bytes", 0)
 

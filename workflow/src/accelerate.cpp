@@ -64,13 +64,11 @@ StatusOr<AccelerateResult> RunSteps(const AccelerateOptions& options, std::uniqu
   return result;
 }
 
-// model.nimble captured as its runners capture it: all buckets, into one shared pool or a pool each;
-// the graph pools together and the time the captures took.
-Status MeasureCapture(const std::string& path, const std::string& device, bool share_pool, int64_t* pool_bytes,
-                      int64_t* capture_ns) {
+// model.nimble captured as its runners capture it, all buckets into one shared pool: the graph pool
+// and the time the captures took.
+Status MeasureCapture(const std::string& path, const std::string& device, int64_t* pool_bytes, int64_t* capture_ns) {
   accelerate::RunnerOptions options;
   options.device = device;
-  options.share_pool = share_pool;
   NIMBLE_ASSIGN_OR_RETURN(accelerate::Runner runner, accelerate::Runner::Load(path, options));
   *pool_bytes = 0;
   *capture_ns = 0;
@@ -125,8 +123,8 @@ StatusOr<AccelerateResult> RunBuckets(const AccelerateOptions& options, std::uni
   AccelerateResult out = results.front();
   out.shared_weights = saved->shared_constants;
   out.artifact_bytes = saved->file_bytes;
-  steps.Step("capturing it as its runners do: every bucket into one shared pool, then a pool each");
-  if (Status shared = MeasureCapture(unverified, options.device, true, &out.shared_pool_bytes, &out.shared_capture_ns);
+  steps.Step("capturing it as its runners do: every bucket into one shared pool");
+  if (Status shared = MeasureCapture(unverified, options.device, &out.shared_pool_bytes, &out.shared_capture_ns);
       !shared.ok()) {
     remove_unverified();
     return shared.WithContext(options.output + ": capturing its buckets into one pool");
@@ -137,12 +135,10 @@ StatusOr<AccelerateResult> RunBuckets(const AccelerateOptions& options, std::uni
     remove_unverified();
     return Internal(options.output + ": " + error.message());
   }
-  // For comparison only: the same captures with a pool each, which needs their sum at once.
-  int64_t separate_ns = 0;
-  if (Status separate = MeasureCapture(options.output, options.device, false, &out.separate_pool_bytes, &separate_ns);
-      !separate.ok()) {
-    out.separate_pool_bytes = 0;
-    steps.Warning("the buckets were not captured with a pool each for comparison: " + separate.message());
+  // Against: each bucket's chosen mode in a pool of its own, as its session captured it.
+  for (const AccelerateResult& bucket : results) {
+    out.separate_pool_bytes +=
+        (bucket.chosen == RunMode::kAotMulti ? bucket.multi : bucket.single).graph_pool_bytes;
   }
   out.buckets = std::move(results);
   return out;

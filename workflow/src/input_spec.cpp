@@ -86,15 +86,22 @@ StatusOr<std::vector<TensorSpec>> ParseBucketSpec(const std::string& text) {
   return specs;
 }
 
-StatusOr<std::vector<std::vector<TensorSpec>>> BatchBuckets(const std::vector<TensorSpec>& inputs,
-                                                            const std::vector<int64_t>& batch_sizes) {
-  std::vector<std::vector<TensorSpec>> buckets;
+Status CheckBatchSizes(const std::vector<int64_t>& batch_sizes) {
   for (size_t i = 0; i < batch_sizes.size(); ++i) {
     const int64_t size = batch_sizes[i];
     if (size < 1) return InvalidArgument("--batch-sizes: " + std::to_string(size) + " is not a batch size (1 or more)");
     for (size_t j = 0; j < i; ++j) {
       if (batch_sizes[j] == size) return InvalidArgument("--batch-sizes: " + std::to_string(size) + " is given twice");
     }
+  }
+  return OkStatus();
+}
+
+StatusOr<std::vector<std::vector<TensorSpec>>> BatchBuckets(const std::vector<TensorSpec>& inputs,
+                                                            const std::vector<int64_t>& batch_sizes) {
+  NIMBLE_RETURN_IF_ERROR(CheckBatchSizes(batch_sizes));
+  std::vector<std::vector<TensorSpec>> buckets;
+  for (const int64_t size : batch_sizes) {
     std::vector<TensorSpec> bucket = inputs;
     for (size_t k = 0; k < bucket.size(); ++k) {
       if (bucket[k].shape.empty()) {

@@ -43,10 +43,8 @@ StatusOr<RunArtifactResult> RunArtifact(const RunArtifactOptions& options) {
     NIMBLE_ASSIGN_OR_RETURN(bucket.median_ms, runner.MedianLatencyMs(options.iters));
     const accelerate::CaptureStats& stats = runner.capture_stats();
     bucket.inputs = TensorSpecsText(runner.inputs());
-    for (size_t b = 0; b < meta_buckets.size(); ++b) {
-      if (static_cast<int32_t>(b) < runner.bucket_count() && runner.bucket_inputs(static_cast<int32_t>(b)) == runner.inputs()) {
-        bucket.mode = meta_buckets[b].mode;
-      }
+    for (const accelerate::ArtifactBucket& captured : meta_buckets) {
+      if (captured.inputs == runner.inputs()) bucket.mode = captured.mode;
     }
     bucket.streams = stats.num_streams;
     bucket.syncs = stats.num_events;

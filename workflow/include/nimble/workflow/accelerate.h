@@ -119,10 +119,10 @@ struct AccelerateResult {
   int64_t eager_run = -1;              // the run of the model this call recorded into options.db (-1: none)
 
   // Several buckets: each one's own result, in the order given (the fields above are the first's), and
-  // model.nimble captured as its runners capture it, twice: each bucket's chosen mode into a pool of its
-  // own, then all into one shared pool (largest inputs first).
+  // model.nimble captured as its runners capture it, all into one shared pool (largest inputs first),
+  // against the pools of each bucket's chosen mode captured on its own.
   std::vector<AccelerateResult> buckets;
-  int64_t separate_pool_bytes = 0;   // graph pools of the separate captures, together
+  int64_t separate_pool_bytes = 0;   // the chosen modes' graph_pool_bytes, together
   int64_t shared_pool_bytes = 0;     // the one shared pool
   int64_t shared_capture_ns = 0;     // capturing every bucket into it (warm-up, capture, first replay)
   int32_t shared_weights = 0;        // weights of later buckets stored once (equal to an earlier bucket's)

@@ -26,8 +26,11 @@ StatusOr<std::vector<TensorSpec>> ParseInputSpecs(const std::vector<std::string>
 // One bucket of several input shapes, the inputs separated by commas: "2x128:int64,2x128:int64".
 StatusOr<std::vector<TensorSpec>> ParseBucketSpec(const std::string& text);
 
-// `inputs` once per batch size, dimension 0 of every input set to it. InvalidArgument for a size below
-// 1, a size given twice, or an input without dimensions.
+// InvalidArgument for a size below 1 or a size given twice.
+Status CheckBatchSizes(const std::vector<int64_t>& batch_sizes);
+
+// `inputs` once per batch size, dimension 0 of every input set to it. InvalidArgument as
+// CheckBatchSizes, or for an input without dimensions.
 StatusOr<std::vector<std::vector<TensorSpec>>> BatchBuckets(const std::vector<TensorSpec>& inputs,
                                                             const std::vector<int64_t>& batch_sizes);
 
