@@ -72,6 +72,10 @@ def build(name: str):
     if name == "nasnetalarge":
         import timm
         return timm.create_model("nasnetalarge", pretrained=False), [((1, 3, 331, 331), None, None)]
+    if name in ("darts", "amoebanet", "nasnet_mobile"):
+        sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "samples/models"))
+        import cell_networks
+        return cell_networks.build(name), [((1, 3, 224, 224), None, None)]
     if name == "vit_b_16":
         import timm
         return timm.create_model("vit_base_patch16_224", pretrained=False), [((1, 3, 224, 224), None, None)]

@@ -21,8 +21,9 @@ import paper_v100 as paper
 from paper_results import ratio, training_speedup
 
 Json = dict[str, Any]
-RANDOM_WEIGHTS = ("Weights are random (torchvision `weights=None`, timm `pretrained=False`): the architectures of "
-                  "the paper's pretrained networks, without downloads; latency does not depend on the values.")
+RANDOM_WEIGHTS = ("Weights are random (torchvision `weights=None`, timm `pretrained=False`; DARTS, AmoebaNet and "
+                  "NASNet-A mobile built from their published cells by `samples/models/cell_networks.py`): the "
+                  "architectures of the paper's networks, without downloads; latency does not depend on the values.")
 TORCH_MODES = ("eager", "script", "cudagraph", "compile")
 
 

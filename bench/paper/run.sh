@@ -24,7 +24,7 @@ for arg in "$@"; do
   case $arg in *" "*) invocation+=" \"$arg\"" ;; *) invocation+=" $arg" ;; esac
 done
 shift 3
-models="resnet50 inception_v3 mobilenet_v2 efficientnet_b0 nasnetalarge"
+models="resnet50 inception_v3 mobilenet_v2 efficientnet_b0 nasnetalarge darts amoebanet nasnet_mobile"
 iters=${PAPER_ITERS:-200} compile=1 extra=()
 while [ $# -gt 0 ]; do
   case $1 in

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Exports the sample models Nimble is measured on as TorchScript files, with random weights.
 
-Nothing is downloaded: torchvision models are built with weights=None and timm's with
-pretrained=False. Each model is traced in eval mode (tracing records one straight-line run, which is
+Nothing is downloaded: torchvision models are built with weights=None, timm's with pretrained=False,
+and the cell networks (DARTS, AmoebaNet, NASNet-A mobile) from their published cells by cell_networks.py. Each model is traced in eval mode (tracing records one straight-line run, which is
 what ahead-of-time scheduling needs), saved as <name>.pt, loaded back and checked against the eager
 model, and recorded in <out>/manifest.json (file, input shape, export time, size), which later
 exports into the same folder extend. Usage:
@@ -34,6 +34,16 @@ def _timm(name):
     return timm.create_model(name, pretrained=False)
 
 
+def _cells(name):
+    # cell_networks.py sits beside this file, which is also loaded by path (bench/accelerate_bench.py).
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+    try:
+        import cell_networks
+    finally:
+        sys.path.pop(0)
+    return cell_networks.build(name)
+
+
 # name -> (library, builder, input shape). Inception-v3 and GoogLeNet skip their auxiliary heads (not
 # used in inference) and torchvision's weight initialisation (scipy's truncated normal, slow and
 # pointless for random weights).
@@ -46,6 +56,10 @@ MODELS = {
     "nasnetalarge": ("timm", lambda: _timm("nasnetalarge"), [1, 3, 331, 331]),
     "googlenet": ("torchvision", lambda: _torchvision("googlenet", aux_logits=False, transform_input=False,
                                                       init_weights=False), [1, 3, 224, 224]),
+    # The branchy cell networks of the Nimble paper's Table 1, from their published cells (cell_networks.py).
+    "darts": ("torch", lambda: _cells("darts"), [1, 3, 224, 224]),
+    "amoebanet": ("torch", lambda: _cells("amoebanet"), [1, 3, 224, 224]),
+    "nasnet_mobile": ("torch", lambda: _cells("nasnet_mobile"), [1, 3, 224, 224]),
 }
 
 
