@@ -6,7 +6,10 @@ Two kinds of trace, each a gzip-compressed Chrome-trace JSON written by torch.pr
 after each forward and its `torch.cuda.synchronize()`: the iteration `nimble-prof model.pt` times):
 
 - `--model PT --input SHAPE`: a TorchScript module (e.g. the one `nimble-prof --save-module` wrote, so
-  that both tools run the same graph) for --iters iterations after --warmup unprofiled ones;
+  that both tools run the same graph) for --iters iterations after --warmup unprofiled ones, with CPU
+  and CUDA activity (`--out`) and, with `--cuda-only-out`, a second time with CUDA activity only: no CPU
+  operator is recorded, so the host that launches the kernels runs as fast as under nimble-prof's
+  collector, which records only the CUDA API;
 - `--fixtures DIR`: the small test fixtures: a sample CNN (torchvision ResNet-18, batch 1) run eagerly
   and replayed from a CUDA graph, a few steps each, kept small enough to commit.
 
@@ -31,6 +34,8 @@ def parse_args(argv):
     parser.add_argument("--iters", type=int, default=20, help="profiled iterations (default 20)")
     parser.add_argument("--warmup", type=int, default=5, help="unprofiled iterations first (default 5)")
     parser.add_argument("--out", type=pathlib.Path, help="trace of --model (.json.gz)")
+    parser.add_argument("--cuda-only-out", type=pathlib.Path,
+                        help="trace of --model recorded with CUDA activity only (.json.gz)")
     parser.add_argument("--fixtures", type=pathlib.Path, help="folder for the small eager and CUDA-graph traces")
     return parser.parse_args(argv)
 
@@ -46,11 +51,13 @@ def export_gz(prof, path):
     print(f"wrote {path} ({path.stat().st_size} bytes)")
 
 
-def profile_steps(step_fn, iters, warmup, path):
+def profile_steps(step_fn, iters, warmup, path, cpu=True):
     for _ in range(warmup):
         step_fn()
     torch.cuda.synchronize()
-    activities = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
+    activities = [torch.profiler.ProfilerActivity.CUDA]
+    if cpu:
+        activities.insert(0, torch.profiler.ProfilerActivity.CPU)
     # A schedule makes torch.profiler mark each step with a ProfilerStep#N annotation; its one warmup
     # step is not kept.
     schedule = torch.profiler.schedule(wait=0, warmup=1, active=iters, repeat=1)
@@ -68,6 +75,8 @@ def record_model(args):
     x = torch.randn(*shape, device="cuda")
     with torch.inference_mode(), torch.jit.optimized_execution(False):
         profile_steps(lambda: module(x), args.iters, args.warmup, args.out)
+        if args.cuda_only_out is not None:
+            profile_steps(lambda: module(x), args.iters, args.warmup, args.cuda_only_out, cpu=False)
 
 
 def record_fixtures(folder):
