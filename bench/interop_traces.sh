@@ -8,8 +8,11 @@
 # inception_v3_nimble.json, inception_v3_torch.json.gz, inception_v3_torch_cuda_only.json.gz (the same
 # module recorded with CUDA activity only), fixtures/resnet18_{eager,cudagraph}.json.gz.
 # --prof PATH uses that nimble-prof (e.g. build-gpu/cli/nimble-prof of tools/gpu_check.sh) instead of
-# building one; --no-fixtures leaves the ResNet-18 fixtures out.
-#   bash bench/interop_traces.sh [--iters N] [--warmup W] [--prof PATH] [--no-fixtures]
+# building one; --no-fixtures leaves the ResNet-18 fixtures out. --rounds R then records the module R
+# more times with each tool in turn (nimble-prof, torch.profiler with CPU and CUDA activity) into
+# $OUT/rounds/{nimble,torch}_K.json[.gz], for the spread between runs of one recorder
+# (bench/interop/idle_spread.py).
+#   bash bench/interop_traces.sh [--iters N] [--warmup W] [--prof PATH] [--no-fixtures] [--rounds R]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -17,13 +20,14 @@ OUT=${OUT:-$root/out}
 mkdir -p "$OUT"
 build=${BUILD_DIR:-$root/build-gpu-prof}
 work=$root/build-interop
-iters=20 warmup=5 prof="" fixtures=("--fixtures" "$OUT/fixtures")
+iters=20 warmup=5 prof="" fixtures=("--fixtures" "$OUT/fixtures") rounds=0
 while [ $# -gt 0 ]; do
   case $1 in
     --iters) iters=$2; shift ;;
     --warmup) warmup=$2; shift ;;
     --prof) prof=$(realpath "$2"); shift ;;
     --no-fixtures) fixtures=() ;;
+    --rounds) rounds=$2; shift ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -66,5 +70,14 @@ timeout 300 "${pin[@]}" python3 bench/interop/record_torch_traces.py --model "$w
   --input "$input" --iters "$iters" --warmup "$warmup" --out "$OUT/inception_v3_torch.json.gz" \
   --cuda-only-out "$OUT/inception_v3_torch_cuda_only.json.gz" "${fixtures[@]}" 2>&1 | tee -a "$log"
 status=${PIPESTATUS[0]}
+for ((k = 1; k <= rounds && status == 0; k++)); do
+  mkdir -p "$OUT/rounds"
+  echo "=== round $k: nimble-prof, then torch.profiler" | tee -a "$log"
+  timeout 180 "${pin[@]}" "$prof" "$work/models/inception_v3.pt" --input "$input" --iters "$iters" \
+    --warmup "$warmup" -o "$work/round.db" --json >"$OUT/rounds/nimble_$k.json" 2>>"$log" || status=1
+  rm -f "$work/round.db"
+  timeout 120 "${pin[@]}" python3 bench/interop/record_torch_traces.py --model "$work/inception_v3.profiled.pt" \
+    --input "$input" --iters "$iters" --warmup "$warmup" --out "$OUT/rounds/torch_$k.json.gz" >>"$log" 2>&1 || status=1
+done
 ls -laR "$OUT" | tee -a "$log"
 exit "$status"
