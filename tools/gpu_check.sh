@@ -22,6 +22,11 @@
 # --compare (implies --accelerate-only) runs bench/recorded_compare.sh after the AoT gpu tests into
 # $OUT/recorded_compare.md and $OUT/compare.tar.gz (the databases: eager, aot-single and aot-multi
 # recorded; COMPARE_MODELS, default inception_v3).
+# --concurrency (implies --accelerate-only) runs bench/concurrency_data.sh after the AoT gpu tests into
+# $OUT/concurrency.md and $OUT/concurrency.tar.gz (a database per case: the model's recording, its
+# schedule and its recorded replays, for `nimble-prof calibrate`; CONCURRENCY_CASES to choose).
+# --interop (with any of the above) then runs bench/interop_traces.sh with the nimble-prof just built
+# (no fixtures, INTEROP_ROUNDS rounds, default 3) into $OUT/interop.tar.gz.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -42,7 +47,7 @@ fi
 # ---- end of model profiling -------------------------------------------------------------------------
 build=${BUILD_DIR:-$root/build-gpu}
 with_torch=0 bench=1 sanitizer=1 accelerate=0 accel_only=0 bench_only=0 cupti_settings=0 python=0 python_bench=0
-training=0 memory=0 compare=0 buckets=0
+training=0 memory=0 compare=0 buckets=0 concurrency=0 interop=0
 for arg in "$@"; do
   case $arg in
     --with-torch) with_torch=1 ;;
@@ -58,6 +63,8 @@ for arg in "$@"; do
     --memory) with_torch=1 accelerate=1 accel_only=1 memory=1 ;;
     --compare) with_torch=1 accelerate=1 accel_only=1 compare=1 ;;
     --buckets) with_torch=1 accelerate=1 accel_only=1 buckets=1 ;;
+    --concurrency) with_torch=1 accelerate=1 accel_only=1 concurrency=1 ;;
+    --interop) with_torch=1 interop=1 ;;
     *) echo "unknown option $arg" >&2; exit 2 ;;
   esac
 done
@@ -190,6 +197,12 @@ if [ $accelerate -eq 1 ] && [ -x "$build/cli/nimble-accelerate" ]; then
       --models '${COMPARE_MODELS:-inception_v3}' > '$OUT/recorded_compare.md'"
     tar -czf "$OUT/compare.tar.gz" -C "$compare_out" .
   fi
+  if [ $concurrency -eq 1 ]; then
+    conc_out=$(mktemp -d)
+    cases_flag=(); [ -n "${CONCURRENCY_CASES:-}" ] && cases_flag=(--cases "$CONCURRENCY_CASES")
+    step "concurrency data" accelerate.log 560 bash -c "bench/concurrency_data.sh '$build' '$conc_out' ${cases_flag[*]@Q} > '$OUT/concurrency.md'"
+    tar -czf "$OUT/concurrency.tar.gz" -C "$conc_out" .
+  fi
   if [ $bench -eq 1 ]; then
     compile_flag=""; [ "${ACCEL_COMPILE:-0}" = 1 ] && compile_flag=--compile
     [ "${ACCEL_TF32:-0}" = 1 ] && compile_flag="$compile_flag --tf32"
@@ -213,6 +226,13 @@ if [ $accelerate -eq 1 ] && [ -x "$build/cli/nimble-accelerate" ]; then
   rm -f "$accel_out"/models/*.pt "$accel_out"/*.nimble "$accel_out"/*.db-*  # large; tables, logs and dbs come back
 fi
 # ---------------------------------------------------------------------------------------------------
+
+if [ $interop -eq 1 ] && [ -x "$build/cli/nimble-prof" ]; then
+  interop_out=$(mktemp -d)
+  step "interop traces" interop.log 420 env OUT="$interop_out" bash bench/interop_traces.sh \
+    --prof "$build/cli/nimble-prof" --no-fixtures --rounds "${INTEROP_ROUNDS:-3}"
+  tar -czf "$OUT/interop.tar.gz" -C "$interop_out" .
+fi
 
 {
   echo

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# The recordings behind the concurrency calibration (bench/results/concurrency.md), made on the GPU
+# machine in one command: for each case MODEL[:BATCH[:DTYPE]], nimble-accelerate with --db into a new
+# database, so that the database holds the model's own recording (eager, op by op: the kernels the
+# prediction starts from), the stream assignment, nimble-accelerate's measured and predicted latencies,
+# and --record-replays N recorded replays of the single- and the multi-stream graph (how the kernels
+# really overlapped). `nimble-prof calibrate` fits the concurrency model to these databases on any machine.
+# Sample models come from samples/models/export_models.py (batch set on dimension 0), `moe` from
+# bench/zoo_bench.py (a .pt2 in float32 or bfloat16). Writes one line per case to stdout and
+# <out>/<case>.db, <case>.json (nimble-accelerate --json), concurrency_data.log.
+#   bench/concurrency_data.sh BUILD_DIR OUT_DIR [--cases "googlenet:1 moe:1:bfloat16 ..."] [--replays N]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+build=${1:?usage: concurrency_data.sh BUILD_DIR OUT_DIR [--cases LIST] [--replays N]}
+out=${2:?usage: concurrency_data.sh BUILD_DIR OUT_DIR [--cases LIST] [--replays N]}
+shift 2
+cases="googlenet:1 googlenet:8 inception_v3:1 inception_v3:8 resnet50:1 darts:1 amoebanet:1 nasnet_mobile:1
+       nasnetalarge:1 moe:1:float32 moe:1:bfloat16"
+replays=5
+while [ $# -gt 0 ]; do
+  case $1 in
+    --cases) cases=$2; shift ;;
+    --replays) replays=$2; shift ;;
+    *) echo "unknown option $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+mkdir -p "$out"
+out=$(realpath "$out")
+log=$out/concurrency_data.log
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+samples=()
+for c in $cases; do
+  m=${c%%:*}
+  [ "$m" = moe ] || samples+=("$m")
+done
+if [ ${#samples[@]} -gt 0 ]; then
+  python3 samples/models/export_models.py --out "$tmp/models" --device cuda --models $(printf '%s\n' "${samples[@]}" | sort -u) \
+    >>"$log" 2>&1 || { echo "model export failed; see $log" >&2; exit 1; }
+fi
+shape_of() {
+  python3 -c "import json;m=json.load(open('$tmp/models/manifest.json'))['models']['$1'];s=m['input_shape'];s[0]=$2;print('x'.join(map(str,s)))"
+}
+
+echo "$(date -u +%Y-%m-%d), $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1), commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+for c in $cases; do
+  IFS=: read -r model batch dtype <<<"$c"
+  batch=${batch:-1} dtype=${dtype:-float32}
+  name=${model}_b${batch}_${dtype}
+  if [ "$model" = moe ]; then
+    python3 bench/zoo_bench.py export moe "$dtype" "$tmp/zoo" >>"$log" 2>&1 || { echo "$name: export failed"; continue; }
+    args=("$tmp/zoo/moe-$dtype.pt2")
+  else
+    [ "$dtype" = float32 ] || { echo "$name: sample models run in float32 only"; continue; }
+    args=("$tmp/models/$model.pt" --input "$(shape_of "$model" "$batch")")
+  fi
+  db=$out/$name.db
+  rm -f "$db" "$db"-*
+  echo "=== $name: nimble-accelerate ${args[*]} --iters 200 --db $name.db --record-replays $replays --json" >>"$log"
+  if timeout 300 "$build/cli/nimble-accelerate" "${args[@]}" --iters 200 --db "$db" --record-replays "$replays" \
+       --json -o "$tmp/$name.nimble" >"$out/$name.json" 2>>"$log"; then
+    python3 - "$out/$name.json" "$name" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+parts = []
+for key in ("single", "multi"):
+    m = r.get(key) or {}
+    if m.get("measured_ms"):
+        parts.append(f"{key} {m['measured_ms']:.3f} ms (predicted {m['predicted_ms']:.3f}, {m.get('streams', 1)} streams)")
+print(f"{sys.argv[2]}: " + "; ".join(parts))
+EOF
+  else
+    echo "$name: nimble-accelerate failed (see concurrency_data.log)"
+  fi
+  rm -f "$db"-wal "$db"-shm "$tmp/$name.nimble"
+done
