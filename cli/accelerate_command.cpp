@@ -44,6 +44,10 @@ void AddAccelerateOptions(CLI::App& app, AccelerateArgs& args) {
                "capture, output check; recorded in model.nimble); default: IEEE fp32 throughout");
   app.add_option("--db", o.db, "run database (made if missing): op times from a nimble-prof run of this model, else "
                  "the model recorded into it; results and the recorded replays go there");
+  app.add_option("--calibration", o.calibration,
+                 "how concurrent kernels share the GPU in the multi-stream prediction: a file written by nimble-prof "
+                 "calibrate (default: the calibration built in for this GPU, if any)")
+      ->check(CLI::ExistingFile);
   app.add_flag_callback("--no-record", [&o] { o.record_kernels = false; },
                "without a --db run of this model, time each op alone for the prediction instead of recording the "
                "model's kernels with the collector (faster, less accurate)");
@@ -184,7 +188,8 @@ void PrintAccelerateTable(const workflow::AccelerateResult& r, std::ostream& out
   out << "model " << r.model << " (" << r.inputs << ") on " << r.device << ": " << r.num_ops << " ops, "
       << r.width_streams << " chains (streams of the assignment), |E'| " << r.reduced_edges << ", |M| "
       << r.matched_edges << "\nprediction: " << r.op_time_source << "; replay costs "
-      << workflow::ReplayCostsText(r.replay_costs) << ", " << r.replay_cost_source << "\n\n";
+      << workflow::ReplayCostsText(r.replay_costs) << ", " << r.replay_cost_source << "; GPU sharing "
+      << workflow::SharingText(r.replay_costs.sharing) << "\n\n";
   out << "| mode | measured ms | predicted ms | vs libtorch | streams | syncs | max rel err | peak MiB alloc / reserved | graph pool MiB |\n";
   out << "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
   out << "| libtorch (module.forward) | " << FormatMs(r.baseline_ms) << " | " << FormatMs(r.predicted_eager_ms)

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 
+#include "calibrate_command.h"
 #include "diff_command.h"
 #include "export_command.h"
 #include "import_command.h"
@@ -35,6 +36,7 @@ int ProfMain(int argc, char** argv, const ProfileRunner& profile_runner) {
   Action action;
   const bool model_profiler = static_cast<bool>(profile_runner);
   if (!model_profiler) {
+    RegisterCalibrateCommand(app, action);
     RegisterDiffCommand(app, action);
     RegisterExportCommand(app, action);
     RegisterImportCommand(app, action);

@@ -23,7 +23,7 @@
 # $OUT/recorded_compare.md and $OUT/compare.tar.gz (the databases: eager, aot-single and aot-multi
 # recorded; COMPARE_MODELS, default inception_v3).
 # --concurrency (implies --accelerate-only) runs bench/concurrency_data.sh after the AoT gpu tests into
-# $OUT/concurrency.md and $OUT/concurrency.tar.gz (a database per case: the model's recording, its
+# $OUT/concurrency.md and $OUT/concurrency.tar.xz.aa, .ab... (cat them; a database per case: the model's recording, its
 # schedule and its recorded replays, for `nimble-prof calibrate`; CONCURRENCY_CASES to choose).
 # --interop (with any of the above) then runs bench/interop_traces.sh with the nimble-prof just built
 # (no fixtures, INTEROP_ROUNDS rounds, default 3) into $OUT/interop.tar.gz.
@@ -201,7 +201,8 @@ if [ $accelerate -eq 1 ] && [ -x "$build/cli/nimble-accelerate" ]; then
     conc_out=$(mktemp -d)
     cases_flag=(); [ -n "${CONCURRENCY_CASES:-}" ] && cases_flag=(--cases "$CONCURRENCY_CASES")
     step "concurrency data" accelerate.log 560 bash -c "bench/concurrency_data.sh '$build' '$conc_out' ${cases_flag[*]@Q} > '$OUT/concurrency.md'"
-    tar -czf "$OUT/concurrency.tar.gz" -C "$conc_out" .
+    # The databases are large (one 20 MiB): xz, in parts under the device's 16 MiB a file.
+    tar -cf - -C "$conc_out" . | xz -T0 -6 | split -b 15M - "$OUT/concurrency.tar.xz."
   fi
   if [ $bench -eq 1 ]; then
     compile_flag=""; [ "${ACCEL_COMPILE:-0}" = 1 ] && compile_flag=--compile

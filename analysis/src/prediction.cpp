@@ -82,6 +82,26 @@ LaunchCosts GraphReplayCosts(const PredictionOptions& options) {
   return costs;
 }
 
+namespace {
+
+std::vector<std::vector<SimKernel>> SharedKernels(const Workload& workload, const SharingModel& sharing) {
+  std::vector<std::vector<SimKernel>> out = workload.op_kernels;
+  if (sharing.identity()) return out;
+  for (std::vector<SimKernel>& kernels : out) {
+    for (SimKernel& k : kernels) k.gpu_share = EffectiveShare(k.gpu_share, sharing);
+  }
+  return out;
+}
+
+}  // namespace
+
+StatusOr<int64_t> PredictMultiStream(const Dag& dag, const Workload& workload, const StreamAssignment& multi_stream,
+                                     const PredictionOptions& options) {
+  const std::vector<std::vector<SimKernel>> kernels = SharedKernels(workload, options.sharing);
+  NIMBLE_ASSIGN_OR_RETURN(const SimResult run, Simulate(dag, kernels, multi_stream, GraphReplayCosts(options)));
+  return run.latency_ns;
+}
+
 StatusOr<Prediction> Predict(const Dag& dag, const Workload& workload, const StreamAssignment& multi_stream,
                              const PredictionOptions& options) {
   const StreamAssignment single = SingleStream(dag);
@@ -91,10 +111,9 @@ StatusOr<Prediction> Predict(const Dag& dag, const Workload& workload, const Str
   out.launch_gap_ns = eager.host_per_kernel_ns;
   NIMBLE_ASSIGN_OR_RETURN(const SimResult eager_run, Simulate(dag, workload.op_kernels, single, eager));
   NIMBLE_ASSIGN_OR_RETURN(const SimResult single_run, Simulate(dag, workload.op_kernels, single, replay));
-  NIMBLE_ASSIGN_OR_RETURN(const SimResult multi_run, Simulate(dag, workload.op_kernels, multi_stream, replay));
+  NIMBLE_ASSIGN_OR_RETURN(out.aot_multi_ns, PredictMultiStream(dag, workload, multi_stream, options));
   out.eager_ns = eager_run.latency_ns;
   out.aot_single_ns = single_run.latency_ns;
-  out.aot_multi_ns = multi_run.latency_ns;
   return out;
 }
 

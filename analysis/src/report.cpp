@@ -125,7 +125,13 @@ StatusOr<Report> BuildReport(const ReportInput& input, const ReportOptions& opti
   auto analyzed = AnalyzeGraph(input, options, windows, report);
   if (!analyzed.ok()) return analyzed.status().WithContext("op graph");
   report.graph = std::move(analyzed->graph);
-  auto predicted = Predict(analyzed->dag, analyzed->workload, report.graph->assignment, options.prediction);
+  // Sharing left unset (the identity, unnamed): the calibration built in for the device the run recorded.
+  PredictionOptions prediction = options.prediction;
+  if (prediction.sharing.identity() && prediction.sharing.source.empty()) {
+    const DeviceInfo* info = FindDeviceInfo(input, report.graph->device);
+    prediction.sharing = SharingFor(info != nullptr ? input.trace->strings.Get(info->name) : "");
+  }
+  auto predicted = Predict(analyzed->dag, analyzed->workload, report.graph->assignment, prediction);
   if (!predicted.ok()) return predicted.status().WithContext("prediction");
   report.prediction = Compare(*predicted, FindDeviceReport(report, report.graph->device));
   return report;

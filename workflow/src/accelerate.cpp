@@ -8,6 +8,7 @@
 
 #include "accelerate_results.h"
 #include "accelerate_session.h"
+#include "nimble/workflow/calibrate.h"
 #include "nimble/accelerate/artifact.h"
 #include "nimble/accelerate/capturability.h"
 #include "nimble/accelerate/runner.h"
@@ -23,6 +24,7 @@ Status CheckOptions(const AccelerateOptions& options) {
   if (options.record_replays < 0) {
     return InvalidArgument("--record-replays must be 0 or more (got " + std::to_string(options.record_replays) + ")");
   }
+  if (!options.calibration.empty()) NIMBLE_RETURN_IF_ERROR(LoadCalibration(options.calibration).status());
   if (accelerate::CudaDeviceCount() == 0) {
     return Unavailable("no CUDA device: ahead-of-time capture needs a GPU, and this machine has none "
                        "(nimble-prof report still works on recorded runs)");

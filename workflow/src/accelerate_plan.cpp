@@ -45,7 +45,8 @@ std::optional<std::pair<analysis::TimeWindow, size_t>> MedianIteration(const Tra
 
 }  // namespace
 
-StatusOr<MeasuredWorkload> WorkloadFromDatabase(const store::RunReader& reader, const OpGraph& graph, bool tf32) {
+StatusOr<MeasuredWorkload> WorkloadFromDatabase(const store::RunReader& reader, const OpGraph& graph,
+                                                std::optional<bool> tf32) {
   const std::string& db = reader.path();
   NIMBLE_ASSIGN_OR_RETURN(std::vector<RunInfo> runs, reader.Runs());
   bool skipped_precision = false;
@@ -56,7 +57,7 @@ StatusOr<MeasuredWorkload> WorkloadFromDatabase(const store::RunReader& reader, 
     if (attribution.empty()) continue;  // a run of nimble-accelerate: op times, no kernels
     NIMBLE_ASSIGN_OR_RETURN(std::vector<StatEntry> stats, reader.LoadStats(run->id));
     const bool other_precision = std::any_of(stats.begin(), stats.end(), [&](const StatEntry& s) {
-      return s.name == "profile.tf32_allowed" && (s.value != 0) != tf32;
+      return tf32 && s.name == "profile.tf32_allowed" && (s.value != 0) != *tf32;
     });
     if (other_precision) {  // other convolution kernels than the ones nimble-accelerate captures
       skipped_precision = true;
@@ -79,10 +80,11 @@ StatusOr<MeasuredWorkload> WorkloadFromDatabase(const store::RunReader& reader, 
     }
     return out;
   }
-  const std::string record = tf32 ? "nimble-prof model.pt" : "nimble-prof model.pt --no-tf32";
+  const bool want_tf32 = tf32.value_or(false);
+  const std::string record = want_tf32 ? "nimble-prof model.pt" : "nimble-prof model.pt --no-tf32";
   if (skipped_precision) {
     return NotFound(db + ": the runs of this model were recorded with TF32 convolutions " +
-                    (tf32 ? "off" : "on") + "; record one as nimble-accelerate runs, with " + record);
+                    (want_tf32 ? "off" : "on") + "; record one as nimble-accelerate runs, with " + record);
   }
   return NotFound(db + ": no run of this model with kernel records (same ops and shapes); record one with " + record);
 }

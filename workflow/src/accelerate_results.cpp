@@ -37,6 +37,8 @@ std::vector<Metric> ModeMetrics(const AccelerateResult& result, const ModeResult
       {"replay_launch_ns", static_cast<double>(result.replay_costs.graph_launch_ns), "ns", -1},
       {"replay_kernel_gap_ns", static_cast<double>(result.replay_costs.graph_node_latency_ns), "ns", -1},
       {"replay_sync_latency_ns", static_cast<double>(result.replay_costs.sync_latency_ns), "ns", -1},
+      {"sharing_floor", result.replay_costs.sharing.floor, "ratio", -1},
+      {"sharing_exponent", result.replay_costs.sharing.exponent, "ratio", -1},
       {"stream_count", static_cast<double>(mode.schedule.num_streams), "count", -1},
       {"sync_count", static_cast<double>(mode.schedule.syncs.size()), "count", -1},
       {"chosen", result.chosen == mode.mode ? 1.0 : 0.0, "flag", -1},
@@ -71,6 +73,13 @@ std::vector<std::string> Diagnose(const AccelerateResult& result) {
 std::string ReplayCostsText(const analysis::PredictionOptions& costs) {
   return "launch " + Us(costs.graph_launch_ns) + " us, " + Us(costs.graph_node_latency_ns) + " us per kernel, +" +
          Us(costs.sync_latency_ns) + " us per cross-stream dependency";
+}
+
+std::string SharingText(const analysis::SharingModel& sharing) {
+  if (sharing.identity()) return "as occupancy says (" + sharing.source + ")";
+  char text[64];
+  std::snprintf(text, sizeof(text), "floor %.2f, exponent %.2f", sharing.floor, sharing.exponent);
+  return std::string(text) + " (" + sharing.source + ")";
 }
 
 namespace {

@@ -17,6 +17,7 @@
 #include "nimble/analysis/stream_plan.h"
 #include "nimble/accelerate/model_timing.h"
 #include "nimble/core/median.h"
+#include "nimble/workflow/calibrate.h"
 #include "nimble/workflow/format.h"
 #include "nimble/workflow/profile_model.h"
 #include "nimble/workflow/replay_costs.h"
@@ -316,6 +317,11 @@ Status Session::Predict() {
     result_.replay_cost_source = "recorded on this device (" + std::to_string(costs->replays) + " calibration replays)";
   } else {
     result_.replay_cost_source = "estimates (" + costs.status().message() + ")";
+  }
+  if (args_.calibration.empty()) {
+    options.sharing = analysis::SharingFor(result_.device);
+  } else {
+    NIMBLE_ASSIGN_OR_RETURN(options.sharing, LoadCalibration(args_.calibration));
   }
   result_.replay_costs = options;
   NIMBLE_RETURN_IF_ERROR(PredictPlan(&plan_, options));

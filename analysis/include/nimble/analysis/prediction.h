@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "nimble/analysis/dag.h"
+#include "nimble/analysis/gpu_sharing.h"
 #include "nimble/analysis/op_weights.h"
 #include "nimble/analysis/simulator.h"
 #include "nimble/analysis/timeline.h"
@@ -27,6 +28,7 @@ struct PredictionOptions {
   int64_t graph_node_latency_ns = 1000;   // GPU-side gap between dependent nodes of a replayed graph
   int64_t event_host_ns = 2000;           // eager: host time of one event record or stream wait
   int64_t sync_latency_ns = 1000;         // a cross-stream dependency's extra delay
+  SharingModel sharing;                   // how kernels on several streams share the GPU (gpu_sharing.h)
 };
 
 // One iteration's GPU work per op.
@@ -58,8 +60,13 @@ struct Prediction {
   int64_t launch_gap_ns = 0;  // the eager launch gap used
 };
 
-// `multi_stream` is the assignment to predict (normally AssignStreams of `dag`).
+// `multi_stream` is the assignment to predict (normally AssignStreams of `dag`). Its kernels' shares go
+// through `options.sharing`; the single-stream modes never overlap kernels, so it does not touch them.
 StatusOr<Prediction> Predict(const Dag& dag, const Workload& workload, const StreamAssignment& multi_stream,
                              const PredictionOptions& options = {});
+
+// The multi-stream replay alone (Predict's aot_multi_ns), for a search over many schedules or models.
+StatusOr<int64_t> PredictMultiStream(const Dag& dag, const Workload& workload, const StreamAssignment& multi_stream,
+                                     const PredictionOptions& options);
 
 }  // namespace nimble::analysis

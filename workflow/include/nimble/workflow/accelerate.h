@@ -60,6 +60,10 @@ struct AccelerateOptions {
   bool allow_eager_fallback = false;  // an uncapturable model is timed eagerly instead of failing
   bool cuda_fusions = false;     // the front end's cuDNN conv+relu fusions
   bool tf32 = false;             // TF32 convolutions (PyTorch's default); off: IEEE fp32 everywhere
+  // How concurrent kernels share the GPU in the multi-stream prediction: a calibration file written by
+  // `nimble-prof calibrate`; empty: the calibration built in for this device (analysis/gpu_sharing.h),
+  // else occupancy shares as they are.
+  std::string calibration;
   ModeChoice mode = ModeChoice::kAuto;
   std::string device = "cuda";
   std::string command_line;      // stored with the results
@@ -99,6 +103,7 @@ struct AccelerateResult {
   std::string op_time_source;    // where the workload came from: a recorded run, or op-by-op timing
   analysis::PredictionOptions replay_costs;  // the launch and replay costs the prediction used
   std::string replay_cost_source;            // recorded on the device, or estimates and why
+                                             // (replay_costs.sharing.source says how the GPU is shared)
   double baseline_ms = 0;        // libtorch module.forward
   // GPU memory of module.forward above the weights and inputs: peak allocated, peak reserved.
   int64_t baseline_peak_allocated_bytes = 0;
@@ -135,6 +140,9 @@ std::vector<std::string> Diagnose(const AccelerateResult& result);
 
 // "launch 2.10 us, 1.05 us per kernel, +0.80 us per cross-stream dependency".
 std::string ReplayCostsText(const analysis::PredictionOptions& costs);
+
+// "floor 0.35, exponent 0.60 (calibrated on NVIDIA H200 (...))" or "as occupancy (uncalibrated (...))".
+std::string SharingText(const analysis::SharingModel& sharing);
 
 StatusOr<AccelerateResult> Accelerate(const AccelerateOptions& options, const ProgressFn& progress = {});
 

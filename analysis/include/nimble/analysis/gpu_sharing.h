@@ -1,0 +1,37 @@
+// How much of the GPU a kernel takes while it runs beside others: its occupancy share (occupancy.h, the
+// block slots its grid fills) mapped through a model calibrated on the device. Block slots alone
+// understate it: recorded multi-stream replays on an H200 (bench/results/concurrency.md) show kernels
+// filling 4 % of the block slots slowed by 1.3-1.5x when three or four run together, so the simulator
+// over-predicted the multi-stream gain by 15-32 %. Pure functions; the table is constant.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace nimble::analysis {
+
+// effective share = floor + (1 - floor) * share^exponent, in [share, 1] for floor in [0, 1] and
+// exponent in (0, 1]. The identity (floor 0, exponent 1) is the uncalibrated model.
+struct SharingModel {
+  double floor = 0.0;
+  double exponent = 1.0;
+  std::string source;  // "uncalibrated", "calibrated on NVIDIA H200 (...)", or the calibration file
+
+  bool identity() const { return floor == 0.0 && exponent == 1.0; }
+  friend bool operator==(const SharingModel& a, const SharingModel& b) {
+    return a.floor == b.floor && a.exponent == b.exponent;
+  }
+};
+
+// In [0, 1]; `share` is clamped to [0, 1] first.
+double EffectiveShare(double share, const SharingModel& model);
+
+// The model calibrated for a device, by its name as CUDA reports it ("NVIDIA H100 80GB HBM3"), from the
+// committed calibration runs; nullopt for a device never calibrated.
+std::optional<SharingModel> CalibratedSharing(std::string_view device_name);
+
+// CalibratedSharing, or the identity model named "uncalibrated (no calibration for <device>)".
+SharingModel SharingFor(std::string_view device_name);
+
+}  // namespace nimble::analysis

@@ -1,0 +1,93 @@
+#include "nimble/analysis/sharing_fit.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace nimble::analysis {
+namespace {
+
+struct Score {
+  double mean = 0;
+  double worst = 0;
+  bool operator<(const Score& o) const { return mean != o.mean ? mean < o.mean : worst < o.worst; }
+};
+
+// The grid's models; the identity first, so that it wins ties (no calibration unless it helps).
+std::vector<SharingModel> Models(const SharingGrid& grid) {
+  std::vector<SharingModel> out{SharingModel{}};
+  for (double floor : grid.floors) {
+    for (double exponent : grid.exponents) {
+      SharingModel m{floor, exponent, ""};
+      if (!m.identity()) out.push_back(m);
+    }
+  }
+  return out;
+}
+
+// The best model's index over the cases not equal to `skip` (-1: all).
+size_t Best(const std::vector<std::vector<double>>& errors, int64_t skip) {
+  size_t best = 0;
+  Score best_score{std::numeric_limits<double>::infinity(), 0};
+  for (size_t m = 0; m < errors.size(); ++m) {
+    Score s;
+    size_t n = 0;
+    for (size_t c = 0; c < errors[m].size(); ++c) {
+      if (static_cast<int64_t>(c) == skip) continue;
+      s.mean += std::abs(errors[m][c]);
+      s.worst = std::max(s.worst, std::abs(errors[m][c]));
+      ++n;
+    }
+    if (n > 0) s.mean /= static_cast<double>(n);
+    if (s < best_score) {
+      best_score = s;
+      best = m;
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+SharingGrid DefaultSharingGrid() {
+  SharingGrid grid;
+  for (int i = 0; i <= 24; ++i) grid.floors.push_back(0.025 * i);
+  for (int i = 20; i >= 4; --i) grid.exponents.push_back(0.05 * i);
+  return grid;
+}
+
+double RelativeError(int64_t predicted_ns, int64_t measured_ns) {
+  return measured_ns > 0 ? static_cast<double>(predicted_ns - measured_ns) / static_cast<double>(measured_ns) : 0.0;
+}
+
+StatusOr<SharingFit> FitSharing(std::span<const SharingCase> cases, const SharingGrid& grid) {
+  if (cases.empty()) return InvalidArgument("calibration needs at least one recorded case");
+  if (grid.floors.empty() || grid.exponents.empty()) return InvalidArgument("calibration grid has an empty axis");
+  for (const SharingCase& c : cases) {
+    if (c.measured_ns <= 0) return InvalidArgument(c.name + ": no measured multi-stream latency");
+  }
+  const std::vector<SharingModel> models = Models(grid);
+  std::vector<std::vector<int64_t>> predicted(models.size(), std::vector<int64_t>(cases.size()));
+  std::vector<std::vector<double>> errors(models.size(), std::vector<double>(cases.size()));
+  for (size_t c = 0; c < cases.size(); ++c) {
+    PredictionOptions options = cases[c].costs;
+    for (size_t m = 0; m < models.size(); ++m) {
+      options.sharing = models[m];
+      StatusOr<int64_t> p = PredictMultiStream(cases[c].dag, cases[c].workload, cases[c].multi, options);
+      if (!p.ok()) return p.status().WithContext(cases[c].name);
+      predicted[m][c] = *p;
+      errors[m][c] = RelativeError(*p, cases[c].measured_ns);
+    }
+  }
+  SharingFit fit;
+  const size_t all = Best(errors, -1);
+  fit.model = models[all];
+  for (size_t c = 0; c < cases.size(); ++c) {
+    const size_t held = cases.size() > 1 ? Best(errors, static_cast<int64_t>(c)) : all;
+    fit.cases.push_back({cases[c].name, cases[c].measured_ns, predicted[0][c], predicted[all][c], predicted[held][c],
+                         models[held]});
+  }
+  return fit;
+}
+
+}  // namespace nimble::analysis

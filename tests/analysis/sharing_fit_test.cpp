@@ -1,0 +1,87 @@
+#include "nimble/analysis/sharing_fit.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "dag_testing.h"
+#include "nimble/analysis/stream_assignment.h"
+
+namespace nimble::analysis {
+namespace {
+
+// A random wide DAG with kernels of random duration and small occupancy shares (they overlap fully
+// under the uncalibrated model), on its Algorithm 1 streams; measured as `truth` predicts it.
+SharingCase RandomCase(std::mt19937_64& rng, int index, const SharingModel& truth) {
+  const int32_t n = 6 + static_cast<int32_t>(rng() % 20);
+  SharingCase c;
+  c.name = "case " + std::to_string(index);
+  c.dag = testing::MustBuild(n, testing::RandomDagEdges(rng, n, 0.15));
+  std::uniform_int_distribution<int64_t> dur(2000, 60000);
+  std::uniform_real_distribution<double> share(0.01, 0.6);
+  for (int32_t v = 0; v < n; ++v) {
+    std::vector<SimKernel> kernels(1 + rng() % 3);
+    for (SimKernel& k : kernels) k = {dur(rng), share(rng)};
+    c.workload.op_kernels.push_back(kernels);
+  }
+  c.multi = AssignStreams(c.dag);
+  c.costs.graph_launch_ns = 3000;
+  c.costs.graph_node_latency_ns = 300;
+  c.costs.sync_latency_ns = 100;
+  PredictionOptions truth_options = c.costs;
+  truth_options.sharing = truth;
+  c.measured_ns = PredictMultiStream(c.dag, c.workload, c.multi, truth_options).value();
+  return c;
+}
+
+TEST(SharingFitTest, RecoversAModelOnTheGridExactlyAndHeldOutCasesToo) {
+  std::mt19937_64 rng(11);
+  const SharingGrid grid = DefaultSharingGrid();
+  for (int trial = 0; trial < 12; ++trial) {
+    const SharingModel truth{grid.floors[1 + rng() % (grid.floors.size() - 1)],
+                             grid.exponents[rng() % grid.exponents.size()], ""};
+    std::vector<SharingCase> cases;
+    for (int i = 0; i < 6; ++i) cases.push_back(RandomCase(rng, i, truth));
+    auto fit = FitSharing(cases, grid);
+    ASSERT_TRUE(fit.ok()) << fit.status().ToString();
+    ASSERT_EQ(fit->cases.size(), cases.size());
+    double uncalibrated = 0;
+    for (const SharingCaseResult& r : fit->cases) {
+      EXPECT_EQ(r.fitted_ns, r.measured_ns) << r.name;
+      EXPECT_EQ(r.held_out_ns, r.measured_ns) << r.name;
+      uncalibrated += std::abs(RelativeError(r.uncalibrated_ns, r.measured_ns));
+    }
+    EXPECT_GT(uncalibrated, 0) << "trial " << trial;
+  }
+}
+
+TEST(SharingFitTest, KeepsTheIdentityWhenNothingIsBetter) {
+  std::mt19937_64 rng(3);
+  std::vector<SharingCase> cases;
+  for (int i = 0; i < 3; ++i) cases.push_back(RandomCase(rng, i, SharingModel{}));
+  auto fit = FitSharing(cases);
+  ASSERT_TRUE(fit.ok());
+  EXPECT_TRUE(fit->model.identity());
+  for (const SharingCaseResult& r : fit->cases) EXPECT_EQ(r.uncalibrated_ns, r.measured_ns);
+}
+
+TEST(SharingFitTest, RefusesNoCasesAnUnmeasuredCaseAndAnEmptyGrid) {
+  EXPECT_EQ(FitSharing({}).status().code(), StatusCode::kInvalidArgument);
+  std::mt19937_64 rng(5);
+  std::vector<SharingCase> cases{RandomCase(rng, 0, SharingModel{})};
+  cases[0].measured_ns = 0;
+  auto unmeasured = FitSharing(cases);
+  ASSERT_FALSE(unmeasured.ok());
+  EXPECT_NE(unmeasured.status().message().find("case 0"), std::string::npos);
+  cases[0].measured_ns = 1000;
+  EXPECT_EQ(FitSharing(cases, SharingGrid{{0.1}, {}}).status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST(SharingFitTest, RelativeErrorIsSignedAgainstTheMeasurement) {
+  EXPECT_DOUBLE_EQ(RelativeError(90, 100), -0.1);
+  EXPECT_DOUBLE_EQ(RelativeError(125, 100), 0.25);
+  EXPECT_DOUBLE_EQ(RelativeError(5, 0), 0.0);
+}
+
+}  // namespace
+}  // namespace nimble::analysis

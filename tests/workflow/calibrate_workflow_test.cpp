@@ -1,0 +1,86 @@
+#include "nimble/workflow/calibrate.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "scratch_dir_test.h"
+
+namespace nimble::workflow {
+namespace {
+
+class CalibrateWorkflowTest : public testing::ScratchDirTest {};
+
+// The bundled Inception-v3 database holds what nimble-accelerate --db stored on an H100: the model's
+// recording, and its multi-stream run with the measured latency, the replay costs and the prediction made
+// then. The calibration rebuilds that prediction from the stored pieces.
+TEST_F(CalibrateWorkflowTest, RebuildsTheStoredPredictionAndWritesACalibrationFile) {
+  const std::string db = Copy("inception_v3_compare.db");
+  const std::string out = Out("h100.json");
+  auto result = Calibrate({{db}, out});
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  EXPECT_EQ(result->device, "NVIDIA H100 80GB HBM3");
+  ASSERT_EQ(result->cases.size(), 1u);
+  const CalibrationCase& c = result->cases[0];
+  const analysis::SharingCaseResult& f = result->fit.cases[0];
+  EXPECT_EQ(c.streams, 5);
+  EXPECT_EQ(c.syncs, 70);
+  EXPECT_EQ(f.measured_ns, 2099647);
+  EXPECT_GT(c.single_measured_ns, f.measured_ns);
+  // The stored prediction came from the same kernels, schedule and costs with occupancy shares as they
+  // are; it was stored in milliseconds, so within a nanosecond.
+  EXPECT_LE(std::abs(f.uncalibrated_ns - c.stored_predicted_ns), 1);
+  EXPECT_LE(std::abs(analysis::RelativeError(f.fitted_ns, f.measured_ns)),
+            std::abs(analysis::RelativeError(f.uncalibrated_ns, f.measured_ns)));
+  auto loaded = LoadCalibration(out);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  EXPECT_EQ(*loaded, result->fit.model);
+  EXPECT_NE(loaded->source.find(out), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(out + ".partial"));
+}
+
+TEST_F(CalibrateWorkflowTest, ADatabaseWithoutMultiStreamRunsIsSkippedAndNoneIsAnError) {
+  const std::string eager = Copy("inception_v3.db");
+  auto none = Calibrate({{eager}, Out("none.json")});
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(none.status().message().find(eager), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(Out("none.json")));
+  auto some = Calibrate({{eager, Copy("inception_v3_compare.db")}, ""});
+  ASSERT_TRUE(some.ok()) << some.status().ToString();
+  ASSERT_EQ(some->skipped.size(), 1u);
+  EXPECT_NE(some->skipped[0].find("no aot-multi run"), std::string::npos);
+}
+
+TEST_F(CalibrateWorkflowTest, BadCalibrationFilesNameTheFileAndTheFault) {
+  auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream(Out(name)) << text;
+    return Out(name);
+  };
+  struct Case {
+    std::string text;
+    std::string says;
+  };
+  const Case cases[] = {
+      {"{not json", "not a JSON object"},
+      {R"({"kind": "something else", "format": 1})", "not a calibration file"},
+      {R"({"kind": "nimble-sharing-calibration", "format": 7, "model": {"floor": 0.1, "exponent": 0.5}})", "format 7"},
+      {R"({"kind": "nimble-sharing-calibration", "format": 1, "model": {"floor": "x", "exponent": 0.5}})", "needs numbers"},
+      {R"({"kind": "nimble-sharing-calibration", "format": 1, "model": {"floor": 1.5, "exponent": 0.5}})", "must lie in"},
+      {R"({"kind": "nimble-sharing-calibration", "format": 1, "model": {"floor": 0.1, "exponent": 0}})", "must lie in"},
+  };
+  int i = 0;
+  for (const Case& c : cases) {
+    const std::string path = write("bad" + std::to_string(i++) + ".json", c.text);
+    auto loaded = LoadCalibration(path);
+    ASSERT_FALSE(loaded.ok()) << c.text;
+    EXPECT_NE(loaded.status().message().find(path), std::string::npos) << loaded.status().message();
+    EXPECT_NE(loaded.status().message().find(c.says), std::string::npos) << loaded.status().message();
+  }
+  EXPECT_EQ(LoadCalibration(Out("missing.json")).status().code(), StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace nimble::workflow

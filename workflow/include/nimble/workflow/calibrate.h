@@ -1,0 +1,52 @@
+// The calibration workflow (`nimble-prof calibrate`): reads the runs nimble-accelerate stored with --db
+// (the model's own recording, each multi-stream schedule with its measured latency and replay costs),
+// fits the GPU-sharing model of analysis/gpu_sharing.h to them, and writes it as a calibration file that
+// nimble-accelerate --calibration and nimble.accelerate(calibration=) read. Databases are opened for
+// reading only, one at a time; the file is written whole or not at all. One thread.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "nimble/analysis/gpu_sharing.h"
+#include "nimble/analysis/sharing_fit.h"
+#include "nimble/core/status.h"
+
+namespace nimble::workflow {
+
+struct CalibrateOptions {
+  std::vector<std::string> databases;  // run databases written by nimble-accelerate --db
+  std::string output;                  // calibration file to write; empty: none
+};
+
+// One recorded multi-stream replay as the fit saw it.
+struct CalibrationCase {
+  std::string database;
+  std::string model;   // the run's model file
+  std::string inputs;  // its inputs ("1x3x224x224")
+  int32_t streams = 0;
+  int32_t syncs = 0;
+  int64_t single_measured_ns = 0;  // the single-stream replay beside it (0 when not stored)
+  int64_t stored_predicted_ns = 0;  // what nimble-accelerate predicted when it ran
+};
+
+struct CalibrateResult {
+  std::string device;
+  std::vector<CalibrationCase> cases;   // parallel to fit.cases
+  analysis::SharingFit fit;
+  std::vector<std::string> skipped;     // "<file>: why" for databases without a usable run
+};
+
+// InvalidArgument when no database holds a usable multi-stream run, or when they come from different
+// devices (each device is calibrated on its own); a damaged database fails with its name.
+StatusOr<CalibrateResult> Calibrate(const CalibrateOptions& options);
+
+// The calibration file's contents: format, device, model, and each case's measured and predicted latency.
+nlohmann::json CalibrationToJson(const CalibrateResult& result);
+
+// Reads a calibration file; errors name the file and what is wrong. The model's source names the file.
+StatusOr<analysis::SharingModel> LoadCalibration(const std::string& path);
+
+}  // namespace nimble::workflow

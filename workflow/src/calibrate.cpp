@@ -1,0 +1,205 @@
+#include "nimble/workflow/calibrate.h"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <utility>
+
+#include "accelerate_plan.h"
+#include "nimble/store/run_reader.h"
+
+namespace nimble::workflow {
+namespace {
+
+constexpr int kCalibrationFormat = 1;
+
+std::optional<double> MetricValue(const std::vector<Metric>& metrics, const std::string& name) {
+  for (const Metric& m : metrics) {
+    if (m.name == name && m.window < 0) return m.value;
+  }
+  return std::nullopt;
+}
+
+int64_t Ns(double value) { return static_cast<int64_t>(std::llround(value)); }
+
+// The single-stream run stored beside `multi` (same model and inputs), or none.
+std::optional<RunInfo> SingleBeside(const std::vector<RunInfo>& runs, const RunInfo& multi) {
+  for (const RunInfo& r : runs) {
+    if (r.mode == RunMode::kAotSingle && r.model == multi.model && r.inputs == multi.inputs) return r;
+  }
+  return std::nullopt;
+}
+
+struct Loaded {
+  analysis::SharingCase sim;
+  CalibrationCase info;
+};
+
+// One case per multi-stream run of `reader` with a latency, replay costs, a schedule and a recording of
+// the same ops; the reason in `skipped` for each run that has not.
+Status LoadCases(const store::RunReader& reader, std::vector<Loaded>* out, std::vector<std::string>* skipped,
+                 std::string* device) {
+  const std::string& path = reader.path();
+  NIMBLE_ASSIGN_OR_RETURN(std::vector<RunInfo> runs, reader.Runs());
+  bool any = false;
+  for (const RunInfo& run : runs) {
+    if (run.mode != RunMode::kAotMulti) continue;
+    any = true;
+    const std::string where = path + ", run " + std::to_string(run.id.value());
+    NIMBLE_ASSIGN_OR_RETURN(std::vector<Metric> metrics, reader.LoadMetrics(run.id));
+    const auto latency = MetricValue(metrics, "latency_median_ns");
+    const auto launch = MetricValue(metrics, "replay_launch_ns");
+    const auto gap = MetricValue(metrics, "replay_kernel_gap_ns");
+    const auto sync = MetricValue(metrics, "replay_sync_latency_ns");
+    if (!latency || *latency <= 0 || !launch || !gap || !sync) {
+      skipped->push_back(where + ": no measured latency and replay costs (not stored by nimble-accelerate --db)");
+      continue;
+    }
+    NIMBLE_ASSIGN_OR_RETURN(std::optional<StreamAssignment> schedule, reader.LoadAssignment(run.id));
+    if (!schedule || schedule->num_streams < 2) {
+      skipped->push_back(where + ": no multi-stream schedule stored");
+      continue;
+    }
+    NIMBLE_ASSIGN_OR_RETURN(OpGraph graph, reader.LoadGraph(run.id));
+    StatusOr<MeasuredWorkload> workload = WorkloadFromDatabase(reader, graph, std::nullopt);
+    if (!workload.ok()) {
+      skipped->push_back(where + ": " + workload.status().message());
+      continue;
+    }
+    if (!device->empty() && run.device != *device) {
+      return InvalidArgument(where + " ran on " + run.device + ", the other cases on " + *device +
+                             ": calibrate each device on its own");
+    }
+    *device = run.device;
+    Loaded c;
+    NIMBLE_ASSIGN_OR_RETURN(c.sim.dag, analysis::Dag::FromOpGraph(graph));
+    if (schedule->op_stream.size() != graph.ops.size()) {
+      return InvalidArgument(where + ": the stored schedule has " + std::to_string(schedule->op_stream.size()) +
+                             " ops, the graph " + std::to_string(graph.ops.size()));
+    }
+    c.sim.name = std::filesystem::path(path).filename().string() + " (" + run.inputs + ")";
+    c.sim.workload = std::move(workload->workload);
+    c.sim.multi = std::move(*schedule);
+    c.sim.costs.graph_launch_ns = Ns(*launch);
+    c.sim.costs.graph_node_latency_ns = Ns(*gap);
+    c.sim.costs.sync_latency_ns = Ns(*sync);
+    c.sim.measured_ns = Ns(*latency);
+    c.info = {path, run.model, run.inputs, c.sim.multi.num_streams, static_cast<int32_t>(c.sim.multi.syncs.size()), 0,
+              Ns(MetricValue(metrics, "predicted_latency_ns").value_or(0))};
+    if (const auto single = SingleBeside(runs, run)) {
+      NIMBLE_ASSIGN_OR_RETURN(std::vector<Metric> single_metrics, reader.LoadMetrics(single->id));
+      c.info.single_measured_ns = Ns(MetricValue(single_metrics, "latency_median_ns").value_or(0));
+    }
+    out->push_back(std::move(c));
+  }
+  if (!any) skipped->push_back(path + ": no aot-multi run (record one with nimble-accelerate --db)");
+  return OkStatus();
+}
+
+nlohmann::json ModelJson(const analysis::SharingModel& m) { return {{"floor", m.floor}, {"exponent", m.exponent}}; }
+
+Status WriteWhole(const std::string& path, const std::string& text) {
+  const std::string partial = path + ".partial";
+  {
+    std::ofstream file(partial, std::ios::binary | std::ios::trunc);
+    if (!file) return InvalidArgument(path + ": cannot be written");
+    file << text;
+    if (!file.flush()) {
+      std::error_code ignored;
+      std::filesystem::remove(partial, ignored);
+      return Internal(path + ": writing failed");
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(partial, path, ec);
+  if (ec) {
+    std::filesystem::remove(partial, ec);
+    return Internal(path + ": cannot be put in place");
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
+StatusOr<CalibrateResult> Calibrate(const CalibrateOptions& options) {
+  if (options.databases.empty()) return InvalidArgument("calibrate needs at least one run database");
+  CalibrateResult result;
+  std::vector<Loaded> loaded;
+  for (const std::string& path : options.databases) {
+    NIMBLE_ASSIGN_OR_RETURN(std::unique_ptr<store::RunReader> reader, store::RunReader::Open(path));
+    NIMBLE_RETURN_IF_ERROR(LoadCases(*reader, &loaded, &result.skipped, &result.device));
+  }
+  if (loaded.empty()) {
+    std::string why = "no database holds a multi-stream run to calibrate on";
+    for (const std::string& s : result.skipped) why += "; " + s;
+    return InvalidArgument(why);
+  }
+  std::vector<analysis::SharingCase> cases;
+  for (Loaded& c : loaded) {
+    result.cases.push_back(std::move(c.info));
+    cases.push_back(std::move(c.sim));
+  }
+  NIMBLE_ASSIGN_OR_RETURN(result.fit, analysis::FitSharing(cases));
+  result.fit.model.source = "calibrated on " + result.device + " (" + std::to_string(cases.size()) + " recorded cases)";
+  if (!options.output.empty()) {
+    NIMBLE_RETURN_IF_ERROR(WriteWhole(options.output, CalibrationToJson(result).dump(2) + "\n"));
+  }
+  return result;
+}
+
+nlohmann::json CalibrationToJson(const CalibrateResult& r) {
+  nlohmann::json cases = nlohmann::json::array();
+  for (size_t i = 0; i < r.cases.size(); ++i) {
+    const CalibrationCase& c = r.cases[i];
+    const analysis::SharingCaseResult& f = r.fit.cases[i];
+    cases.push_back({{"database", c.database},
+                     {"model", c.model},
+                     {"inputs", c.inputs},
+                     {"streams", c.streams},
+                     {"syncs", c.syncs},
+                     {"single_measured_ns", c.single_measured_ns},
+                     {"measured_ns", f.measured_ns},
+                     {"stored_predicted_ns", c.stored_predicted_ns},
+                     {"uncalibrated_ns", f.uncalibrated_ns},
+                     {"fitted_ns", f.fitted_ns},
+                     {"held_out_ns", f.held_out_ns},
+                     {"held_out_model", ModelJson(f.held_out_model)}});
+  }
+  return {{"format", kCalibrationFormat},
+          {"kind", "nimble-sharing-calibration"},
+          {"device", r.device},
+          {"model", ModelJson(r.fit.model)},
+          {"source", r.fit.model.source},
+          {"cases", std::move(cases)},
+          {"skipped", r.skipped}};
+}
+
+StatusOr<analysis::SharingModel> LoadCalibration(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return NotFound(path + ": cannot be opened");
+  nlohmann::json j = nlohmann::json::parse(file, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) return InvalidArgument(path + ": not a JSON object");
+  if (j.value("kind", "") != "nimble-sharing-calibration") {
+    return InvalidArgument(path + ": not a calibration file (its \"kind\" is not \"nimble-sharing-calibration\")");
+  }
+  if (!j.contains("format") || !j["format"].is_number_integer() || j["format"].get<int>() != kCalibrationFormat) {
+    return InvalidArgument(path + ": calibration format " + (j.contains("format") ? j["format"].dump() : "missing") +
+                           ", this build reads format " + std::to_string(kCalibrationFormat));
+  }
+  const nlohmann::json& m = j.contains("model") ? j["model"] : nlohmann::json();
+  if (!m.is_object() || !m.contains("floor") || !m["floor"].is_number() || !m.contains("exponent") ||
+      !m["exponent"].is_number()) {
+    return InvalidArgument(path + ": \"model\" needs numbers \"floor\" and \"exponent\"");
+  }
+  analysis::SharingModel model{m["floor"].get<double>(), m["exponent"].get<double>(), ""};
+  if (!(model.floor >= 0 && model.floor <= 1) || !(model.exponent > 0 && model.exponent <= 1)) {
+    return InvalidArgument(path + ": \"floor\" must lie in [0, 1] and \"exponent\" in (0, 1]");
+  }
+  const std::string device = j.contains("device") && j["device"].is_string() ? j["device"].get<std::string>() : "";
+  model.source = "calibration file " + path + (device.empty() ? "" : " (" + device + ")");
+  return model;
+}
+
+}  // namespace nimble::workflow
