@@ -36,6 +36,20 @@ TEST(GpuSharingTest, EffectiveShareIsMonotoneBetweenShareAndOneWithTheFloorAtZer
   }
 }
 
+TEST(GpuSharingTest, TheCalibratedDevicesAreNamedAsCudaNamesThem) {
+  for (const char* name : {"NVIDIA H100 80GB HBM3", "NVIDIA H200"}) {
+    const std::optional<SharingModel> m = CalibratedSharing(name);
+    ASSERT_TRUE(m.has_value()) << name;
+    EXPECT_FALSE(m->identity());
+    EXPECT_GT(m->floor, 0.0);
+    EXPECT_LE(m->floor, 1.0);
+    EXPECT_GT(m->exponent, 0.0);
+    EXPECT_LE(m->exponent, 1.0);
+    EXPECT_NE(m->source.find(name), std::string::npos);
+    EXPECT_EQ(SharingFor(name), *m);
+  }
+}
+
 TEST(GpuSharingTest, UnknownDeviceIsUncalibratedAndSaysSo) {
   EXPECT_FALSE(CalibratedSharing("Imaginary GPU 9000").has_value());
   const SharingModel m = SharingFor("Imaginary GPU 9000");

@@ -1,8 +1,8 @@
 // How much of the GPU a kernel takes while it runs beside others: its occupancy share (occupancy.h, the
 // block slots its grid fills) mapped through a model calibrated on the device. Block slots alone
-// understate it: recorded multi-stream replays on an H200 (bench/results/concurrency.md) show kernels
-// filling 4 % of the block slots slowed by 1.3-1.5x when three or four run together, so the simulator
-// over-predicted the multi-stream gain by 15-32 %. Pure functions; the table is constant.
+// understate it: in recorded multi-stream replays on the H100 and H200 (bench/results/concurrency.md),
+// kernels filling 4 % of the block slots ran 1.3-1.5x longer when three or four ran together, and the
+// simulator predicted multi-stream replays 3-32 % too fast. Pure functions; the table is constant.
 #pragma once
 
 #include <optional>
