@@ -32,7 +32,7 @@ from . import _dynamo  # noqa: E402
 from ._dynamo import backend  # noqa: E402
 from ._progress import NimbleWarning, ProgressUpdate  # noqa: E402
 from ._report import ProfileReport, Report, open, open_all, profile  # noqa: E402
-from ._interop import RunDiff, diff, export_chrome, import_trace  # noqa: E402
+from ._interop import RunDiff, calibrate, diff, export_chrome, import_trace  # noqa: E402
 from ._training import TrainingReport, TrainingStep, accelerate_training  # noqa: E402
 
 __version__: str = _build_info.VERSION
@@ -54,6 +54,7 @@ __all__ = [
     "accelerate",
     "accelerate_training",
     "backend",
+    "calibrate",
     "diff",
     "export_chrome",
     "import_trace",

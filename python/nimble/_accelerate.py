@@ -265,6 +265,7 @@ def accelerate(model: _inputs.ModelArg, example_inputs: _inputs.Inputs, *, mode:
                memory_budget_mib: Optional[float] = None, memory_ratio: Optional[float] = None,
                record_replays: int = 10, batch_sizes: Optional[Sequence[int]] = None,
                buckets: Optional[Sequence[Sequence[str]]] = None,
+               calibration: "Optional[str | os.PathLike[str]]" = None,
                progress: _progress.ProgressArg = None) -> AcceleratedModule:
     """Schedules ``model`` (an nn.Module, traced on ``example_inputs``; a ScriptModule; a
     ``torch.export`` ExportedProgram; or a path to a .pt2 or TorchScript file) ahead of time as ``nimble-accelerate`` does and returns the captured module.
@@ -286,7 +287,9 @@ def accelerate(model: _inputs.ModelArg, example_inputs: _inputs.Inputs, *, mode:
     scheduled, captured, checked against the traced model and timed on its own (``report.buckets``),
     and checked against the eager model on the example repeated to its batch size (buckets that
     differ from the example elsewhere only against the traced model); the module runs the one whose
-    shapes a call's inputs have. The returned module's ``report`` holds the measured and
+    shapes a call's inputs have. ``calibration``: a file written by ``nimble-prof calibrate``, saying
+    how kernels on several streams share this GPU in the multi-stream prediction (default: the one
+    built in for the GPU, if any). The returned module's ``report`` holds the measured and
     predicted latencies and the assignment."""
     what = "nimble.accelerate"
     inputs = _inputs.as_tuple(example_inputs, what)
@@ -307,6 +310,8 @@ def accelerate(model: _inputs.ModelArg, example_inputs: _inputs.Inputs, *, mode:
     if batch_sizes is not None and (not sizes or any(b < 1 for b in sizes)):
         raise ValueError(f"{what}: batch_sizes must be a non-empty list of sizes of 1 or more, got {list(batch_sizes)}")
     bucket_specs = [[str(spec) for spec in bucket] for bucket in buckets] if buckets is not None else []
+    if calibration is not None:
+        _C.read_calibration(os.fspath(calibration))  # a bad file fails before any GPU work
     target = _inputs.cuda_device(inputs, device)
     workdir = tempfile.mkdtemp(prefix="nimble-")
     try:
@@ -319,7 +324,8 @@ def accelerate(model: _inputs.ModelArg, example_inputs: _inputs.Inputs, *, mode:
                                  int(max_streams or 0), mode, _precision.default_tf32() if tf32 is None else bool(tf32),
                                  bool(cuda_fusions), target, False, command, _progress.callback(progress),
                                  memory_budget_mib=float(memory_budget_mib or 0), memory_ratio=float(memory_ratio or 0),
-                                 record_replays=int(record_replays), batch_sizes=sizes, buckets=bucket_specs)
+                                 record_replays=int(record_replays), batch_sizes=sizes, buckets=bucket_specs,
+                                 calibration=os.fspath(calibration) if calibration else "")
             runner = _C.Runner(artifact, target)
         if os.path.dirname(model_path) == workdir:
             os.remove(model_path)  # a copy of the weights; the artifact has its own

@@ -3,7 +3,7 @@ and ``diff`` workflows from Python. None of them needs a GPU."""
 
 import json
 import os
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Sequence
 
 from . import _C
 from ._report import Report
@@ -71,6 +71,19 @@ class RunDiff:
 
     def to_json(self, indent: Optional[int] = 2) -> str:
         return json.dumps(self._data, indent=indent)
+
+
+def calibrate(databases: Sequence[PathArg], output: Optional[PathArg] = None) -> Dict[str, Any]:
+    """Fits how kernels on several streams share the GPU (``nimble-prof calibrate``) to the multi-stream
+    replays that ``nimble.accelerate(..., db=)`` or ``nimble-accelerate --db`` stored in ``databases``
+    (all from one GPU). Returns the fit as a dict: ``model`` (floor and exponent), ``device``, and per
+    case its measured latency and the prediction uncalibrated, fitted and held out (fitted on the
+    other cases alone). With ``output`` the calibration file is written there, for
+    ``nimble.accelerate(..., calibration=output)``."""
+    paths = [os.fspath(d) for d in databases]
+    if not paths:
+        raise ValueError("nimble.calibrate: needs at least one run database")
+    return json.loads(_C.calibrate(paths, os.fspath(output) if output is not None else ""))
 
 
 def diff(base: PathArg, new: PathArg, *, base_run: Optional[int] = None, new_run: Optional[int] = None,

@@ -2,12 +2,14 @@
 // as functions returning the JSON text the Python side parses. No GPU needed; the GIL is released while
 // a workflow runs.
 #include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
 
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "bindings.h"
+#include "nimble/workflow/calibrate.h"
 #include "nimble/workflow/diff.h"
 #include "nimble/workflow/diff_json.h"
 #include "nimble/workflow/export_chrome.h"
@@ -55,6 +57,21 @@ std::string ExportChrome(const std::string& database, const std::string& output,
   return Unwrap(std::move(text));
 }
 
+std::string CalibrateRuns(const std::vector<std::string>& databases, const std::string& output) {
+  StatusOr<std::string> text = [&]() -> StatusOr<std::string> {
+    py::gil_scoped_release released;
+    NIMBLE_ASSIGN_OR_RETURN(workflow::CalibrateResult result, workflow::Calibrate({databases, output}));
+    return workflow::CalibrationToJson(result).dump();
+  }();
+  return Unwrap(std::move(text));
+}
+
+// (floor, exponent, source) of a calibration file; raises as LoadCalibration fails.
+py::tuple ReadCalibration(const std::string& path) {
+  const analysis::SharingModel model = Unwrap(workflow::LoadCalibration(path));
+  return py::make_tuple(model.floor, model.exponent, model.source);
+}
+
 std::string DiffRuns(const std::string& base, const std::string& now, int64_t base_run, int64_t new_run,
                      double fail_above) {
   StatusOr<std::string> text = [&]() -> StatusOr<std::string> {
@@ -76,6 +93,9 @@ void BindInterop(py::module_& m) {
         "Imports a torch.profiler JSON trace or an Nsight Systems SQLite export as a run (nimble-prof import).");
   m.def("export_chrome", &ExportChrome, py::arg("database"), py::arg("output"), py::arg("run") = -1,
         "Writes runs as Chrome / Perfetto JSON (nimble-prof export --format chrome).");
+  m.def("calibrate", &CalibrateRuns, py::arg("databases"), py::arg("output") = std::string(),
+        "JSON text of nimble-prof calibrate --json (the GPU-sharing fit), written to output when given.");
+  m.def("read_calibration", &ReadCalibration, py::arg("path"), "(floor, exponent, source) of a calibration file.");
   m.def("diff", &DiffRuns, py::arg("base"), py::arg("new"), py::arg("base_run") = -1, py::arg("new_run") = -1,
         py::arg("fail_above") = 0.0, "JSON text of nimble-prof diff --json, with the regression gate.");
 }

@@ -114,3 +114,34 @@ def test_bad_traces_raise_naming_the_file_and_write_nothing(tmp_path: pathlib.Pa
 def test_missing_trace_is_file_not_found(tmp_path: pathlib.Path) -> None:
     with pytest.raises(FileNotFoundError):
         nimble.import_trace(tmp_path / "nope.json", tmp_path / "out.db")
+
+
+def test_calibrate_fits_the_bundled_recording_and_the_file_feeds_accelerate(tmp_path: pathlib.Path) -> None:
+    db = tmp_path / "compare.db"
+    db.write_bytes((ROOT / "samples" / "recorded" / "inception_v3_compare.db").read_bytes())
+    out = tmp_path / "h100.json"
+    fit = nimble.calibrate([db], output=out)
+    assert fit["device"] == "NVIDIA H100 80GB HBM3"
+    [case] = fit["cases"]
+    assert case["streams"] == 5 and case["measured_ns"] == 2099647
+    assert abs(case["uncalibrated_ns"] - case["stored_predicted_ns"]) <= 1  # the stored prediction, rebuilt
+    assert abs(case["fitted_ns"] - case["measured_ns"]) <= abs(case["uncalibrated_ns"] - case["measured_ns"])
+    assert json.loads(out.read_text())["model"] == fit["model"]
+    floor, exponent, source = nimble._C.read_calibration(str(out))
+    assert (floor, exponent) == (fit["model"]["floor"], fit["model"]["exponent"]) and str(out) in source
+
+
+def test_calibrate_and_accelerate_refuse_bad_inputs(tmp_path: pathlib.Path) -> None:
+    with pytest.raises(ValueError, match="at least one"):
+        nimble.calibrate([])
+    db = tmp_path / "eager.db"
+    db.write_bytes((ROOT / "samples" / "recorded" / "inception_v3.db").read_bytes())
+    with pytest.raises(ValueError, match="no aot-multi run"):
+        nimble.calibrate([db])
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"kind": "nimble-sharing-calibration", "format": 1, "model": {"floor": 2, "exponent": 1}}')
+    model = torch.nn.Linear(4, 4)
+    with pytest.raises(ValueError, match="must lie in"):
+        nimble.accelerate(model, torch.randn(1, 4), calibration=bad)
+    with pytest.raises(FileNotFoundError, match="missing.json"):
+        nimble.accelerate(model, torch.randn(1, 4), calibration=tmp_path / "missing.json")
