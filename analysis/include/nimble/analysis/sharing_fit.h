@@ -32,7 +32,7 @@ struct SharingGrid {
   std::vector<double> exponents;
 };
 
-// floor 0 to 0.6 in steps of 0.05, exponent 1 down to 0.2 in steps of 0.1 (the identity included).
+// floor 0 to 0.6 in steps of 0.025, exponent 1 down to 0.2 in steps of 0.05 (the identity included).
 SharingGrid DefaultSharingGrid();
 
 struct SharingCaseResult {
