@@ -66,6 +66,7 @@ TEST_F(CalibrateWorkflowTest, BadCalibrationFilesNameTheFileAndTheFault) {
   const Case cases[] = {
       {"{not json", "not a JSON object"},
       {R"({"kind": "something else", "format": 1})", "not a calibration file"},
+      {R"({"kind": 5, "format": 1})", "not a calibration file"},
       {R"({"kind": "nimble-sharing-calibration", "format": 7, "model": {"floor": 0.1, "exponent": 0.5}})", "format 7"},
       {R"({"kind": "nimble-sharing-calibration", "format": 1, "model": {"floor": "x", "exponent": 0.5}})", "needs numbers"},
       {R"({"kind": "nimble-sharing-calibration", "format": 1, "model": {"floor": 1.5, "exponent": 0.5}})", "must lie in"},

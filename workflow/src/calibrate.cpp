@@ -3,11 +3,11 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <optional>
 #include <utility>
 
 #include "accelerate_plan.h"
+#include "export_chrome_output.h"
 #include "nimble/store/run_reader.h"
 
 namespace nimble::workflow {
@@ -100,27 +100,6 @@ Status LoadCases(const store::RunReader& reader, std::vector<Loaded>* out, std::
 
 nlohmann::json ModelJson(const analysis::SharingModel& m) { return {{"floor", m.floor}, {"exponent", m.exponent}}; }
 
-Status WriteWhole(const std::string& path, const std::string& text) {
-  const std::string partial = path + ".partial";
-  {
-    std::ofstream file(partial, std::ios::binary | std::ios::trunc);
-    if (!file) return InvalidArgument(path + ": cannot be written");
-    file << text;
-    if (!file.flush()) {
-      std::error_code ignored;
-      std::filesystem::remove(partial, ignored);
-      return Internal(path + ": writing failed");
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(partial, path, ec);
-  if (ec) {
-    std::filesystem::remove(partial, ec);
-    return Internal(path + ": cannot be put in place");
-  }
-  return OkStatus();
-}
-
 }  // namespace
 
 StatusOr<CalibrateResult> Calibrate(const CalibrateOptions& options) {
@@ -144,7 +123,10 @@ StatusOr<CalibrateResult> Calibrate(const CalibrateOptions& options) {
   NIMBLE_ASSIGN_OR_RETURN(result.fit, analysis::FitSharing(cases));
   result.fit.model.source = "calibrated on " + result.device + " (" + std::to_string(cases.size()) + " recorded cases)";
   if (!options.output.empty()) {
-    NIMBLE_RETURN_IF_ERROR(WriteWhole(options.output, CalibrationToJson(result).dump(2) + "\n"));
+    // Whole or not at all: written to <output>.partial, renamed on Commit, removed otherwise.
+    NIMBLE_ASSIGN_OR_RETURN(std::unique_ptr<ChromeOutputFile> file, ChromeOutputFile::Create(options.output));
+    NIMBLE_RETURN_IF_ERROR(file->Write(CalibrationToJson(result).dump(2) + "\n"));
+    NIMBLE_RETURN_IF_ERROR(file->Commit());
   }
   return result;
 }
@@ -181,7 +163,7 @@ StatusOr<analysis::SharingModel> LoadCalibration(const std::string& path) {
   if (!file) return NotFound(path + ": cannot be opened");
   nlohmann::json j = nlohmann::json::parse(file, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) return InvalidArgument(path + ": not a JSON object");
-  if (j.value("kind", "") != "nimble-sharing-calibration") {
+  if (!j.contains("kind") || !j["kind"].is_string() || j["kind"].get<std::string>() != "nimble-sharing-calibration") {
     return InvalidArgument(path + ": not a calibration file (its \"kind\" is not \"nimble-sharing-calibration\")");
   }
   if (!j.contains("format") || !j["format"].is_number_integer() || j["format"].get<int>() != kCalibrationFormat) {
