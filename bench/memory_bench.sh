@@ -5,8 +5,12 @@
 #   before   as Nimble captured before: one stream per chain, values read on another stream held until the
 #            streams join (--unpacked-streams --keep-cross-stream-values)
 #   keep     packed streams, values held until the join (--keep-cross-stream-values)
-#   freed    one stream per chain, values freed after their last reader (--unpacked-streams)
-#   default  packed streams (chains that never overlap share one), values freed after their last reader
+#   freed    one stream per chain, values freed after their last reader (--unpacked-streams
+#            --record-cross-stream-values)
+#   recorded packed streams, values freed after their last reader with record_stream
+#            (--record-cross-stream-values): the default until values were released on their producer's stream
+#   default  packed streams (chains that never overlap share one), values released on their producer's
+#            stream once every reader is ordered before
 #   capN     as default, folded onto at most N streams (--max-streams N)
 #   budgetM  as default, with --memory-budget M (MiB)
 #   ratioR   as default, with --memory-ratio R (R times single-stream's peak)
@@ -47,7 +51,8 @@ for model in $models; do
     case $variant in
       before) flags=(--unpacked-streams --keep-cross-stream-values) ;;
       keep) flags=(--keep-cross-stream-values) ;;
-      freed) flags=(--unpacked-streams) ;;
+      freed) flags=(--unpacked-streams --record-cross-stream-values) ;;
+      recorded) flags=(--record-cross-stream-values) ;;
       default) ;;
       cap*) flags=(--max-streams "${variant#cap}") ;;
       budget*) flags=(--memory-budget "${variant#budget}") ;;

@@ -53,6 +53,9 @@ void RecordOnCurrentStream(const c10::IValue& value, const c10::cuda::CUDAStream
 void RecordStreamOp(const c10::IValue& value) {
   if (auto* context = StreamContext::Current()) context->RecordUse(value);
 }
+// Does nothing: as the last use of an op output it makes the interpreter drop the output right here,
+// where the rewrite placed it (on the producer's stream, once every reader is ordered before).
+void ReleaseOp(const c10::IValue& value) { (void)value; }
 // `keep` holds the op outputs that crossed streams when the rewrite was asked to hold them to the join
 // (tensors, or lists, tuples and optionals holding them, hence Any[]; empty by default, when
 // nimble::record_stream frees them after their last reader instead): as arguments of the last node they
@@ -237,6 +240,7 @@ TORCH_LIBRARY(nimble, m) {
   m.def(torch::schema("nimble::wait_event(int event) -> ()", AliasAnalysisKind::CONSERVATIVE), &nimble::accelerate::WaitEventOp);
   m.def(torch::schema("nimble::record_stream(Any value) -> ()", AliasAnalysisKind::CONSERVATIVE),
         &nimble::accelerate::RecordStreamOp);
+  m.def(torch::schema("nimble::release(Any value) -> ()", AliasAnalysisKind::CONSERVATIVE), &nimble::accelerate::ReleaseOp);
   m.def(torch::schema("nimble::join_streams(Any[] keep) -> ()", AliasAnalysisKind::CONSERVATIVE),
         &nimble::accelerate::JoinStreamsOp);
 }

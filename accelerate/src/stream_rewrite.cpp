@@ -85,6 +85,17 @@ std::vector<Value*> ValuesKeptToJoin(const std::vector<std::pair<size_t, size_t>
   return values;
 }
 
+// Values whose memory the run never frees, or frees only after the side streams are gone: the graph's
+// inputs, its outputs and its constants (the weights).
+std::vector<Value*> OutlivingValues(Graph& graph) {
+  std::vector<Value*> outliving(graph.inputs().begin(), graph.inputs().end());
+  outliving.insert(outliving.end(), graph.outputs().begin(), graph.outputs().end());
+  for (Node* node : graph.nodes()) {
+    if (node->kind() == c10::prim::Constant && ContainsTensor(node->output()->type())) outliving.push_back(node->output());
+  }
+  return outliving;
+}
+
 // Freeing them after their last reader instead: right after each cross-stream reader,
 // nimble::record_stream marks the producer's tensors as used on the reader's stream, so that the
 // caching allocator reuses their blocks only once that stream's work is ordered before the new user
@@ -95,11 +106,7 @@ std::vector<Value*> ValuesKeptToJoin(const std::vector<std::pair<size_t, size_t>
 int32_t InsertRecordStreams(Graph& graph, const std::vector<std::pair<size_t, size_t>>& reads,
                             const std::vector<Node*>& nodes) {
   torch::jit::AliasDb alias_db(graph.shared_from_this());
-  std::vector<Value*> outliving(graph.inputs().begin(), graph.inputs().end());
-  outliving.insert(outliving.end(), graph.outputs().begin(), graph.outputs().end());
-  for (Node* node : graph.nodes()) {
-    if (node->kind() == c10::prim::Constant && ContainsTensor(node->output()->type())) outliving.push_back(node->output());
-  }
+  const std::vector<Value*> outliving = OutlivingValues(graph);
   std::vector<std::pair<Node*, Value*>> records;
   for (const auto& [src, dst] : reads) {
     for (Value* value : TensorOutputs(nodes[src])) {
@@ -111,6 +118,116 @@ int32_t InsertRecordStreams(Graph& graph, const std::vector<std::pair<size_t, si
     InsertNimbleNode(graph, "nimble::record_stream", {value});
   }
   return static_cast<int32_t>(records.size());
+}
+
+// Where each op output crossing streams can be released on its producer's stream. Vector clocks over
+// the assignment: clock[op][s] is the position on stream s (its count of ops before) of the last op of
+// s that op is ordered after, by stream order and the syncs (-1: none), so op x is ordered after op r
+// iff clock[x][stream(r)] >= position(r).
+class StreamOrder {
+ public:
+  StreamOrder(const StreamAssignment& assignment, size_t num_ops)
+      : streams_(static_cast<size_t>(std::max(assignment.num_streams, 1))), stream_(num_ops), position_(num_ops),
+        clock_(num_ops * streams_, -1), on_stream_(streams_) {
+    std::vector<std::vector<size_t>> waits(num_ops);
+    for (const OpEdge& sync : assignment.syncs) {
+      waits[static_cast<size_t>(sync.dst.value())].push_back(static_cast<size_t>(sync.src.value()));
+    }
+    for (size_t op = 0; op < num_ops; ++op) {
+      const auto s = static_cast<size_t>(assignment.op_stream[op].value());
+      stream_[op] = s;
+      position_[op] = static_cast<int32_t>(on_stream_[s].size());
+      int32_t* clock = &clock_[op * streams_];
+      if (!on_stream_[s].empty()) std::copy_n(&clock_[on_stream_[s].back() * streams_], streams_, clock);
+      for (size_t src : waits[op]) {
+        for (size_t t = 0; t < streams_; ++t) clock[t] = std::max(clock[t], clock_[src * streams_ + t]);
+      }
+      clock[s] = position_[op];
+      on_stream_[s].push_back(op);
+    }
+  }
+
+  // The first op of `producer`'s stream after `after` (in op order) that is ordered after every op of
+  // `readers`; -1 when there is none.
+  int64_t ReleasePoint(size_t producer, size_t after, const std::vector<size_t>& readers) const {
+    const std::vector<size_t>& lane = on_stream_[stream_[producer]];
+    for (auto it = std::upper_bound(lane.begin(), lane.end(), after); it != lane.end(); ++it) {
+      const int32_t* clock = &clock_[*it * streams_];
+      const bool ordered = std::all_of(readers.begin(), readers.end(),
+                                       [&](size_t r) { return clock[stream_[r]] >= position_[r]; });
+      if (ordered) return static_cast<int64_t>(*it);
+    }
+    return -1;
+  }
+
+ private:
+  size_t streams_;
+  std::vector<size_t> stream_;
+  std::vector<int32_t> position_;
+  std::vector<int32_t> clock_;
+  std::vector<std::vector<size_t>> on_stream_;
+};
+
+// Whether `value` (an output of nodes[producer]) holds memory of its own that nothing else may share
+// from its producer to `release`: not a view of the producer's inputs, and no value made in between
+// (a reader's view, an in-place result, an element taken out of a list) may alias it. Containers built
+// around it (a list for aten::cat) hold it without sharing its memory beyond their own last use, which
+// comes before the release.
+bool OwnsItsMemory(torch::jit::AliasDb& alias_db, Value* value, Node* producer, Node* release,
+                   const std::vector<Value*>& outliving) {
+  if (alias_db.mayContainAlias(value, outliving)) return false;
+  for (Value* input : producer->inputs()) {
+    if (ContainsTensor(input->type()) && alias_db.mayContainAlias(value, input)) return false;
+  }
+  for (Node* node = producer->next(); node != release; node = node->next()) {
+    if (node->kind() == c10::prim::ListConstruct || node->kind() == c10::prim::TupleConstruct) continue;
+    for (Value* output : node->outputs()) {
+      if (ContainsTensor(output->type()) && alias_db.mayContainAlias(value, output)) return false;
+    }
+  }
+  return true;
+}
+
+// Releases the op outputs read on another stream on their producer's stream (see the header); the
+// reads of outputs that cannot be released are returned, to be recorded instead.
+std::vector<std::pair<size_t, size_t>> InsertReleases(Graph& graph, const OpGraph& ops,
+                                                      const StreamAssignment& assignment,
+                                                      const std::vector<std::pair<size_t, size_t>>& reads,
+                                                      const std::vector<Node*>& nodes, RewriteSummary* summary) {
+  const StreamOrder order(assignment, nodes.size());
+  std::vector<std::vector<size_t>> readers(nodes.size());
+  for (const OpEdge& edge : ops.edges) {
+    if (edge.kind == EdgeKind::kData) readers[static_cast<size_t>(edge.src.value())].push_back(static_cast<size_t>(edge.dst.value()));
+  }
+  torch::jit::AliasDb alias_db(graph.shared_from_this());
+  const std::vector<Value*> outliving = OutlivingValues(graph);
+  std::vector<std::pair<size_t, size_t>> unreleased;
+  std::vector<std::pair<Node*, Value*>> releases;
+  for (auto begin = reads.begin(); begin != reads.end();) {
+    const size_t producer = begin->first;
+    auto end = std::find_if(begin, reads.end(), [&](const auto& read) { return read.first != producer; });
+    const std::vector<size_t>& all = readers[producer];
+    const size_t last = all.empty() ? producer : *std::max_element(all.begin(), all.end());
+    const int64_t point = order.ReleasePoint(producer, last, all);
+    const std::vector<Value*> values = TensorOutputs(nodes[producer]);
+    Node* before = point >= 0 ? nodes[static_cast<size_t>(point)] : nullptr;
+    const bool release = before != nullptr && !values.empty() && std::all_of(values.begin(), values.end(), [&](Value* v) {
+      return OwnsItsMemory(alias_db, v, nodes[producer], before, outliving);
+    });
+    if (release) {
+      for (Value* value : values) releases.emplace_back(before, value);
+    } else {
+      unreleased.insert(unreleased.end(), begin, end);
+    }
+    begin = end;
+  }
+  // Right before the op, after its set_stream and waits (inserted before it already).
+  for (const auto& [before, value] : releases) {
+    torch::jit::WithInsertPoint guard(before);
+    InsertNimbleNode(graph, "nimble::release", {value});
+  }
+  summary->released_values = static_cast<int32_t>(releases.size());
+  return unreleased;
 }
 
 // The walk: set_stream where the stream changes, waits before and records after the sync ends.
@@ -149,6 +266,8 @@ RewriteSummary InsertStreamOps(Graph& graph, const OpGraph& ops, const StreamAss
   std::vector<Value*> keep;
   if (options.cross_stream_free == CrossStreamFree::kAtJoin) {
     keep = ValuesKeptToJoin(reads, nodes);
+  } else if (options.cross_stream_free == CrossStreamFree::kOnProducerStream) {
+    summary.recorded_values = InsertRecordStreams(graph, InsertReleases(graph, ops, assignment, reads, nodes, &summary), nodes);
   } else {
     summary.recorded_values = InsertRecordStreams(graph, reads, nodes);
   }

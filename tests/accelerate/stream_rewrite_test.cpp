@@ -65,7 +65,9 @@ ScheduledModel CheckSchedule(const ModelGraph& model, const std::vector<std::vec
   EXPECT_EQ(Count(text, "nimble::join_streams("), 1);
   EXPECT_EQ(scheduled->summary.record_nodes, syncs);
   EXPECT_EQ(Count(text, "nimble::record_stream("), scheduled->summary.recorded_values) << text;
-  if (options.cross_stream_free == CrossStreamFree::kAfterLastReader) EXPECT_EQ(scheduled->summary.kept_values, 0);
+  EXPECT_EQ(Count(text, "nimble::release("), scheduled->summary.released_values) << text;
+  if (options.cross_stream_free != CrossStreamFree::kAtJoin) EXPECT_EQ(scheduled->summary.kept_values, 0);
+  if (options.cross_stream_free != CrossStreamFree::kOnProducerStream) EXPECT_EQ(scheduled->summary.released_values, 0);
   EXPECT_EQ(Count(model.model.GraphText(), "nimble::"), 0) << "the frozen model must stay untouched";
 
   ArtifactMeta meta;
@@ -237,6 +239,86 @@ TEST(StreamRewriteTest, ValuesReadOnAnotherStreamAreRecordedThereAfterTheRead) {
   const size_t tanh_record = text.find("nimble::record_stream(" + tanh_name + ")");
   ASSERT_NE(tanh_record, std::string::npos) << text;
   EXPECT_GT(tanh_record, text.find("aten::add(")) << "recorded after its reader:\n" << text;
+}
+
+// A value read on another stream is released on its producer's stream (the default) right before the
+// first op of that stream that waits for the reader, after the wait: relu's tensor, made on stream 0 and
+// read by tanh on stream 1, is released before the add, which waits for tanh; sigmoid, on stream 0 between
+// them, is not ordered after tanh. tanh's tensor has no such point (stream 1 runs nothing after the add)
+// and is recorded instead. With record_stream asked for, both are recorded.
+TEST(StreamRewriteTest, ValuesReadOnAnotherStreamAreReleasedOnTheirProducersStreamAfterTheWait) {
+  const std::string source = R"(
+def forward(self, x):
+    a = torch.relu(x)
+    b = torch.tanh(a)
+    c = torch.sigmoid(x)
+    d = b + c
+    return d * 2.0
+)";
+  StatusOr<ModelGraph> model = LoadModelGraph(SaveModelFromSource(source, {}), {{2, 3}});
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  ASSERT_EQ(model->graph.ops.size(), 5u);
+  StreamAssignment assignment;
+  assignment.num_streams = 2;
+  assignment.op_stream = {StreamId(0), StreamId(1), StreamId(0), StreamId(0), StreamId(0)};
+  assignment.syncs = {OpEdge{OpId(0), OpId(1), EdgeKind::kData}, OpEdge{OpId(1), OpId(3), EdgeKind::kData}};
+  const ScheduledModel scheduled = CheckSchedule(*model, {{2, 3}}, assignment);
+  ASSERT_FALSE(scheduled.model.empty());
+  EXPECT_EQ(scheduled.summary.released_values, 1);
+  EXPECT_EQ(scheduled.summary.recorded_values, 1);
+  const std::string text = scheduled.model.GraphText();
+  EXPECT_EQ(Count(text, "nimble::release("), 1) << text;
+  const std::string relu = DefinedName(LineWith(text, "aten::relu("));
+  const std::string tanh = DefinedName(LineWith(text, "aten::tanh("));
+  const size_t release = text.find("nimble::release(" + relu + ")");
+  ASSERT_NE(release, std::string::npos) << text;
+  EXPECT_GT(release, text.find("aten::sigmoid(")) << text;
+  EXPECT_GT(release, text.find("nimble::wait_event(", text.find("aten::sigmoid("))) << "after the add's wait:\n" << text;
+  EXPECT_LT(release, text.find("aten::add(")) << text;
+  EXPECT_NE(text.find("nimble::record_stream(" + tanh + ")"), std::string::npos) << text;
+
+  const ScheduledModel recorded =
+      CheckSchedule(*model, {{2, 3}}, assignment, RewriteOptions{CrossStreamFree::kAfterLastReader});
+  ASSERT_FALSE(recorded.model.empty());
+  EXPECT_EQ(recorded.summary.released_values, 0);
+  EXPECT_EQ(recorded.summary.recorded_values, 2);
+}
+
+// A view of a value read on another stream shares its memory, so neither is released: releasing the
+// base would hand its memory back while the view's reader may still run. Recorded instead.
+TEST(StreamRewriteTest, ValuesWhoseMemoryAViewSharesAreNotReleased) {
+  const std::string source = R"(
+def forward(self, x):
+    a = torch.relu(x)
+    b = torch.tanh(a)
+    v = a.t()
+    c = torch.sigmoid(v)
+    d = b + c.t()
+    return d * 2.0
+)";
+  StatusOr<ModelGraph> model = LoadModelGraph(SaveModelFromSource(source, {}), {{2, 3}});
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  const size_t n = model->graph.ops.size();
+  ASSERT_GE(n, 4u);
+  StreamAssignment assignment;
+  assignment.num_streams = 2;
+  assignment.op_stream.assign(n, StreamId(0));
+  assignment.op_stream[1] = StreamId(1);
+  assignment.syncs = {OpEdge{OpId(0), OpId(1), EdgeKind::kData}};
+  // The add is the first op after tanh whose inputs include tanh's output: it waits for it.
+  for (size_t op = 2; op < n; ++op) {
+    if (model->graph.ops[op].kind == "aten::add") {
+      assignment.syncs.push_back(OpEdge{OpId(1), OpId(static_cast<int64_t>(op)), EdgeKind::kData});
+      break;
+    }
+  }
+  ASSERT_EQ(assignment.syncs.size(), 2u);
+  const ScheduledModel scheduled = CheckSchedule(*model, {{2, 3}}, assignment);
+  ASSERT_FALSE(scheduled.model.empty());
+  const std::string text = scheduled.model.GraphText();
+  const std::string relu = DefinedName(LineWith(text, "aten::relu("));
+  EXPECT_EQ(text.find("nimble::release(" + relu + ")"), std::string::npos) << text;
+  EXPECT_NE(text.find("nimble::record_stream(" + relu + ")"), std::string::npos) << text;
 }
 
 // A graph output read on another stream is not recorded either: it outlives the run.

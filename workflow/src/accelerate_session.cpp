@@ -186,7 +186,9 @@ StatusOr<analysis::Workload> Session::LoadWorkload() {
 Status Session::CaptureMode(const StreamAssignment& schedule, ModeResult* mode, ScheduledModel* scheduled,
                             std::unique_ptr<AotGraph>* graph) {
   RewriteOptions rewrite;
-  rewrite.cross_stream_free = args_.keep_cross_stream_values ? CrossStreamFree::kAtJoin : CrossStreamFree::kAfterLastReader;
+  rewrite.cross_stream_free = args_.keep_cross_stream_values     ? CrossStreamFree::kAtJoin
+                              : args_.record_cross_stream_values ? CrossStreamFree::kAfterLastReader
+                                                                 : CrossStreamFree::kOnProducerStream;
   NIMBLE_ASSIGN_OR_RETURN(*scheduled, RewriteForStreams(model_.model, model_.graph, schedule, rewrite));
   NIMBLE_ASSIGN_OR_RETURN(*graph, AotGraph::Capture(scheduled->model));
   mode->schedule = schedule;

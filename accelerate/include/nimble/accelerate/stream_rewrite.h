@@ -2,9 +2,18 @@
 // nimble::fork_streams opens the graph, nimble::set_stream precedes an op only where the stream
 // changes, nimble::record_event / nimble::wait_event bracket exactly the assignment's syncs (the
 // cross-stream edges of the reduced graph), and nimble::join_streams closes it. An op output read on
-// another stream than its producer's is either marked as used on the reader's stream right after each
-// such read (nimble::record_stream, the default: its memory is reused once the capture's dependencies
-// order that read before the new user) or held until the join (memory never reused within the run).
+// another stream than its producer's is
+// - released on its producer's stream (nimble::release, the default): held until the first op of that
+//   stream that the assignment's syncs order after every reader, and dropped right before it, after its
+//   waits. The memory goes back to the producer's stream at a point in that stream's order where no
+//   reader can still be running, so the allocator reuses it there at once (and, under the cudaMallocAsync
+//   backend, the free lands in the graph where later work depends on it). A value with no such point, or
+//   whose memory another value may share (a view, a graph input or output, a constant), is recorded
+//   instead;
+// - marked as used on the reader's stream right after each such read (nimble::record_stream): the
+//   caching allocator reuses its memory once the capture's dependencies order that read before the new
+//   user;
+// - or held until the join (memory never reused within the run).
 // The frozen model is left untouched. Not thread-safe (one model, one thread).
 #pragma once
 
@@ -18,12 +27,13 @@
 namespace nimble::accelerate {
 
 enum class CrossStreamFree {
-  kAfterLastReader,  // nimble::record_stream after each cross-stream read
-  kAtJoin,           // every such output held by nimble::join_streams
+  kOnProducerStream,  // nimble::release where the producer's stream is ordered after every reader
+  kAfterLastReader,   // nimble::record_stream after each cross-stream read
+  kAtJoin,            // every such output held by nimble::join_streams
 };
 
 struct RewriteOptions {
-  CrossStreamFree cross_stream_free = CrossStreamFree::kAfterLastReader;
+  CrossStreamFree cross_stream_free = CrossStreamFree::kOnProducerStream;
 };
 
 struct RewriteSummary {
@@ -34,6 +44,7 @@ struct RewriteSummary {
   int32_t wait_nodes = 0;
   int32_t kept_values = 0;       // op outputs held until the join: tensors, or lists/tuples holding them
   int32_t recorded_values = 0;   // nimble::record_stream nodes (one per cross-stream read and output)
+  int32_t released_values = 0;   // nimble::release nodes (one per output released on its producer's stream)
 };
 
 struct ScheduledModel {

@@ -44,6 +44,10 @@ struct AccelerateOptions {
   // Hold every value that crossed streams until the streams join, as Nimble did before it freed them
   // after their last reader: for comparing memory only.
   bool keep_cross_stream_values = false;
+  // Free values that crossed streams after each reader with record_stream (the caching allocator's
+  // deferred reuse) instead of releasing them on their producer's stream once every reader is ordered
+  // before (accelerate/stream_rewrite.h): for comparing memory only.
+  bool record_cross_stream_values = false;
   // Capture Algorithm 1's streams as they are, one per chain, instead of packing chains that never
   // overlap onto one stream (analysis::PackStreams): for comparing memory only.
   bool unpacked_streams = false;
