@@ -178,6 +178,13 @@ Status WarmUpAndCapture(AotGraph::Impl& impl, const CaptureOptions& options, con
 }  // namespace
 
 StatusOr<std::unique_ptr<AotGraph>> AotGraph::Capture(const LoadedModel& scheduled, const CaptureOptions& options) {
+  // Under the cudaMallocAsync backend a capture's frees become the graph's memory nodes, and tensors
+  // freed outside it fail in the allocator (an error thrown from a destructor, which ends the process):
+  // refused here instead, naming the setting.
+  if (const std::string backend = c10::cuda::CUDACachingAllocator::get()->name(); backend == "cudaMallocAsync") {
+    return FailedPrecondition(scheduled.path() + ": CUDA graphs are captured with PyTorch's caching allocator only; this "
+                              "process uses its " + backend + " backend (PYTORCH_CUDA_ALLOC_CONF=backend:...); unset it");
+  }
   // A graph sharing a pool captures on the same streams, or it could not reuse the pool's free blocks.
   std::shared_ptr<StreamSet> streams =
       options.share_pool_with != nullptr ? options.share_pool_with->impl_->streams : nullptr;
