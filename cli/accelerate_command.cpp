@@ -61,7 +61,8 @@ void AddAccelerateOptions(CLI::App& app, AccelerateArgs& args) {
   app.add_option_function<double>(
          "--memory-budget", [&o](double mib) { o.memory_budget_bytes = static_cast<int64_t>(mib * (1 << 20)); },
          "MiB the multi-stream mode may take above the weights and inputs (peak reserved of its warm-up and capture): "
-         "its schedule is folded onto half as many streams until it fits, else single-stream is chosen")
+         "its schedule is folded onto half as many streams until it fits, then onto the most streams that fit "
+         "(bisection), else single-stream is chosen")
       ->check(CLI::PositiveNumber);
   app.add_option("--memory-ratio", o.memory_budget_ratio,
                  "the same bound as a multiple of single-stream's measured peak, e.g. 1.5 (with --memory-budget: the "

@@ -274,8 +274,8 @@ def accelerate(model: _inputs.ModelArg, example_inputs: _inputs.Inputs, *, mode:
     ``max_streams``: a cap on the streams of the assignment (streams that never overlap share one).
     ``memory_budget_mib`` / ``memory_ratio``: GPU memory the multi-stream mode may take above the
     weights and inputs (peak reserved of its warm-up and capture), in MiB or as a multiple of
-    single-stream's; its schedule is folded onto half as many streams until it fits, else
-    single-stream is chosen (``report.memory_choice`` says what happened). ``iters``: timed replays per mode.
+    single-stream's; its schedule is folded onto half as many streams until it fits, then onto the
+    most streams that fit, else single-stream is chosen (``report.memory_choice`` says what happened). ``iters``: timed replays per mode.
     ``tf32``: TF32 convolutions on every side (default: as this process's
     ``torch.backends.cudnn.allow_tf32``). ``db``: a nimble-prof run database of this model, whose op
     times the prediction then uses and where the results are stored; ``record_replays`` replays of each

@@ -230,41 +230,59 @@ Status Session::PlanAndCapture() {
   return OkStatus();
 }
 
+// Captures `schedule`, records it as a memory trial and, when it fits `budget`, makes it the
+// multi-stream mode (the graph of an earlier fit goes). Out of GPU memory is over any budget; other
+// failures are the model's.
+StatusOr<bool> Session::TryWithinBudget(const StreamAssignment& schedule, int64_t budget) {
+  ModeResult trial_mode;
+  trial_mode.mode = RunMode::kAotMulti;
+  ScheduledModel scheduled;
+  std::unique_ptr<AotGraph> graph;
+  const Status captured = CaptureMode(schedule, &trial_mode, &scheduled, &graph);
+  if (!captured.ok() && captured.code() != StatusCode::kUnavailable) return captured;
+  if (!captured.ok()) trial_mode.peak_memory_bytes = std::numeric_limits<int64_t>::max();
+  MemoryTrial trial;
+  trial.streams = schedule.num_streams;
+  trial.syncs = static_cast<int32_t>(schedule.syncs.size());
+  trial.peak_allocated_bytes = trial_mode.peak_allocated_bytes;
+  trial.peak_reserved_bytes = trial_mode.peak_memory_bytes;
+  trial.graph_pool_bytes = trial_mode.graph_pool_bytes;
+  trial.fits = captured.ok() && trial.peak_reserved_bytes <= budget;
+  trial.schedule = schedule;
+  result_.memory_trials.push_back(trial);
+  progress_.Step("memory budget " + MiB(budget) + ": " + std::to_string(trial.streams) + " streams " +
+                 (captured.ok() ? "take " + MiB(trial.peak_reserved_bytes) + (trial.fits ? ", within it" : ", over it")
+                                : "ran out of GPU memory (" + captured.message() + ")"));
+  if (!trial.fits) return false;
+  multi_graph_.reset();
+  result_.multi = trial_mode;
+  multi_model_ = std::move(scheduled);
+  multi_graph_ = std::move(graph);
+  return true;
+}
+
+// Halves the streams until a schedule fits, then bisects between that fit and the smallest count
+// found over the budget: the most streams that fit (memory grows with the streams), in a few captures.
 Status Session::CaptureWithinBudget(int64_t budget) {
   StreamAssignment schedule = plan_.multi;
+  int32_t over = 0;  // the fewest streams found over the budget (0: none yet)
   while (true) {
-    ModeResult trial_mode;
-    trial_mode.mode = RunMode::kAotMulti;
-    ScheduledModel scheduled;
-    std::unique_ptr<AotGraph> graph;
-    const Status captured = CaptureMode(schedule, &trial_mode, &scheduled, &graph);
-    // Out of GPU memory is over any budget: fold further. Other failures are the model's.
-    if (!captured.ok() && captured.code() != StatusCode::kUnavailable) return captured;
-    if (!captured.ok()) trial_mode.peak_memory_bytes = std::numeric_limits<int64_t>::max();
-    MemoryTrial trial;
-    trial.streams = schedule.num_streams;
-    trial.syncs = static_cast<int32_t>(schedule.syncs.size());
-    trial.peak_allocated_bytes = trial_mode.peak_allocated_bytes;
-    trial.peak_reserved_bytes = trial_mode.peak_memory_bytes;
-    trial.graph_pool_bytes = trial_mode.graph_pool_bytes;
-    trial.fits = captured.ok() && trial.peak_reserved_bytes <= budget;
-    trial.schedule = schedule;
-    result_.memory_trials.push_back(trial);
-    progress_.Step("memory budget " + MiB(budget) + ": " + std::to_string(trial.streams) + " streams " +
-                   (captured.ok() ? "take " + MiB(trial.peak_reserved_bytes) + (trial.fits ? ", within it" : ", over it")
-                                  : "ran out of GPU memory (" + captured.message() + ")"));
-    if (trial.fits) {
-      result_.multi = trial_mode;
-      multi_model_ = std::move(scheduled);
-      multi_graph_ = std::move(graph);
-      return OkStatus();
-    }
-    graph.reset();  // its pool goes back before the next, smaller capture
-    const int32_t next = schedule.num_streams / 2;
+    NIMBLE_ASSIGN_OR_RETURN(const bool fits, TryWithinBudget(schedule, budget));
+    if (fits) break;
+    over = schedule.num_streams;
+    const int32_t next = over / 2;
     if (next < 2) return OkStatus();
     schedule = analysis::PackStreams(plan_.uncapped, plan_.reduced_edges, next);
     if (schedule.num_streams < 2) return OkStatus();
   }
+  int32_t fit = result_.multi.schedule.num_streams;
+  while (over > 0 && over - fit > 1) {
+    schedule = analysis::PackStreams(plan_.uncapped, plan_.reduced_edges, (fit + over) / 2);
+    if (schedule.num_streams <= fit || schedule.num_streams >= over) break;  // packing gave no new count
+    NIMBLE_ASSIGN_OR_RETURN(const bool fits, TryWithinBudget(schedule, budget));
+    (fits ? fit : over) = schedule.num_streams;
+  }
+  return OkStatus();
 }
 
 Status Session::CheckOutputs() {
@@ -333,7 +351,7 @@ Status Session::Predict() {
   for (MemoryTrial& trial : result_.memory_trials) {
     NIMBLE_ASSIGN_OR_RETURN(analysis::Prediction p, analysis::Predict(plan_.dag, plan_.workload, trial.schedule, options));
     trial.predicted_ms = static_cast<double>(p.aot_multi_ns) / 1e6;
-    if (trial.fits) result_.multi.predicted_ms = trial.predicted_ms;
+    if (trial.fits && trial.schedule == result_.multi.schedule) result_.multi.predicted_ms = trial.predicted_ms;
   }
   return OkStatus();
 }

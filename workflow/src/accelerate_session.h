@@ -55,7 +55,9 @@ class Session {
   Status CaptureMode(const StreamAssignment& schedule, ModeResult* mode, ScheduledModel* scheduled,
                      std::unique_ptr<AotGraph>* graph);
   // The multi-stream capture under the memory budget: plan_.multi, then folded onto half as many
-  // streams each time, until one fits (kept as the multi mode) or none does (no multi mode).
+  // streams each time until one fits, then the most streams between that fit and the fewest found over
+  // the budget (kept as the multi mode); none fitting: no multi mode.
+  StatusOr<bool> TryWithinBudget(const StreamAssignment& schedule, int64_t budget);
   Status CaptureWithinBudget(int64_t budget);
 
   const AccelerateOptions& args_;

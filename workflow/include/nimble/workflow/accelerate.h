@@ -37,7 +37,8 @@ struct AccelerateOptions {
   // GPU memory the multi-stream mode may take, peak reserved above the weights and inputs during its
   // warm-up and capture: an absolute budget in bytes, or a multiple of single-stream's measured peak
   // (both 0: no bound). The multi-stream schedule is folded onto fewer streams (halving) until its
-  // capture fits; when none fits, single-stream is chosen and the reason said.
+  // capture fits, then onto the most streams that fit (bisection); when none fits, single-stream is
+  // chosen and the reason said.
   int64_t memory_budget_bytes = 0;
   double memory_budget_ratio = 0;
   bool single_stream_only = false;
