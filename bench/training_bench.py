@@ -1,6 +1,8 @@
 """Training throughput on the GPU machine: the paper's three CNNs (ResNet-50, MobileNetV2,
 EfficientNet-B0; torchvision architectures, random weights, 10 classes) at batch 32 on 32x32 inputs,
-one SGD step (lr 0.002, momentum 0.9) per batch. Each side runs in a process of its own, on the same batches:
+one SGD step (lr 0.002, momentum 0.9) per batch; and, as --models bert_base, BERT-base (samples/models/bert.py,
+random weights, two labels) at batch 8 on 128 random tokens. Each side runs in a process of its own, on the
+same batches:
 
 - eager: zero_grad, forward, cross-entropy, backward, optimizer.step();
 - nimble: nimble.accelerate_training (the whole step captured, forward multi-stream where it has width,
@@ -37,6 +39,13 @@ from typing import Any, Callable, Dict, List
 
 VARIANTS = ("eager", "nimble", "nimble_heuristic", "cudagraph_step", "graphed", "compile", "deterministic")
 BATCH, IMAGE, CLASSES = 32, 32, 10
+# bert_base: samples/models/bert.py (BERT-base, random weights, two labels) on random token ids, the
+# batch and sequence length of a fine-tuning step on one small batch.
+BERT_BATCH, BERT_SEQUENCE, BERT_LABELS = 8, 128, 2
+
+
+def batch_of(name: str) -> int:
+    return BERT_BATCH if name == "bert_base" else BATCH
 # On random images and labels a larger rate makes the loss climb, and a diverging run turns any rounding
 # difference into a large one: the parity figures would measure chaos, not the capture.
 LR = 0.002
@@ -49,11 +58,19 @@ def setup(name: str, tf32: bool):
     torch.backends.cudnn.allow_tf32 = tf32
     torch.backends.cuda.matmul.allow_tf32 = tf32
     torch.manual_seed(0)
-    model = getattr(torchvision.models, name)(num_classes=CLASSES).cuda().train()
-    optimizer = torch.optim.SGD(model.parameters(), lr=LR, momentum=0.9)
     generator = torch.Generator(device="cuda").manual_seed(1)
-    batches = [(torch.randn(BATCH, 3, IMAGE, IMAGE, device="cuda", generator=generator),
-                torch.randint(0, CLASSES, (BATCH,), device="cuda", generator=generator)) for _ in range(8)]
+    if name == "bert_base":
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "samples", "models"))
+        import bert
+
+        model = bert.BertForClassification(labels=BERT_LABELS).cuda().train()
+        batches = [(torch.randint(0, bert.VOCAB, (BERT_BATCH, BERT_SEQUENCE), device="cuda", generator=generator),
+                    torch.randint(0, BERT_LABELS, (BERT_BATCH,), device="cuda", generator=generator)) for _ in range(8)]
+    else:
+        model = getattr(torchvision.models, name)(num_classes=CLASSES).cuda().train()
+        batches = [(torch.randn(BATCH, 3, IMAGE, IMAGE, device="cuda", generator=generator),
+                    torch.randint(0, CLASSES, (BATCH,), device="cuda", generator=generator)) for _ in range(8)]
+    optimizer = torch.optim.SGD(model.parameters(), lr=LR, momentum=0.9)
     return model, optimizer, batches
 
 
@@ -186,8 +203,9 @@ def drive(args) -> int:
     os.makedirs(args.out, exist_ok=True)
     rows = []
     for name in args.models.split():
-        row: Dict[str, Any] = {"model": name, "batch": BATCH, "image": IMAGE, "dtype": "float32",
-                               "tf32": args.tf32, "steps": args.steps}
+        row: Dict[str, Any] = {"model": name, "batch": batch_of(name), "dtype": "float32", "tf32": args.tf32,
+                               "steps": args.steps}
+        row.update({"sequence": BERT_SEQUENCE} if name == "bert_base" else {"image": IMAGE})
         for variant in VARIANTS:
             command = [sys.executable, __file__, "--one", name, variant, "--steps", str(args.steps)]
             if args.tf32:
@@ -209,7 +227,7 @@ def drive(args) -> int:
                 plain = key == "compile_s" or (variant == "nimble" and key != "error")
                 row[key if plain else f"{variant}_{key}"] = value
         row["nimble_mode"] = row.pop("mode", None)
-        row["samples_per_s"] = {v: (BATCH / row[f"{v}_ms"] * 1e3 if row.get(f"{v}_ms") else None)
+        row["samples_per_s"] = {v: (batch_of(name) / row[f"{v}_ms"] * 1e3 if row.get(f"{v}_ms") else None)
                                 for v in VARIANTS if v != "deterministic"}
         rows.append(row)
         with open(os.path.join(args.out, "training.jsonl"), "a") as f:
