@@ -103,9 +103,10 @@ std::vector<Value*> OutlivingValues(Graph& graph) {
 // with the graph's inputs, its constants (the weights) or its outputs are left alone: the run never
 // frees them, and a block marked with a side stream must not be freed after that stream is gone (the
 // allocator would record an event on it), which those outlive.
-int32_t InsertRecordStreams(Graph& graph, const std::vector<std::pair<size_t, size_t>>& reads,
-                            const std::vector<Node*>& nodes) {
-  torch::jit::AliasDb alias_db(graph.shared_from_this());
+// `alias_db` describes the graph before any nimble::release or record_stream is inserted: those take
+// Any and so make their arguments wildcards, which may alias the outliving values.
+int32_t InsertRecordStreams(Graph& graph, torch::jit::AliasDb& alias_db,
+                            const std::vector<std::pair<size_t, size_t>>& reads, const std::vector<Node*>& nodes) {
   const std::vector<Value*> outliving = OutlivingValues(graph);
   std::vector<std::pair<Node*, Value*>> records;
   for (const auto& [src, dst] : reads) {
@@ -189,8 +190,9 @@ bool OwnsItsMemory(torch::jit::AliasDb& alias_db, Value* value, Node* producer, 
 }
 
 // Releases the op outputs read on another stream on their producer's stream (see the header); the
-// reads of outputs that cannot be released are returned, to be recorded instead.
-std::vector<std::pair<size_t, size_t>> InsertReleases(Graph& graph, const OpGraph& ops,
+// reads of outputs that cannot be released are returned, to be recorded instead. `alias_db` as for
+// InsertRecordStreams; the releases are inserted only after every alias query.
+std::vector<std::pair<size_t, size_t>> InsertReleases(Graph& graph, torch::jit::AliasDb& alias_db, const OpGraph& ops,
                                                       const StreamAssignment& assignment,
                                                       const std::vector<std::pair<size_t, size_t>>& reads,
                                                       const std::vector<Node*>& nodes, RewriteSummary* summary) {
@@ -199,7 +201,6 @@ std::vector<std::pair<size_t, size_t>> InsertReleases(Graph& graph, const OpGrap
   for (const OpEdge& edge : ops.edges) {
     if (edge.kind == EdgeKind::kData) readers[static_cast<size_t>(edge.src.value())].push_back(static_cast<size_t>(edge.dst.value()));
   }
-  torch::jit::AliasDb alias_db(graph.shared_from_this());
   const std::vector<Value*> outliving = OutlivingValues(graph);
   std::vector<std::pair<size_t, size_t>> unreleased;
   std::vector<std::pair<Node*, Value*>> releases;
@@ -266,10 +267,14 @@ RewriteSummary InsertStreamOps(Graph& graph, const OpGraph& ops, const StreamAss
   std::vector<Value*> keep;
   if (options.cross_stream_free == CrossStreamFree::kAtJoin) {
     keep = ValuesKeptToJoin(reads, nodes);
-  } else if (options.cross_stream_free == CrossStreamFree::kOnProducerStream) {
-    summary.recorded_values = InsertRecordStreams(graph, InsertReleases(graph, ops, assignment, reads, nodes, &summary), nodes);
   } else {
-    summary.recorded_values = InsertRecordStreams(graph, reads, nodes);
+    // One alias analysis of the graph as it is now, before nimble::release or record_stream nodes.
+    torch::jit::AliasDb alias_db(graph.shared_from_this());
+    std::vector<std::pair<size_t, size_t>> recorded = reads;
+    if (options.cross_stream_free == CrossStreamFree::kOnProducerStream) {
+      recorded = InsertReleases(graph, alias_db, ops, assignment, reads, nodes, &summary);
+    }
+    summary.recorded_values = InsertRecordStreams(graph, alias_db, recorded, nodes);
   }
   summary.kept_values = static_cast<int32_t>(keep.size());
   torch::jit::WithInsertPoint guard(graph.return_node());
