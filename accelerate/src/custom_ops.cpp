@@ -6,8 +6,6 @@
 #include <c10/cuda/CUDAStream.h>
 #include <torch/library.h>
 
-#include <map>
-#include <mutex>
 #include <string>
 
 #include "stream_context.h"
@@ -67,42 +65,14 @@ void JoinStreamsOp(const c10::List<c10::IValue>& keep) {
 
 }  // namespace
 
-namespace {
-
-// Streams of sets gone before, per device, for later sets.
-struct SpareStreams {
-  std::mutex mutex;
-  std::map<int, std::vector<cudaStream_t>> by_device;
-};
-
-SpareStreams& Spares() {
-  static auto* spares = new SpareStreams();  // never destroyed: streams may be freed into at exit
-  return *spares;
-}
-
-}  // namespace
-
 StreamSet::~StreamSet() {
-  // Destruction cannot report; a wait fails only for a handle already invalid, which is not kept.
-  SpareStreams& spares = Spares();
-  std::lock_guard<std::mutex> lock(spares.mutex);
-  for (cudaStream_t stream : streams_) {
-    if (cudaStreamSynchronize(stream) == cudaSuccess) spares.by_device[device_].push_back(stream);
-  }
+  // Destruction cannot report; the calls return errors only for handles already invalid.
+  for (cudaStream_t stream : streams_) (void)cudaStreamSynchronize(stream);
+  for (cudaStream_t stream : streams_) (void)cudaStreamDestroy(stream);
 }
 
 StatusOr<cudaStream_t> StreamSet::At(size_t index) {
   while (streams_.size() <= index) {
-    {
-      SpareStreams& spares = Spares();
-      std::lock_guard<std::mutex> lock(spares.mutex);
-      std::vector<cudaStream_t>& spare = spares.by_device[device_];
-      if (!spare.empty()) {
-        streams_.push_back(spare.back());
-        spare.pop_back();
-        continue;
-      }
-    }
     cudaStream_t stream = nullptr;
     if (auto code = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking); code != cudaSuccess) {
       return Internal(std::string("creating a stream: cudaStreamCreateWithFlags: ") + cudaGetErrorString(code));
@@ -148,7 +118,7 @@ StreamContext::~StreamContext() {
   for (cudaEvent_t event : sync_events_) (void)cudaEventDestroy(event);
   for (cudaEvent_t event : join_events_) (void)cudaEventDestroy(event);
   if (fork_event_ != nullptr) (void)cudaEventDestroy(fork_event_);
-  // The streams belong to streams_, kept for later sets when its last holder goes.
+  // The streams belong to streams_, destroyed with its last holder.
 }
 
 StreamContext* StreamContext::Current() { return g_current_context; }

@@ -18,14 +18,10 @@ struct IValue;
 
 namespace nimble::accelerate {
 
-// CUDA streams of our own (non-blocking) on one device, made on first use (or taken from those of sets
-// gone before) and, with the last holder, waited for and kept for later sets: never destroyed, as
-// PyTorch's own stream pool is not. A tensor is freed on the stream it was allocated on (the
-// cudaMallocAsync backend calls cudaFreeAsync there; the caching allocator records an event on a
-// stream it was marked with), and tensors made by a run can outlive the run's streams. Graphs that
-// capture into one memory pool share one set: the caching allocator hands a freed block only to an
-// allocation on the stream it was made on, so graphs captured on other streams could never reuse each
-// other's blocks.
+// CUDA streams of our own (non-blocking) on one device, made on first use and destroyed with the last
+// holder, after a wait for each. Graphs that capture into one memory pool share one set: the caching
+// allocator hands a freed block only to an allocation on the stream it was made on, so graphs captured
+// on other streams could never reuse each other's blocks.
 class StreamSet {
  public:
   explicit StreamSet(int device) : device_(device) {}
