@@ -15,9 +15,9 @@
 #   budgetM  as default, with --memory-budget M (MiB)
 #   ratioR   as default, with --memory-ratio R (R times single-stream's peak)
 #   expand   as default, with the caching allocator's expandable segments (PYTORCH_CUDA_ALLOC_CONF)
-#   async    as default, with PyTorch's cudaMallocAsync allocator backend (PYTORCH_CUDA_ALLOC_CONF): a
-#            capture's allocations become graph memory nodes, which the driver reuses across streams
-#   asyncunpacked  one stream per chain (--unpacked-streams), with the cudaMallocAsync backend
+#   async    as default, with PyTorch's cudaMallocAsync allocator backend (PYTORCH_CUDA_ALLOC_CONF), which
+#            nimble-accelerate refuses (its captures failed in that allocator's free): shows the refusal
+#   asyncunpacked  the same with one stream per chain (--unpacked-streams)
 # Each variant's JSON goes to <out>/<model>.<variant>.json; bench/memory_table.py turns them into the
 # tables of bench/results/memory.md. Logs: <out>/memory_bench.log.
 #   bench/memory_bench.sh BUILD_DIR OUT_DIR [--models "googlenet inception_v3 ..."]

@@ -42,13 +42,13 @@ BATCH, IMAGE, CLASSES = 32, 32, 10
 # bert_base: samples/models/bert.py (BERT-base, random weights, two labels) on random token ids, the
 # batch and sequence length of a fine-tuning step on one small batch.
 BERT_BATCH, BERT_SEQUENCE, BERT_LABELS = 8, 128, 2
+# On random images and labels a larger rate makes the loss climb, and a diverging run turns any rounding
+# difference into a large one: the parity figures would measure chaos, not the capture.
+LR = 0.002
 
 
 def batch_of(name: str) -> int:
     return BERT_BATCH if name == "bert_base" else BATCH
-# On random images and labels a larger rate makes the loss climb, and a diverging run turns any rounding
-# difference into a large one: the parity figures would measure chaos, not the capture.
-LR = 0.002
 
 
 def setup(name: str, tf32: bool):

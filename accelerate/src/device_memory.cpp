@@ -1,9 +1,9 @@
 // The allocator's statistics are per device and cumulative; a window subtracts what was resident when
 // it began. Emptying the cache first matters: the allocator keeps freed blocks, and a phase that finds
-// them cached shows less reserved memory than it needs on its own. With PyTorch's cudaMallocAsync
-// backend a capture's allocations become the graph's memory nodes, whose memory the driver holds
-// outside the allocator's pool: the driver's graph-memory attributes are added to the reserved bytes
-// (they read 0 under the caching allocator, whose captures have no memory nodes).
+// them cached shows less reserved memory than it needs on its own. The driver's memory for CUDA
+// graphs' memory nodes (which PyTorch's cudaMallocAsync backend would make of a capture's allocations)
+// is held outside the allocator's pool and added to the reserved bytes; it reads 0 under the caching
+// allocator, whose captures have no memory nodes, and captures refuse the other backend.
 #include "nimble/accelerate/device_memory.h"
 
 #include <c10/cuda/CUDACachingAllocator.h>

@@ -92,6 +92,7 @@ class Extractor {
 
   StatusOr<OpGraph> Extract() {
     model_.op_nodes.clear();
+    model_.op_shares_input.clear();
     for (Node* node : model_.graph->nodes()) {
       const NodeRole role = IsHostArithmetic(*node) ? NodeRole::kFoldMetadata : Classify(*node, run_);
       roles_[node] = role;
@@ -155,6 +156,8 @@ class Extractor {
                             .kind = kind,
                             .output_shapes = run_.at(node).output_shapes});
     model_.op_nodes.push_back(node);
+    const auto seen = run_.find(node);
+    model_.op_shares_input.push_back(seen == run_.end() || seen->second.some_output_aliases_input ? 1 : 0);
     touched_.push_back(Touched(*node));
   }
 

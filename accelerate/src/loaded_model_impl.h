@@ -6,6 +6,7 @@
 #include <torch/csrc/jit/api/module.h>
 #include <torch/csrc/jit/ir/ir.h>
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -22,6 +23,9 @@ struct LoadedModel::Impl {
   std::shared_ptr<torch::jit::Graph> graph;     // module's forward graph; the same object, not a copy
   std::vector<TensorSpec> inputs;             // one per forward argument
   std::vector<torch::jit::Node*> op_nodes;      // filled by the graph extractor
+  // Per op node: whether an output shared storage with an input when the shapes were run (a view the
+  // schema may not declare); 1 where not known. The stream rewrite never releases such memory.
+  std::vector<uint8_t> op_shares_input;
 };
 
 }  // namespace nimble::accelerate

@@ -93,6 +93,20 @@ bool OutputsAliasInputs(const std::vector<IValue>& inputs, const std::vector<IVa
   return true;
 }
 
+// True when any tensor output shares storage with a tensor input: a view, or the input handed back,
+// whatever the op's schema says (aten::atleast_1d's returns its input without an alias annotation).
+bool SomeOutputAliasesInput(const std::vector<IValue>& inputs, const std::vector<IValue>& outputs) {
+  std::vector<at::Tensor> in, out;
+  for (const IValue& v : inputs) CollectTensors(v, in);
+  for (const IValue& v : outputs) CollectTensors(v, out);
+  for (const at::Tensor& o : out) {
+    for (const at::Tensor& i : in) {
+      if (o.defined() && i.defined() && o.is_alias_of(i)) return true;
+    }
+  }
+  return false;
+}
+
 bool AllScalars(const std::vector<IValue>& outputs) {
   std::vector<at::Tensor> tensors;
   for (const IValue& v : outputs) CollectTensors(v, tensors);
@@ -183,6 +197,7 @@ StatusOr<ShapeRun> RunForShapes(const LoadedModel::Impl& model) {
     }
     run[node] = NodeObservation{.output_shapes = "",
                                 .outputs_alias_inputs = OutputsAliasInputs(inputs, outputs),
+                                .some_output_aliases_input = SomeOutputAliasesInput(inputs, outputs),
                                 .outputs_are_scalars = AllScalars(outputs),
                                 .shape_query = std::nullopt};
     // Metadata reads that return numbers (sizes, strides, rank, dtype): constants once the input

@@ -25,6 +25,7 @@ namespace nimble::accelerate {
 struct NodeObservation {
   std::string output_shapes;          // "[1,64,56,56]"; several outputs joined by ", "; lists in ( )
   bool outputs_alias_inputs = false;  // every tensor output shares storage with a tensor input
+  bool some_output_aliases_input = false;  // a tensor output shares storage with a tensor input
   bool outputs_are_scalars = false;   // every tensor output has no dimensions (true with none at all)
   std::optional<c10::IValue> shape_query;  // a metadata read (op_kinds.h) returning numbers: its value
 };

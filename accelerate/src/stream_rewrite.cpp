@@ -85,6 +85,15 @@ std::vector<Value*> ValuesKeptToJoin(const std::vector<std::pair<size_t, size_t>
   return values;
 }
 
+// Each op's readers: the ends of its data edges.
+std::vector<std::vector<size_t>> Readers(const OpGraph& ops) {
+  std::vector<std::vector<size_t>> readers(ops.ops.size());
+  for (const OpEdge& edge : ops.edges) {
+    if (edge.kind == EdgeKind::kData) readers[static_cast<size_t>(edge.src.value())].push_back(static_cast<size_t>(edge.dst.value()));
+  }
+  return readers;
+}
+
 // Values whose memory the run never frees, or frees only after the side streams are gone: the graph's
 // inputs, its outputs and its constants (the weights).
 std::vector<Value*> OutlivingValues(Graph& graph) {
@@ -191,16 +200,16 @@ bool OwnsItsMemory(torch::jit::AliasDb& alias_db, Value* value, Node* producer, 
 
 // Releases the op outputs read on another stream on their producer's stream (see the header); the
 // reads of outputs that cannot be released are returned, to be recorded instead. `alias_db` as for
-// InsertRecordStreams; the releases are inserted only after every alias query.
+// InsertRecordStreams; the releases are inserted only after every alias query. `shares_input[op]`:
+// the op's output shared storage with an input in the shape run; neither its own outputs nor its inputs
+// are released then (schemas do not declare every view: aten::atleast_1d returns its input).
 std::vector<std::pair<size_t, size_t>> InsertReleases(Graph& graph, torch::jit::AliasDb& alias_db, const OpGraph& ops,
                                                       const StreamAssignment& assignment,
                                                       const std::vector<std::pair<size_t, size_t>>& reads,
-                                                      const std::vector<Node*>& nodes, RewriteSummary* summary) {
-  const StreamOrder order(assignment, nodes.size());
-  std::vector<std::vector<size_t>> readers(nodes.size());
-  for (const OpEdge& edge : ops.edges) {
-    if (edge.kind == EdgeKind::kData) readers[static_cast<size_t>(edge.src.value())].push_back(static_cast<size_t>(edge.dst.value()));
-  }
+                                                      const std::vector<Node*>& nodes,
+                                                      const std::vector<uint8_t>& shares_input, RewriteSummary* summary) {
+  const std::vector<std::vector<size_t>> readers = Readers(ops);
+  const std::vector<int64_t> points = ReleasePoints(ops, assignment);
   const std::vector<Value*> outliving = OutlivingValues(graph);
   std::vector<std::pair<size_t, size_t>> unreleased;
   std::vector<std::pair<Node*, Value*>> releases;
@@ -208,13 +217,15 @@ std::vector<std::pair<size_t, size_t>> InsertReleases(Graph& graph, torch::jit::
     const size_t producer = begin->first;
     auto end = std::find_if(begin, reads.end(), [&](const auto& read) { return read.first != producer; });
     const std::vector<size_t>& all = readers[producer];
-    const size_t last = all.empty() ? producer : *std::max_element(all.begin(), all.end());
-    const int64_t point = order.ReleasePoint(producer, last, all);
+    const int64_t point = points[producer];
     const std::vector<Value*> values = TensorOutputs(nodes[producer]);
     Node* before = point >= 0 ? nodes[static_cast<size_t>(point)] : nullptr;
-    const bool release = before != nullptr && !values.empty() && std::all_of(values.begin(), values.end(), [&](Value* v) {
-      return OwnsItsMemory(alias_db, v, nodes[producer], before, outliving);
-    });
+    const bool viewed = shares_input[producer] != 0 ||
+                        std::any_of(all.begin(), all.end(), [&](size_t r) { return shares_input[r] != 0; });
+    const bool release = before != nullptr && !viewed && !values.empty() &&
+                         std::all_of(values.begin(), values.end(), [&](Value* v) {
+                           return OwnsItsMemory(alias_db, v, nodes[producer], before, outliving);
+                         });
     if (release) {
       for (Value* value : values) releases.emplace_back(before, value);
     } else {
@@ -233,7 +244,8 @@ std::vector<std::pair<size_t, size_t>> InsertReleases(Graph& graph, torch::jit::
 
 // The walk: set_stream where the stream changes, waits before and records after the sync ends.
 RewriteSummary InsertStreamOps(Graph& graph, const OpGraph& ops, const StreamAssignment& assignment,
-                               const std::vector<Node*>& nodes, const RewriteOptions& options) {
+                               const std::vector<Node*>& nodes, const std::vector<uint8_t>& shares_input,
+                               const RewriteOptions& options) {
   RewriteSummary summary;
   summary.num_streams = assignment.num_streams;
   summary.num_events = static_cast<int32_t>(assignment.syncs.size());
@@ -272,7 +284,7 @@ RewriteSummary InsertStreamOps(Graph& graph, const OpGraph& ops, const StreamAss
     torch::jit::AliasDb alias_db(graph.shared_from_this());
     std::vector<std::pair<size_t, size_t>> recorded = reads;
     if (options.cross_stream_free == CrossStreamFree::kOnProducerStream) {
-      recorded = InsertReleases(graph, alias_db, ops, assignment, reads, nodes, &summary);
+      recorded = InsertReleases(graph, alias_db, ops, assignment, reads, nodes, shares_input, &summary);
     }
     summary.recorded_values = InsertRecordStreams(graph, alias_db, recorded, nodes);
   }
@@ -300,7 +312,15 @@ Status CheckAssignment(const LoadedModel::Impl& impl, const OpGraph& graph, cons
     return InvalidArgument(impl.path + ": stream assignment covers " + std::to_string(assignment.op_stream.size()) +
                            " ops, the graph has " + std::to_string(graph.ops.size()));
   }
+  for (const StreamId stream : assignment.op_stream) {
+    if (stream.value() < 0 || stream.value() >= assignment.num_streams) {
+      return InvalidArgument(impl.path + ": an op is assigned stream " + std::to_string(stream.value()) + " of " +
+                             std::to_string(assignment.num_streams));
+    }
+  }
+  const auto ops = static_cast<int64_t>(graph.ops.size());
   for (const OpEdge& sync : assignment.syncs) {
+    if (sync.src.value() < 0 || sync.dst.value() >= ops) return InvalidArgument(impl.path + ": a sync names no op");
     if (sync.src.value() >= sync.dst.value()) return InvalidArgument(impl.path + ": a sync points backwards");
   }
   if (impl.graph->inputs().empty() || impl.graph->inputs()[0]->hasUses()) {
@@ -310,6 +330,26 @@ Status CheckAssignment(const LoadedModel::Impl& impl, const OpGraph& graph, cons
 }
 
 }  // namespace
+
+std::vector<int64_t> ReleasePoints(const OpGraph& graph, const StreamAssignment& assignment) {
+  const auto n = static_cast<int64_t>(graph.ops.size());
+  const bool valid =
+      static_cast<int64_t>(assignment.op_stream.size()) == n &&
+      std::all_of(assignment.op_stream.begin(), assignment.op_stream.end(),
+                  [&](StreamId s) { return s.value() >= 0 && s.value() < assignment.num_streams; }) &&
+      std::all_of(assignment.syncs.begin(), assignment.syncs.end(), [&](const OpEdge& e) {
+        return e.src.value() >= 0 && e.src.value() < e.dst.value() && e.dst.value() < n;
+      });
+  if (!valid) return std::vector<int64_t>(graph.ops.size(), -1);
+  const StreamOrder order(assignment, graph.ops.size());
+  const std::vector<std::vector<size_t>> readers = Readers(graph);
+  std::vector<int64_t> points(graph.ops.size(), -1);
+  for (size_t op = 0; op < readers.size(); ++op) {
+    if (readers[op].empty()) continue;
+    points[op] = order.ReleasePoint(op, *std::max_element(readers[op].begin(), readers[op].end()), readers[op]);
+  }
+  return points;
+}
 
 StatusOr<ScheduledModel> RewriteForStreams(const LoadedModel& frozen, const OpGraph& graph,
                                            const StreamAssignment& assignment, const RewriteOptions& options) {
@@ -321,7 +361,10 @@ StatusOr<ScheduledModel> RewriteForStreams(const LoadedModel& frozen, const OpGr
     auto copy = impl.graph->copy();
     std::vector<Node*> nodes = MapOpNodes(*impl.graph, *copy, impl.op_nodes);
     ScheduledModel result;
-    result.summary = InsertStreamOps(*copy, graph, assignment, nodes, options);
+    // Unknown (an Impl not made by the graph extractor): every op may share its inputs' storage.
+    std::vector<uint8_t> shares_input = impl.op_shares_input;
+    if (shares_input.size() != nodes.size()) shares_input.assign(nodes.size(), 1);
+    result.summary = InsertStreamOps(*copy, graph, assignment, nodes, shares_input, options);
     copy->lint();
     auto scheduled = std::make_shared<LoadedModel::Impl>();
     scheduled->path = impl.path;
@@ -330,6 +373,7 @@ StatusOr<ScheduledModel> RewriteForStreams(const LoadedModel& frozen, const OpGr
     scheduled->graph = copy;
     scheduled->inputs = impl.inputs;
     scheduled->op_nodes = std::move(nodes);
+    scheduled->op_shares_input = std::move(shares_input);
     result.model = LoadedModel(std::move(scheduled));
     return result;
   } catch (const std::exception& e) {

@@ -231,8 +231,7 @@ Status Session::PlanAndCapture() {
 }
 
 // Captures `schedule`, records it as a memory trial and, when it fits `budget`, makes it the
-// multi-stream mode (the graph of an earlier fit goes). Out of GPU memory is over any budget; other
-// failures are the model's.
+// multi-stream mode. Out of GPU memory is over any budget; other failures are the model's.
 StatusOr<bool> Session::TryWithinBudget(const StreamAssignment& schedule, int64_t budget) {
   ModeResult trial_mode;
   trial_mode.mode = RunMode::kAotMulti;
@@ -254,7 +253,6 @@ StatusOr<bool> Session::TryWithinBudget(const StreamAssignment& schedule, int64_
                  (captured.ok() ? "take " + MiB(trial.peak_reserved_bytes) + (trial.fits ? ", within it" : ", over it")
                                 : "ran out of GPU memory (" + captured.message() + ")"));
   if (!trial.fits) return false;
-  multi_graph_.reset();
   result_.multi = trial_mode;
   multi_model_ = std::move(scheduled);
   multi_graph_ = std::move(graph);
@@ -279,8 +277,14 @@ Status Session::CaptureWithinBudget(int64_t budget) {
   while (over > 0 && over - fit > 1) {
     schedule = analysis::PackStreams(plan_.uncapped, plan_.reduced_edges, (fit + over) / 2);
     if (schedule.num_streams <= fit || schedule.num_streams >= over) break;  // packing gave no new count
+    // The fit so far gives its pool back first, so that the trial is measured (and fits) on its own.
+    multi_graph_.reset();
     NIMBLE_ASSIGN_OR_RETURN(const bool fits, TryWithinBudget(schedule, budget));
     (fits ? fit : over) = schedule.num_streams;
+  }
+  if (multi_graph_ == nullptr) {  // the last trial was over: the best fit is captured again
+    const StreamAssignment best = result_.multi.schedule;
+    return CaptureMode(best, &result_.multi, &multi_model_, &multi_graph_);
   }
   return OkStatus();
 }

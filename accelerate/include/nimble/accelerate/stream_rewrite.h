@@ -6,10 +6,10 @@
 // - released on its producer's stream (nimble::release, the default): held until the first op of that
 //   stream that the assignment's syncs order after every reader, and dropped right before it, after its
 //   waits. The memory goes back to the producer's stream at a point in that stream's order where no
-//   reader can still be running, so the allocator reuses it there at once (and, under the cudaMallocAsync
-//   backend, the free lands in the graph where later work depends on it). A value with no such point, or
-//   whose memory another value may share (a view, a graph input or output, a constant), is recorded
-//   instead;
+//   reader can still be running, so the allocator reuses it there at once. A value with no such point,
+//   or whose memory a view may share (by alias analysis, or as the shape run saw storage shared), is
+//   recorded instead; one that may share memory with a graph input, output or constant is neither
+//   released nor recorded (the run never frees it);
 // - marked as used on the reader's stream right after each such read (nimble::record_stream): the
 //   caching allocator reuses its memory once the capture's dependencies order that read before the new
 //   user;
@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "nimble/accelerate/loaded_model.h"
 #include "nimble/core/op_graph.h"
@@ -51,6 +52,11 @@ struct ScheduledModel {
   LoadedModel model;  // a new TorchScript module whose forward is the rewritten graph
   RewriteSummary summary;
 };
+
+// Per op: the op of its stream before which its outputs would be released, the first one after all of
+// the op's readers (its data edges' ends) that the assignment's stream order and syncs order after
+// each reader; -1 for an op with no reader or no such op. `assignment` as for RewriteForStreams.
+std::vector<int64_t> ReleasePoints(const OpGraph& graph, const StreamAssignment& assignment);
 
 // `graph` and `frozen` come from one LoadModelGraph call; `assignment` covers graph's ops (ops in
 // node order, syncs pointing forward). Refuses (FailedPrecondition) a graph that still reads module
