@@ -69,12 +69,13 @@ void AddAccelerateOptions(CLI::App& app, AccelerateArgs& args) {
                  "smaller of the two)")
       ->check(CLI::PositiveNumber);
   app.add_flag("--single-stream-only", o.single_stream_only, "capture the single-stream schedule only");
-  app.add_flag("--keep-cross-stream-values", o.keep_cross_stream_values,
-               "hold every value read on another stream until the streams join instead of freeing it after its "
-               "last reader (more memory; for comparison)");
+  CLI::Option* keep = app.add_flag("--keep-cross-stream-values", o.keep_cross_stream_values,
+                                   "hold every value read on another stream until the streams join instead of "
+                                   "freeing it after its last reader (more memory; for comparison)");
   app.add_flag("--record-cross-stream-values", o.record_cross_stream_values,
                "free a value read on another stream after each reader with the allocator's record_stream instead of "
-               "releasing it on its producer's stream once every reader is ordered before (for comparison)");
+               "releasing it on its producer's stream once every reader is ordered before (for comparison)")
+      ->excludes(keep);
   app.add_flag("--unpacked-streams", o.unpacked_streams,
                "one capture stream per chain of the assignment instead of packing chains that never overlap onto one "
                "stream (more memory; for comparison)");

@@ -44,6 +44,11 @@ TEST(AotCliTest, UsageErrorsExitTwo) {
   EXPECT_NE(bad_shape.output.find("--input 1xax3: expected positive dimensions"), std::string::npos) << bad_shape.output;
   EXPECT_EQ(RunTool("nimble-accelerate", "m.pt --input 1x3x8x8 -o out.nimble --memory-ratio 0").code, 2);
   EXPECT_EQ(RunTool("nimble-accelerate", "m.pt --input 1x3x8x8 -o out.nimble --memory-budget -5").code, 2);
+  // Two ways of freeing values read on another stream at once.
+  const Result two_frees = RunTool("nimble-accelerate", "m.pt --input 1x3x8x8 -o out.nimble --keep-cross-stream-values "
+                                                        "--record-cross-stream-values");
+  EXPECT_EQ(two_frees.code, 2);
+  EXPECT_NE(two_frees.output.find("excludes"), std::string::npos) << two_frees.output;
   // Buckets: given two ways at once, a size that is no batch size, a bucket that does not parse.
   const Result both = RunTool("nimble-accelerate", "m.pt --input 1x3x8x8 --batch-sizes 1,4 --bucket 2x3x8x8 -o out.nimble");
   EXPECT_EQ(both.code, 2);
