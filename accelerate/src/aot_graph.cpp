@@ -178,8 +178,8 @@ Status WarmUpAndCapture(AotGraph::Impl& impl, const CaptureOptions& options, con
 }  // namespace
 
 StatusOr<std::unique_ptr<AotGraph>> AotGraph::Capture(const LoadedModel& scheduled, const CaptureOptions& options) {
-  // Under the cudaMallocAsync backend a capture's frees become the graph's memory nodes, and tensors
-  // freed outside it fail in the allocator (an error thrown from a destructor, which ends the process):
+  // Under the cudaMallocAsync backend, captures failed in that allocator's free (cudaFreeAsync: invalid
+  // argument, thrown from a tensor's destructor, which ends the process; bench/results/memory.md):
   // refused here instead, naming the setting.
   if (const std::string backend = c10::cuda::CUDACachingAllocator::get()->name(); backend == "cudaMallocAsync") {
     return FailedPrecondition(scheduled.path() + ": CUDA graphs are captured with PyTorch's caching allocator only; this "
