@@ -3,6 +3,7 @@
 // the one simulated, and a database with no run of the model is NotFound, naming the file.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -113,6 +114,59 @@ TEST(AcceleratePlanTest, OnlyRunsOfTheSamePrecisionAreUsed) {
   StatusOr<MeasuredWorkload> tf32 = WorkloadOf(db, TwoOps(), /*tf32=*/true);
   ASSERT_TRUE(tf32.ok()) << tf32.status().ToString();
   EXPECT_NE(tf32->source.find("run 1"), std::string::npos) << tf32->source;
+}
+
+// The memory budget's search over stream counts, with a fake capture: `limit` is the most streams
+// whose capture fits, `reach` the most streams the packing can give below the start.
+struct Search {
+  int32_t limit = 0;
+  int32_t reach = 1 << 20;
+  std::vector<int32_t> tried;
+  StatusOr<int32_t> Run(int32_t start) {
+    return SearchStreamCounts(
+        start, [&](int32_t most) { return std::min(most, reach); },
+        [&](int32_t count) -> StatusOr<bool> {
+          tried.push_back(count);
+          return count <= limit;
+        });
+  }
+};
+
+TEST(AcceleratePlanTest, BudgetSearchHalvesThenBisectsToTheMostStreamsThatFit) {
+  Search search{.limit = 7};
+  StatusOr<int32_t> best = search.Run(11);
+  ASSERT_TRUE(best.ok()) << best.status().ToString();
+  EXPECT_EQ(*best, 7);
+  EXPECT_EQ(search.tried, (std::vector<int32_t>{11, 5, 8, 6, 7}));
+}
+
+TEST(AcceleratePlanTest, BudgetSearchStopsAtAFirstFit) {
+  Search search{.limit = 40};
+  EXPECT_EQ(*search.Run(11), 11);
+  EXPECT_EQ(search.tried, (std::vector<int32_t>{11}));
+}
+
+TEST(AcceleratePlanTest, BudgetSearchWithNoFitEndsAtTwoStreams) {
+  Search search{.limit = 1};
+  EXPECT_EQ(*search.Run(11), 0);
+  EXPECT_EQ(search.tried, (std::vector<int32_t>{11, 5, 2}));
+}
+
+TEST(AcceleratePlanTest, BudgetSearchTriesOnlyCountsThePackingReaches) {
+  Search search{.limit = 9, .reach = 3};  // the packing gives 3 streams for any count below 11
+  EXPECT_EQ(*search.Run(11), 3);
+  EXPECT_EQ(search.tried, (std::vector<int32_t>{11, 3}));
+  Search single{.limit = 9, .reach = 1};  // ... or one stream: no multi-stream schedule
+  EXPECT_EQ(*single.Run(11), 0);
+  EXPECT_EQ(single.tried, (std::vector<int32_t>{11}));
+}
+
+TEST(AcceleratePlanTest, BudgetSearchPassesACaptureErrorOn) {
+  StatusOr<int32_t> best = SearchStreamCounts(
+      8, [](int32_t most) { return most; },
+      [](int32_t) -> StatusOr<bool> { return FailedPrecondition("cannot capture"); });
+  ASSERT_FALSE(best.ok());
+  EXPECT_EQ(best.status().message(), "cannot capture");
 }
 
 }  // namespace

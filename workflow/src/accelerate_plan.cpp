@@ -148,4 +148,26 @@ Status PredictPlan(Plan* plan, const analysis::PredictionOptions& options) {
   return OkStatus();
 }
 
+StatusOr<int32_t> SearchStreamCounts(int32_t start, const std::function<int32_t(int32_t)>& streams_for,
+                                     const std::function<StatusOr<bool>(int32_t)>& fits) {
+  int32_t over = 0;  // the fewest streams found over the budget (0: none yet)
+  int32_t count = start;
+  while (true) {
+    if (count < 2) return 0;
+    NIMBLE_ASSIGN_OR_RETURN(const bool fit, fits(count));
+    if (fit) break;
+    over = count;
+    if (over / 2 < 2) return 0;
+    count = streams_for(over / 2);
+  }
+  int32_t fit = count;
+  while (over - fit > 1) {
+    const int32_t next = streams_for((fit + over) / 2);
+    if (next <= fit || next >= over) break;  // the packing reaches no count between them
+    NIMBLE_ASSIGN_OR_RETURN(const bool fit_next, fits(next));
+    (fit_next ? fit : over) = next;
+  }
+  return fit;
+}
+
 }  // namespace nimble::workflow

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -61,5 +62,14 @@ StatusOr<Plan> MakePlan(const OpGraph& graph, analysis::Workload workload, int32
 // Fills plan->prediction: the workload simulated eagerly, as one-stream replay and as the assignment's
 // replay, with `options`' launch and replay costs.
 Status PredictPlan(Plan* plan, const analysis::PredictionOptions& options);
+
+// The memory budget's search over stream counts. `streams_for(n)` is how many streams the schedule
+// folded onto at most n has (cheap: the packing alone); `fits(n)` captures that schedule and says
+// whether it fits the budget. The first trial is `start` streams as they are; then the count is halved
+// until a schedule fits, and bisected between that fit and the fewest streams found over the budget
+// (memory grows with the streams), skipping counts the packing does not reach. Returns the most streams
+// found to fit (0: none; a packing down to one stream ends the search).
+StatusOr<int32_t> SearchStreamCounts(int32_t start, const std::function<int32_t(int32_t)>& streams_for,
+                                     const std::function<StatusOr<bool>(int32_t)>& fits);
 
 }  // namespace nimble::workflow

@@ -9,6 +9,7 @@
 #include <limits>
 #include <filesystem>
 #include <iostream>
+#include <map>
 
 #include <unistd.h>
 
@@ -259,32 +260,25 @@ StatusOr<bool> Session::TryWithinBudget(const StreamAssignment& schedule, int64_
   return true;
 }
 
-// Halves the streams until a schedule fits, then bisects between that fit and the smallest count
-// found over the budget: the most streams that fit (memory grows with the streams), in a few captures.
+// The search is SearchStreamCounts (accelerate_plan.h); each count's schedule is the plan's own for
+// its stream count, else the packing onto that many.
 Status Session::CaptureWithinBudget(int64_t budget) {
-  StreamAssignment schedule = plan_.multi;
-  int32_t over = 0;  // the fewest streams found over the budget (0: none yet)
-  while (true) {
-    NIMBLE_ASSIGN_OR_RETURN(const bool fits, TryWithinBudget(schedule, budget));
-    if (fits) break;
-    over = schedule.num_streams;
-    const int32_t next = over / 2;
-    if (next < 2) return OkStatus();
-    schedule = analysis::PackStreams(plan_.uncapped, plan_.reduced_edges, next);
-    if (schedule.num_streams < 2) return OkStatus();
-  }
-  int32_t fit = result_.multi.schedule.num_streams;
-  while (over > 0 && over - fit > 1) {
-    schedule = analysis::PackStreams(plan_.uncapped, plan_.reduced_edges, (fit + over) / 2);
-    if (schedule.num_streams <= fit || schedule.num_streams >= over) break;  // packing gave no new count
-    // The fit so far gives its pool back first, so that the trial is measured (and fits) on its own.
+  std::map<int32_t, StreamAssignment> schedules{{plan_.multi.num_streams, plan_.multi}};
+  auto streams_for = [&](int32_t most) {
+    StreamAssignment schedule = analysis::PackStreams(plan_.uncapped, plan_.reduced_edges, most);
+    const int32_t count = schedule.num_streams;
+    schedules.emplace(count, std::move(schedule));
+    return count;
+  };
+  auto fits = [&](int32_t count) -> StatusOr<bool> {
+    // A fit so far gives its pool back first, so that the trial is measured (and fits) on its own.
     multi_graph_.reset();
-    NIMBLE_ASSIGN_OR_RETURN(const bool fits, TryWithinBudget(schedule, budget));
-    (fits ? fit : over) = schedule.num_streams;
-  }
-  if (multi_graph_ == nullptr) {  // the last trial was over: the best fit is captured again
-    const StreamAssignment best = result_.multi.schedule;
-    return CaptureMode(best, &result_.multi, &multi_model_, &multi_graph_);
+    return TryWithinBudget(schedules.at(count), budget);
+  };
+  NIMBLE_ASSIGN_OR_RETURN(const int32_t best, SearchStreamCounts(plan_.multi.num_streams, streams_for, fits));
+  if (best > 0 && multi_graph_ == nullptr) {  // a later trial was over: the best fit is captured again
+    const StreamAssignment schedule = result_.multi.schedule;
+    return CaptureMode(schedule, &result_.multi, &multi_model_, &multi_graph_);
   }
   return OkStatus();
 }

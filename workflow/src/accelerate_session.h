@@ -57,8 +57,8 @@ class Session {
   // The multi-stream capture under the memory budget: plan_.multi, then folded onto half as many
   // streams each time until one fits, then the most streams between that fit and the fewest found over
   // the budget (kept as the multi mode); none fitting: no multi mode.
-  StatusOr<bool> TryWithinBudget(const StreamAssignment& schedule, int64_t budget);
   Status CaptureWithinBudget(int64_t budget);
+  StatusOr<bool> TryWithinBudget(const StreamAssignment& schedule, int64_t budget);
 
   const AccelerateOptions& args_;
   std::unique_ptr<store::RunDatabase>* db_;
