@@ -1,8 +1,7 @@
 // GPU memory of one phase of work (an eager forward, a warm-up and capture), as PyTorch's caching
 // allocator counts it: the peak of the bytes handed to tensors (allocated) and of the bytes the
-// allocator holds from the driver (reserved, plus the driver's memory for CUDA graphs' memory nodes,
-// which the caching allocator's captures do not make), both above what was resident when the phase
-// began (weights, input buffers, other graphs' pools), and what the phase still holds at its end.
+// allocator holds from the driver (reserved), both above what was resident when the phase began
+// (weights, input buffers, other graphs' pools), and what the phase still holds at its end.
 // The window starts from an emptied cache, so blocks cached by earlier phases do not hide the
 // phase's own segments. Plain C++ header; one window per device at a time, from one thread.
 #pragma once
