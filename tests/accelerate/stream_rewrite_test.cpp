@@ -284,8 +284,9 @@ def forward(self, x):
   EXPECT_EQ(recorded.summary.recorded_values, 2);
 }
 
-// A view of a value read on another stream shares its memory, so neither is released: releasing the
-// base would hand its memory back while the view's reader may still run. Recorded instead.
+// A value that a view made between its producer and its release point shares memory with is not
+// released (the guard is conservative: here the view's reader is ordered before that point, but a view
+// read further on would not be). Recorded instead.
 TEST(StreamRewriteTest, ValuesWhoseMemoryAViewSharesAreNotReleased) {
   const std::string source = R"(
 def forward(self, x):
