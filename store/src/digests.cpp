@@ -1,8 +1,10 @@
 #include "digests.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace nimble::store {
@@ -151,27 +153,141 @@ int RegisterDigestFunction(sqlite3* db) {
                                     DigestStep, DigestFinal, nullptr);
 }
 
+namespace {
+
+StatusOr<Statement> PrepareDigestInsert(Database& db) {
+  return db.Prepare(
+      "INSERT OR REPLACE INTO run_digests (runId, tableName, rowCount, digest, lastRowid) VALUES (?, ?, ?, ?, ?)");
+}
+
+Status StoreDigest(Statement& put, RunId run, const std::string& table, bool shared, const Digest& d) {
+  put.BindInt(1, shared ? 0 : run.value());
+  put.BindText(2, table);
+  put.BindInt(3, d.rows);
+  put.BindInt(4, d.value);
+  if (shared) {
+    put.BindInt(5, d.last_rowid);
+  } else {
+    put.BindNull(5);
+  }
+  return put.Run();
+}
+
+// One rowid range of one table, digested by one of the workers.
+struct DigestPart {
+  size_t table = 0;  // index into the tables
+  int64_t first_rowid = 0, last_rowid = 0;
+  Digest digest{};
+};
+
+struct DigestedTable {
+  std::string name;
+  bool shared = false;
+  int64_t last_rowid = 0;  // shared tables: the rows covered
+  bool by_rowid = true;    // false for a WITHOUT ROWID table, digested whole
+  std::string sql;         // the digest's query, over a rowid range (?3 to ?4) when by_rowid
+};
+
+// Digests `parts` on a connection of its own to `path`, taking the next part until none is left.
+Status DigestParts(const std::string& path, RunId run, const std::vector<DigestedTable>& tables,
+                   std::vector<DigestPart>& parts, std::atomic<size_t>& next) {
+  NIMBLE_ASSIGN_OR_RETURN(std::unique_ptr<Database> db, Database::Open(path, OpenMode::kReadOnly));
+  for (size_t i = next++; i < parts.size(); i = next++) {
+    DigestPart& part = parts[i];
+    const DigestedTable& t = tables[part.table];
+    NIMBLE_ASSIGN_OR_RETURN(Statement q, db->Prepare(t.sql));
+    if (t.shared) {
+      q.BindInt(2, t.last_rowid);
+    } else {
+      q.BindInt(1, run.value());
+    }
+    if (t.by_rowid) {
+      q.BindInt(3, part.first_rowid);
+      q.BindInt(4, part.last_rowid);
+    }
+    NIMBLE_ASSIGN_OR_RETURN(bool has_row, q.Step());
+    if (has_row) part.digest = {q.ColumnInt(0), q.ColumnInt(1), t.last_rowid};
+    q.Reset();
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
 Status WriteDigests(Database& db, RunId run) {
   if (!db.TableExists("run_digests")) return OkStatus();
-  NIMBLE_ASSIGN_OR_RETURN(Statement put, db.Prepare(
-      "INSERT OR REPLACE INTO run_digests (runId, tableName, rowCount, digest, lastRowid) VALUES (?, ?, ?, ?, ?)"));
+  NIMBLE_ASSIGN_OR_RETURN(Statement put, PrepareDigestInsert(db));
   return ForEachDigestedTable(db, DigestScope::kAll, [&](const std::string& table, bool shared) -> Status {
     int64_t last_rowid = 0;
     if (shared) {
       NIMBLE_ASSIGN_OR_RETURN(last_rowid, LastRowid(db, table));
     }
     NIMBLE_ASSIGN_OR_RETURN(const Digest d, Compute(db, table, shared, run, last_rowid));
-    put.BindInt(1, shared ? 0 : run.value());
-    put.BindText(2, table);
-    put.BindInt(3, d.rows);
-    put.BindInt(4, d.value);
-    if (shared) {
-      put.BindInt(5, d.last_rowid);
-    } else {
-      put.BindNull(5);
-    }
-    return put.Run();
+    return StoreDigest(put, run, table, shared, d);
   });
+}
+
+Status WriteDigestsInParallel(Database& db, RunId run, int threads, int64_t rows_per_part) {
+  if (!db.TableExists("run_digests")) return OkStatus();
+  if (threads < 1 || rows_per_part < 1) return InvalidArgument(db.path() + ": digests need a thread and a row per part");
+  std::vector<DigestedTable> tables;
+  std::vector<DigestPart> parts;
+  NIMBLE_RETURN_IF_ERROR(ForEachDigestedTable(db, DigestScope::kAll, [&](const std::string& table, bool shared) -> Status {
+    DigestedTable t;
+    t.name = table;
+    t.shared = shared;
+    if (shared) {
+      NIMBLE_ASSIGN_OR_RETURN(t.last_rowid, LastRowid(db, table));
+    }
+    NIMBLE_ASSIGN_OR_RETURN(t.sql, DigestSql(db, table, shared));
+    t.by_rowid = db.Prepare("SELECT rowid FROM \"" + table + "\" LIMIT 0").ok();
+    if (!t.by_rowid) {
+      parts.push_back(DigestPart{tables.size(), 0, 0, {}});
+      tables.push_back(std::move(t));
+      return OkStatus();
+    }
+    t.sql += " AND rowid >= ?3 AND rowid <= ?4";
+    NIMBLE_ASSIGN_OR_RETURN(const int64_t first, db.QueryInt("SELECT coalesce(min(rowid), 0) FROM \"" + table + "\""));
+    NIMBLE_ASSIGN_OR_RETURN(const int64_t last, db.QueryInt("SELECT coalesce(max(rowid), 0) FROM \"" + table + "\""));
+    // Equal rowid ranges; the rows of one run are contiguous in a new file, so the ranges share its rows
+    // about evenly. Every rowid from `first` to `last` is in exactly one range.
+    const int64_t span = last - first + 1;
+    const int64_t count = std::clamp<int64_t>(span / rows_per_part, 1, threads);
+    for (int64_t i = 0; i < count; ++i) {
+      const int64_t lo = first + span / count * i;
+      const int64_t hi = i + 1 == count ? last : first + span / count * (i + 1) - 1;
+      parts.push_back(DigestPart{tables.size(), lo, hi, {}});
+    }
+    tables.push_back(std::move(t));
+    return OkStatus();
+  }));
+  // Largest first, so that the last part to finish is a small one.
+  std::stable_sort(parts.begin(), parts.end(), [](const DigestPart& a, const DigestPart& b) {
+    return a.last_rowid - a.first_rowid > b.last_rowid - b.first_rowid;
+  });
+  const int workers = static_cast<int>(std::min<size_t>(static_cast<size_t>(threads), parts.size()));
+  std::atomic<size_t> next{0};
+  std::vector<Status> results(static_cast<size_t>(workers));
+  {
+    std::vector<std::jthread> pool;
+    for (int w = 0; w < workers; ++w) {
+      pool.emplace_back([&, w] { results[static_cast<size_t>(w)] = DigestParts(db.path(), run, tables, parts, next); });
+    }
+  }
+  for (const Status& r : results) NIMBLE_RETURN_IF_ERROR(r);
+  std::vector<Digest> sums(tables.size());
+  for (const DigestPart& part : parts) {
+    Digest& sum = sums[part.table];
+    sum.rows += part.digest.rows;
+    // The digest is a wrapping sum of one hash per row: parts add up the same way.
+    sum.value = static_cast<int64_t>(static_cast<uint64_t>(sum.value) + static_cast<uint64_t>(part.digest.value));
+  }
+  NIMBLE_ASSIGN_OR_RETURN(Statement put, PrepareDigestInsert(db));
+  for (size_t i = 0; i < tables.size(); ++i) {
+    sums[i].last_rowid = tables[i].last_rowid;
+    NIMBLE_RETURN_IF_ERROR(StoreDigest(put, run, tables[i].name, tables[i].shared, sums[i]));
+  }
+  return OkStatus();
 }
 
 StatusOr<bool> HasDigests(Database& db, RunId run) {

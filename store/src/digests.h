@@ -20,6 +20,12 @@ int RegisterDigestFunction(sqlite3* db);
 // transaction when there is one.
 Status WriteDigests(Database& db, RunId run);
 
+// The same digests as WriteDigests, computed on `threads` read-only connections of their own to the file,
+// each table cut into rowid ranges of at least `rows_per_part` rows (the digest is a wrapping sum over
+// rows, so ranges add up), then written on `db`. Only where the rows are committed and no other
+// connection writes the file: a new database's partial file, before its digests are written.
+Status WriteDigestsInParallel(Database& db, RunId run, int threads, int64_t rows_per_part = int64_t{1} << 16);
+
 // The tables a reader is about to read: the trace (activity, devices, the run row, the shared
 // tables), the op graph, or the kernel attribution (with the ops and time blocks it is checked against).
 enum class DigestScope { kTrace, kGraph, kAttribution, kAll };

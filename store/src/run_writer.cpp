@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <optional>
+#include <thread>
 #include <vector>
 
 #include "activity_inserter.h"
@@ -234,7 +235,12 @@ Status RunWriter::Impl::Commit() {
   NIMBLE_RETURN_IF_ERROR(EnsureOpen());
   {
     NIMBLE_ASSIGN_OR_RETURN(Transaction txn, Transaction::Begin(*db_));
-    NIMBLE_RETURN_IF_ERROR(WriteDigests(*db_, run_).WithContext("writing the run's digests"));
+    // A new database's partial file is this writer's alone and its rows are committed: its digests are
+    // read on several connections at once (a run of millions of records reads in a fraction of the time).
+    const int threads = static_cast<int>(std::min(8u, std::max(1u, std::thread::hardware_concurrency())));
+    const Status digests = building_new_file_ && threads > 1 ? WriteDigestsInParallel(*db_, run_, threads)
+                                                            : WriteDigests(*db_, run_);
+    NIMBLE_RETURN_IF_ERROR(digests.WithContext("writing the run's digests"));
     NIMBLE_RETURN_IF_ERROR(txn.Commit());
   }
   NIMBLE_RETURN_IF_ERROR(building_new_file_ ? MoveIntoPlace() : CloseDatabase());
