@@ -12,6 +12,7 @@
 
 #include "import_test_support.h"
 #include "kineto_converter.h"
+#include "kineto_parallel.h"
 
 namespace nimble::workflow {
 namespace {
@@ -225,6 +226,42 @@ TEST(KinetoReaderTest, ParallelReadGivesTheSequentialTrace) {
   EXPECT_EQ(big_read->trace.kernels.size(), 400u * 5);
   EXPECT_EQ(big_read->run.iterations, 800);
   std::remove(path.c_str());
+}
+
+// The parallel read's splitter skips strings a run at a time and reads its file in 1 MiB blocks: escapes
+// (an escaped backslash, then an escaped quote) and brackets inside a name that spans a block's end, at
+// each of the five places the end can fall in the escape pattern, still split where the JSON does.
+TEST(KinetoReaderTest, ParallelReadSplitsEscapedStringsAcrossItsBlocks) {
+  std::string pattern;
+  for (int i = 0; i < 250000; ++i) pattern += "\\\\\\\"{";  // the JSON text \\\"{ : a backslash, a quote, a brace
+  std::string decoded;
+  for (int i = 0; i < 250000; ++i) decoded += "\\\"{";
+  auto op = [](const std::string& name, int i) {
+    return "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"" + name + "\",\"pid\":1,\"tid\":1,\"ts\":" +
+           std::to_string(10 + i) + ",\"dur\":1}";
+  };
+  for (int shift = 0; shift < 5; ++shift) {
+    SCOPED_TRACE(shift);
+    std::string text = std::string(static_cast<size_t>(shift), ' ') + "{\"traceEvents\":[" + op("a{[" + pattern + "]}", 0);
+    for (int i = 1; i < 20000; ++i) text += "," + op(i % 3 == 0 ? "q\\\"[{" : "aten::mm", i);
+    text += "]}";
+    const std::string path = ::testing::TempDir() + "kineto_escapes_" + std::to_string(::getpid()) + ".json";
+    testing_support::WriteBytes(path, text);
+    auto one = ReadKinetoTrace(path, 1);
+    // The parallel read itself, not the sequential one it falls back to when it cannot split a file.
+    KinetoConverter parallel(path);
+    int64_t events = 0;
+    ASSERT_TRUE(ReadKinetoInParallel(path, 4, parallel, events));
+    auto many = parallel.Finish(events);
+    std::remove(path.c_str());
+    ASSERT_TRUE(one.ok()) << one.status().ToString();
+    ASSERT_TRUE(many.ok()) << many.status().ToString();
+    ASSERT_EQ(one->trace.ranges.size(), 20000u);
+    EXPECT_EQ(one->trace.strings.Get(one->trace.ranges[0].text), "a{[" + decoded + "]}");
+    EXPECT_EQ(one->trace.strings.Get(one->trace.ranges[3].text), "q\"[{");
+    EXPECT_EQ(many->trace.ranges, one->trace.ranges);
+    EXPECT_EQ(many->trace.strings.strings(), one->trace.strings.strings());
+  }
 }
 
 }  // namespace
