@@ -1,6 +1,5 @@
 #include "kineto_parallel.h"
 
-#include <array>
 #include <deque>
 #include <future>
 #include <memory>
@@ -17,14 +16,6 @@ namespace {
 // Measured on a 600 MiB trace: large enough that starting a worker per chunk costs nothing, small
 // enough that a few chunks in flight stay a few tens of MiB.
 constexpr size_t kChunkBytes = size_t{4} << 20;
-
-// The bytes that end a run of plain characters inside a JSON string: its closing quote, an escape.
-constexpr std::array<bool, 256> kEndsStringRun = [] {
-  std::array<bool, 256> t{};
-  t[static_cast<unsigned char>('"')] = true;
-  t[static_cast<unsigned char>('\\')] = true;
-  return t;
-}();
 
 // Reads the text in blocks and copies JSON values by their brackets and strings only: what it accepts
 // may still be invalid JSON, which the SAX parser that reads the copy then finds.
@@ -65,46 +56,37 @@ class Splitter {
     len_ = static_cast<size_t>(buf_.sgetn(block_.data(), static_cast<std::streamsize>(block_.size())));
     return len_ > 0;
   }
-  // From an opening bracket or quote to its match. Inside strings, most of a trace's text, a tight loop
-  // runs to the next quote or backslash; the bytes between strings are looked at one by one.
+  // From an opening bracket or quote to its match.
   bool CopyNested(std::string& out) {
     int depth = 0;
     bool in_string = false, escaped = false;
     while (pos_ < len_ || Fill()) {
       const char* begin = block_.data() + pos_;
       const char* end = block_.data() + len_;
-      const char* p = begin;
-      const char* closed = nullptr;
-      while (p < end && closed == nullptr) {
-        if (escaped) {  // the byte after a backslash, perhaps at the start of this block
-          escaped = false;
-          ++p;
-        } else if (in_string) {
-          while (p < end && !kEndsStringRun[static_cast<unsigned char>(*p)]) ++p;
-          if (p == end) break;
-          if (*p == '\\') {
+      for (const char* p = begin; p < end; ++p) {
+        const char ch = *p;
+        bool closed = false;
+        if (in_string) {
+          if (escaped) {
+            escaped = false;
+          } else if (ch == '\\') {
             escaped = true;
-          } else {
+          } else if (ch == '"') {
             in_string = false;
-            if (depth == 0) closed = p;
+            closed = depth == 0;
           }
-          ++p;
-        } else {
-          const char ch = *p;
-          if (ch == '"') {
-            in_string = true;
-          } else if (ch == '{' || ch == '[') {
-            ++depth;
-          } else if ((ch == '}' || ch == ']') && --depth == 0) {
-            closed = p;
-          }
-          ++p;
+        } else if (ch == '"') {
+          in_string = true;
+        } else if (ch == '{' || ch == '[') {
+          ++depth;
+        } else if (ch == '}' || ch == ']') {
+          closed = --depth == 0;
         }
-      }
-      if (closed != nullptr) {
-        out.append(begin, closed + 1);
-        pos_ = static_cast<size_t>(closed + 1 - block_.data());
-        return true;
+        if (closed) {
+          out.append(begin, p + 1);
+          pos_ = static_cast<size_t>(p + 1 - block_.data());
+          return true;
+        }
       }
       out.append(begin, end);
       pos_ = len_;
