@@ -4,7 +4,9 @@
 #include <atomic>
 #include <cstring>
 #include <string>
+#include <system_error>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace nimble::store {
@@ -88,8 +90,8 @@ void DigestFinal(sqlite3_context* ctx) {
   sqlite3_result_int64(ctx, static_cast<sqlite3_int64>(sum != nullptr ? *sum : 0));
 }
 
-// "SELECT count(*), nimble_digest(<every column>) FROM <table> WHERE <the run's rows>".
-StatusOr<std::string> DigestSql(Database& db, const std::string& table, bool shared) {
+// "SELECT count(*), nimble_digest(<every column>) FROM <table>".
+StatusOr<std::string> DigestSelect(Database& db, const std::string& table) {
   NIMBLE_ASSIGN_OR_RETURN(Statement info, db.Prepare("SELECT name FROM pragma_table_info(?1)"));
   info.BindText(1, table);
   std::string columns;
@@ -99,6 +101,12 @@ StatusOr<std::string> DigestSql(Database& db, const std::string& table, bool sha
     columns += (columns.empty() ? "\"" : ", \"") + info.ColumnText(0) + "\"";
   }
   if (columns.empty()) return NotFound(db.path() + ": no table " + table);
+  return "SELECT count(*), nimble_digest(" + columns + ") FROM \"" + table + "\"";
+}
+
+// DigestSelect with the run's rows: WHERE <the run's rows>.
+StatusOr<std::string> DigestSql(Database& db, const std::string& table, bool shared) {
+  NIMBLE_ASSIGN_OR_RETURN(const std::string select, DigestSelect(db, table));
   // Shared tables only grow (strings and launch configurations of later runs are appended), so their
   // digest covers the rows up to the last one at writing: a later writer that dies half-way cannot make
   // the runs before it unreadable.
@@ -107,7 +115,7 @@ StatusOr<std::string> DigestSql(Database& db, const std::string& table, bool sha
   std::string where = " WHERE +runId = ?1";
   if (shared) where = " WHERE rowid <= ?2";
   if (table == "kernels") where = " WHERE id >= (?1 << 32) AND id < ((?1 + 1) << 32)";
-  return "SELECT count(*), nimble_digest(" + columns + ") FROM \"" + table + "\"" + where;
+  return select + where;
 }
 
 struct Digest {
@@ -160,12 +168,12 @@ StatusOr<Statement> PrepareDigestInsert(Database& db) {
       "INSERT OR REPLACE INTO run_digests (runId, tableName, rowCount, digest, lastRowid) VALUES (?, ?, ?, ?, ?)");
 }
 
-Status StoreDigest(Statement& put, RunId run, const std::string& table, bool shared, const Digest& d) {
-  put.BindInt(1, shared ? 0 : run.value());
-  put.BindText(2, table);
+Status StoreDigest(Statement& put, RunId run, const TableDigest& d) {
+  put.BindInt(1, d.shared ? 0 : run.value());
+  put.BindText(2, d.table);
   put.BindInt(3, d.rows);
   put.BindInt(4, d.value);
-  if (shared) {
+  if (d.shared) {
     put.BindInt(5, d.last_rowid);
   } else {
     put.BindNull(5);
@@ -177,39 +185,111 @@ Status StoreDigest(Statement& put, RunId run, const std::string& table, bool sha
 struct DigestPart {
   size_t table = 0;  // index into the tables
   int64_t first_rowid = 0, last_rowid = 0;
-  Digest digest{};
+  int64_t rows = 0, value = 0;
 };
 
-struct DigestedTable {
-  std::string name;
-  bool shared = false;
-  int64_t last_rowid = 0;  // shared tables: the rows covered
-  bool by_rowid = true;    // false for a WITHOUT ROWID table, digested whole
-  std::string sql;         // the digest's query, over a rowid range (?3 to ?4) when by_rowid
+struct PlannedTable {
+  bool by_rowid = true;  // false for a WITHOUT ROWID table, digested whole
+  std::string sql;       // over the rowid range ?3 to ?4 when by_rowid, the run's rows (?1) otherwise
 };
 
-// Digests `parts` on a connection of its own to `path`, taking the next part until none is left.
-Status DigestParts(const std::string& path, RunId run, const std::vector<DigestedTable>& tables,
-                   std::vector<DigestPart>& parts, std::atomic<size_t>& next) {
-  NIMBLE_ASSIGN_OR_RETURN(std::unique_ptr<Database> db, Database::Open(path, OpenMode::kReadOnly));
-  for (size_t i = next++; i < parts.size(); i = next++) {
-    DigestPart& part = parts[i];
-    const DigestedTable& t = tables[part.table];
-    NIMBLE_ASSIGN_OR_RETURN(Statement q, db->Prepare(t.sql));
-    if (t.shared) {
-      q.BindInt(2, t.last_rowid);
-    } else {
-      q.BindInt(1, run.value());
-    }
-    if (t.by_rowid) {
-      q.BindInt(3, part.first_rowid);
-      q.BindInt(4, part.last_rowid);
-    }
-    NIMBLE_ASSIGN_OR_RETURN(bool has_row, q.Step());
-    if (has_row) part.digest = {q.ColumnInt(0), q.ColumnInt(1), t.last_rowid};
-    q.Reset();
+// The rowids of the table's rows that the digest covers, [first, last] (last < first when none):
+// the run's id range of the kernels, the rows up to the last at writing of a shared table, and any
+// rowid of the other tables, whose rows the query filters by run.
+StatusOr<std::pair<int64_t, int64_t>> RowidBounds(Database& db, const TableDigest& t, RunId run) {
+  std::string where;
+  if (t.table == "kernels") {
+    where = " WHERE rowid >= (" + std::to_string(run.value()) + " << 32) AND rowid < ((" +
+            std::to_string(run.value()) + " + 1) << 32)";
+  } else if (t.shared) {
+    where = " WHERE rowid <= " + std::to_string(t.last_rowid);
   }
+  const std::string from = " FROM \"" + t.table + "\"" + where;
+  NIMBLE_ASSIGN_OR_RETURN(const int64_t first, db.QueryInt("SELECT coalesce(min(rowid), 0)" + from));
+  NIMBLE_ASSIGN_OR_RETURN(const int64_t last, db.QueryInt("SELECT coalesce(max(rowid), -1)" + from));
+  return std::pair{first, last};
+}
+
+// Each table's query, and its rows cut into at most `threads` rowid ranges of at least
+// `rows_per_part` rowids (every rowid from first to last in exactly one), largest first.
+Status PlanDigestParts(Database& db, RunId run, int threads, int64_t rows_per_part, std::vector<TableDigest>& tables,
+                       std::vector<PlannedTable>& plans, std::vector<DigestPart>& parts) {
+  NIMBLE_RETURN_IF_ERROR(ForEachDigestedTable(db, DigestScope::kAll, [&](const std::string& table, bool shared) -> Status {
+    TableDigest t;
+    t.table = table;
+    t.shared = shared;
+    if (shared) {
+      NIMBLE_ASSIGN_OR_RETURN(t.last_rowid, LastRowid(db, table));
+    }
+    PlannedTable plan;
+    NIMBLE_ASSIGN_OR_RETURN(const int64_t without_rowid,
+                            db.QueryInt("SELECT count(*) FROM pragma_table_list WHERE name = '" + table + "' AND wr"));
+    plan.by_rowid = without_rowid == 0;
+    if (!plan.by_rowid) {
+      NIMBLE_ASSIGN_OR_RETURN(plan.sql, DigestSql(db, table, shared));
+      parts.push_back(DigestPart{tables.size(), 0, 0, 0, 0});
+    } else {
+      // The part's range is the query's only rowid range, so that each part reads its rows alone.
+      NIMBLE_ASSIGN_OR_RETURN(plan.sql, DigestSelect(db, table));
+      plan.sql += " WHERE rowid >= ?3 AND rowid <= ?4";
+      if (!shared && table != "kernels") plan.sql += " AND +runId = ?1";
+      NIMBLE_ASSIGN_OR_RETURN(const auto bounds, RowidBounds(db, t, run));
+      const auto [first, last] = bounds;
+      if (last >= first) {
+        const uint64_t span = static_cast<uint64_t>(last) - static_cast<uint64_t>(first) + 1;  // 0: all 2^64
+        const uint64_t count = span == 0 ? static_cast<uint64_t>(threads)
+                                         : std::clamp<uint64_t>(span / static_cast<uint64_t>(rows_per_part), 1,
+                                                                static_cast<uint64_t>(threads));
+        const uint64_t step = (span == 0 ? ~uint64_t{0} : span) / count;
+        for (uint64_t i = 0; i < count; ++i) {
+          const auto lo = static_cast<int64_t>(static_cast<uint64_t>(first) + step * i);
+          const int64_t hi = i + 1 == count ? last : static_cast<int64_t>(static_cast<uint64_t>(first) + step * (i + 1) - 1);
+          parts.push_back(DigestPart{tables.size(), lo, hi, 0, 0});
+        }
+      }
+    }
+    tables.push_back(std::move(t));
+    plans.push_back(std::move(plan));
+    return OkStatus();
+  }));
+  // Largest first, so that the last part to finish is a small one; a table digested whole counts as large.
+  auto size = [&](const DigestPart& p) {
+    return plans[p.table].by_rowid ? static_cast<uint64_t>(p.last_rowid) - static_cast<uint64_t>(p.first_rowid)
+                                   : ~uint64_t{0};
+  };
+  std::stable_sort(parts.begin(), parts.end(), [&](const DigestPart& a, const DigestPart& b) { return size(a) > size(b); });
   return OkStatus();
+}
+
+// Digests `parts` on a connection of its own to `path`, taking the next part until none is left or a
+// worker failed.
+Status DigestParts(const std::string& path, RunId run, const std::vector<TableDigest>& tables,
+                   const std::vector<PlannedTable>& plans, std::vector<DigestPart>& parts, std::atomic<size_t>& next,
+                   std::atomic<bool>& failed) {
+  auto digest = [&]() -> Status {
+    NIMBLE_ASSIGN_OR_RETURN(std::unique_ptr<Database> db, Database::Open(path, OpenMode::kReadOnly));
+    for (size_t i = next++; i < parts.size() && !failed; i = next++) {
+      DigestPart& part = parts[i];
+      const PlannedTable& plan = plans[part.table];
+      NIMBLE_ASSIGN_OR_RETURN(Statement q, db->Prepare(plan.sql));
+      if (tables[part.table].shared) {
+        q.BindInt(2, tables[part.table].last_rowid);
+      } else {
+        q.BindInt(1, run.value());
+      }
+      if (plan.by_rowid) {
+        q.BindInt(3, part.first_rowid);
+        q.BindInt(4, part.last_rowid);
+      }
+      NIMBLE_ASSIGN_OR_RETURN(bool has_row, q.Step());
+      if (has_row) part.rows = q.ColumnInt(0), part.value = q.ColumnInt(1);
+      q.Reset();
+    }
+    return OkStatus();
+  };
+  Status status = digest();
+  if (!status.ok()) failed = true;
+  return status;
 }
 
 }  // namespace
@@ -223,70 +303,53 @@ Status WriteDigests(Database& db, RunId run) {
       NIMBLE_ASSIGN_OR_RETURN(last_rowid, LastRowid(db, table));
     }
     NIMBLE_ASSIGN_OR_RETURN(const Digest d, Compute(db, table, shared, run, last_rowid));
-    return StoreDigest(put, run, table, shared, d);
+    return StoreDigest(put, run, TableDigest{table, shared, d.rows, d.value, d.last_rowid});
   });
 }
 
-Status WriteDigestsInParallel(Database& db, RunId run, int threads, int64_t rows_per_part) {
-  if (!db.TableExists("run_digests")) return OkStatus();
+StatusOr<std::vector<TableDigest>> ComputeDigestsInParallel(Database& db, RunId run, int threads,
+                                                            int64_t rows_per_part) {
   if (threads < 1 || rows_per_part < 1) return InvalidArgument(db.path() + ": digests need a thread and a row per part");
-  std::vector<DigestedTable> tables;
+  if (sqlite3_get_autocommit(db.handle()) == 0) {
+    return FailedPrecondition(db.path() + ": digests are read on other connections only outside a transaction");
+  }
+  std::vector<TableDigest> tables;
+  if (!db.TableExists("run_digests")) return tables;
+  std::vector<PlannedTable> plans;
   std::vector<DigestPart> parts;
-  NIMBLE_RETURN_IF_ERROR(ForEachDigestedTable(db, DigestScope::kAll, [&](const std::string& table, bool shared) -> Status {
-    DigestedTable t;
-    t.name = table;
-    t.shared = shared;
-    if (shared) {
-      NIMBLE_ASSIGN_OR_RETURN(t.last_rowid, LastRowid(db, table));
-    }
-    NIMBLE_ASSIGN_OR_RETURN(t.sql, DigestSql(db, table, shared));
-    t.by_rowid = db.Prepare("SELECT rowid FROM \"" + table + "\" LIMIT 0").ok();
-    if (!t.by_rowid) {
-      parts.push_back(DigestPart{tables.size(), 0, 0, {}});
-      tables.push_back(std::move(t));
-      return OkStatus();
-    }
-    t.sql += " AND rowid >= ?3 AND rowid <= ?4";
-    NIMBLE_ASSIGN_OR_RETURN(const int64_t first, db.QueryInt("SELECT coalesce(min(rowid), 0) FROM \"" + table + "\""));
-    NIMBLE_ASSIGN_OR_RETURN(const int64_t last, db.QueryInt("SELECT coalesce(max(rowid), 0) FROM \"" + table + "\""));
-    // Equal rowid ranges; the rows of one run are contiguous in a new file, so the ranges share its rows
-    // about evenly. Every rowid from `first` to `last` is in exactly one range.
-    const int64_t span = last - first + 1;
-    const int64_t count = std::clamp<int64_t>(span / rows_per_part, 1, threads);
-    for (int64_t i = 0; i < count; ++i) {
-      const int64_t lo = first + span / count * i;
-      const int64_t hi = i + 1 == count ? last : first + span / count * (i + 1) - 1;
-      parts.push_back(DigestPart{tables.size(), lo, hi, {}});
-    }
-    tables.push_back(std::move(t));
-    return OkStatus();
-  }));
-  // Largest first, so that the last part to finish is a small one.
-  std::stable_sort(parts.begin(), parts.end(), [](const DigestPart& a, const DigestPart& b) {
-    return a.last_rowid - a.first_rowid > b.last_rowid - b.first_rowid;
-  });
+  NIMBLE_RETURN_IF_ERROR(PlanDigestParts(db, run, threads, rows_per_part, tables, plans, parts));
+  // The file SQLite opened (absolute), not the name messages give it: the readers must read this file.
+  const char* file = sqlite3_db_filename(db.handle(), "main");
+  if (file == nullptr || *file == '\0') return FailedPrecondition(db.path() + ": an in-memory database has no file to read");
+  const std::string path = file;
   const int workers = static_cast<int>(std::min<size_t>(static_cast<size_t>(threads), parts.size()));
   std::atomic<size_t> next{0};
+  std::atomic<bool> failed{false};
   std::vector<Status> results(static_cast<size_t>(workers));
-  {
+  try {
     std::vector<std::jthread> pool;
     for (int w = 0; w < workers; ++w) {
-      pool.emplace_back([&, w] { results[static_cast<size_t>(w)] = DigestParts(db.path(), run, tables, parts, next); });
+      pool.emplace_back([&, w] {
+        results[static_cast<size_t>(w)] = DigestParts(path, run, tables, plans, parts, next, failed);
+      });
     }
+  } catch (const std::system_error& e) {  // the threads started so far are joined by now
+    return Unavailable(db.path() + ": cannot start a thread to read digests: " + e.what());
   }
   for (const Status& r : results) NIMBLE_RETURN_IF_ERROR(r);
-  std::vector<Digest> sums(tables.size());
   for (const DigestPart& part : parts) {
-    Digest& sum = sums[part.table];
-    sum.rows += part.digest.rows;
+    TableDigest& sum = tables[part.table];
+    sum.rows += part.rows;
     // The digest is a wrapping sum of one hash per row: parts add up the same way.
-    sum.value = static_cast<int64_t>(static_cast<uint64_t>(sum.value) + static_cast<uint64_t>(part.digest.value));
+    sum.value = static_cast<int64_t>(static_cast<uint64_t>(sum.value) + static_cast<uint64_t>(part.value));
   }
+  return tables;
+}
+
+Status StoreDigests(Database& db, RunId run, const std::vector<TableDigest>& digests) {
+  if (!db.TableExists("run_digests")) return OkStatus();
   NIMBLE_ASSIGN_OR_RETURN(Statement put, PrepareDigestInsert(db));
-  for (size_t i = 0; i < tables.size(); ++i) {
-    sums[i].last_rowid = tables[i].last_rowid;
-    NIMBLE_RETURN_IF_ERROR(StoreDigest(put, run, tables[i].name, tables[i].shared, sums[i]));
-  }
+  for (const TableDigest& d : digests) NIMBLE_RETURN_IF_ERROR(StoreDigest(put, run, d));
   return OkStatus();
 }
 

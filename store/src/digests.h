@@ -4,8 +4,13 @@
 // 64-bit digest of every column of every row); the tables shared by all runs (strings, launch
 // configurations) get one under run 0. Each reader verifies the digests of the tables it reads before
 // trusting their rows.
-// Runs written before schema 6 have none until `nimble-prof upgrade` seals them. One thread per Database.
+// Runs written before schema 6 have none until `nimble-prof upgrade` seals them. One thread per Database;
+// ComputeDigestsInParallel starts threads with connections of their own.
 #pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
 
 #include "nimble/core/ids.h"
 #include "sqlite_db.h"
@@ -20,11 +25,25 @@ int RegisterDigestFunction(sqlite3* db);
 // transaction when there is one.
 Status WriteDigests(Database& db, RunId run);
 
-// The same digests as WriteDigests, computed on `threads` read-only connections of their own to the file,
-// each table cut into rowid ranges of at least `rows_per_part` rows (the digest is a wrapping sum over
-// rows, so ranges add up), then written on `db`. Only where the rows are committed and no other
-// connection writes the file: a new database's partial file, before its digests are written.
-Status WriteDigestsInParallel(Database& db, RunId run, int threads, int64_t rows_per_part = int64_t{1} << 16);
+// One table's digest as WriteDigests stores it.
+struct TableDigest {
+  std::string table;
+  bool shared = false;     // a table of every run's (run 0's digest)
+  int64_t rows = 0;
+  int64_t value = 0;
+  int64_t last_rowid = 0;  // shared tables: the rows covered
+};
+
+// The digests WriteDigests would write, read on up to `threads` read-only connections of their own to
+// the file SQLite has open, in threads of their own, each table cut into rowid ranges of at least
+// `rows_per_part` rowids (the digest is a wrapping sum over rows, so ranges add up). Only where the
+// rows are committed and nothing else writes the file: FailedPrecondition inside a transaction. For a
+// new database's partial file; the writer stores the result with StoreDigests. The default part size
+// is a judgement, not a measurement: small enough that a table of an import's size spreads over every
+// connection, large enough that a part reads many rows per statement prepared.
+StatusOr<std::vector<TableDigest>> ComputeDigestsInParallel(Database& db, RunId run, int threads,
+                                                            int64_t rows_per_part = int64_t{1} << 16);
+Status StoreDigests(Database& db, RunId run, const std::vector<TableDigest>& digests);
 
 // The tables a reader is about to read: the trace (activity, devices, the run row, the shared
 // tables), the op graph, or the kernel attribution (with the ops and time blocks it is checked against).
