@@ -99,6 +99,10 @@ void RegisterImportCommand(CLI::App& app, Action& action) {
       ->required();
   cmd->add_option("-o,--output", args->options.output, "run database to write (a new run is added if it exists)")
       ->required();
+  cmd->add_option("--threads", args->options.threads,
+                  "threads that parse a large JSON trace; 0 (the default): one per core. The run is the same "
+                  "for any number")
+      ->check(CLI::Range(0, 1024));
   cmd->add_flag("--json", args->json, "print the summary as JSON");
   cmd->callback([&action, args] {
     args->command_line = "nimble-prof import " + args->options.input + " -o " + args->options.output;

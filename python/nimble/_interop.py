@@ -11,13 +11,16 @@ from ._report import Report
 PathArg = "str | os.PathLike[str]"
 
 
-def import_trace(trace: PathArg, output: PathArg) -> Report:
+def import_trace(trace: PathArg, output: PathArg, threads: int = 0) -> Report:
     """Imports a torch.profiler trace (``prof.export_chrome_trace(...)``, ``.json`` or ``.json.gz``) or an
     Nsight Systems SQLite export into the run database ``output`` (a new run is added when it exists) and
     returns the imported run's report. What the trace lacks is stored with the run as a data warning
-    (``nimble-prof info``), never invented. ValueError for a damaged or unknown file, FileNotFoundError
-    for a missing one; nothing is left half-written."""
-    summary = json.loads(_C.import_trace(os.fspath(trace), os.fspath(output)))
+    (``nimble-prof info``), never invented. ``threads`` parse a large JSON trace (0: one per core; the
+    run is the same for any number). ValueError for a damaged or unknown file or a negative
+    ``threads``, FileNotFoundError for a missing one; nothing is left half-written."""
+    if isinstance(threads, bool) or not isinstance(threads, int) or not 0 <= threads <= 1024:
+        raise ValueError(f"threads must be an integer from 0 (one per core) to 1024, not {threads!r}")
+    summary = json.loads(_C.import_trace(os.fspath(trace), os.fspath(output), threads))
     from ._report import open as open_report
 
     return open_report(summary["database"], summary["run"])

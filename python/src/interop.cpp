@@ -22,12 +22,13 @@ namespace py = pybind11;
 
 namespace {
 
-std::string ImportTrace(const std::string& input, const std::string& output) {
+std::string ImportTrace(const std::string& input, const std::string& output, int threads) {
   StatusOr<std::string> text = [&]() -> StatusOr<std::string> {
     py::gil_scoped_release released;
     workflow::ImportOptions options;
     options.input = input;
     options.output = output;
+    options.threads = threads;
     NIMBLE_ASSIGN_OR_RETURN(workflow::ImportResult result, workflow::Import(options));
     nlohmann::json warnings = nlohmann::json::array();
     for (const StatEntry& w : result.warnings) {
@@ -89,7 +90,7 @@ std::string DiffRuns(const std::string& base, const std::string& now, int64_t ba
 }  // namespace
 
 void BindInterop(py::module_& m) {
-  m.def("import_trace", &ImportTrace, py::arg("input"), py::arg("output"),
+  m.def("import_trace", &ImportTrace, py::arg("input"), py::arg("output"), py::arg("threads") = 0,
         "Imports a torch.profiler JSON trace or an Nsight Systems SQLite export as a run (nimble-prof import).");
   m.def("export_chrome", &ExportChrome, py::arg("database"), py::arg("output"), py::arg("run") = -1,
         "Writes runs as Chrome / Perfetto JSON (nimble-prof export --format chrome).");

@@ -62,6 +62,16 @@ def test_h100_fixture_matches_its_own_kernels(tmp_path: pathlib.Path, name: str)
     assert len(report.to_dict()["devices"][0]["iterations"]) == 3
 
 
+def test_import_threads_give_the_same_run_and_are_checked(tmp_path: pathlib.Path) -> None:
+    one = nimble.import_trace(KINETO / "resnet18_eager.json.gz", tmp_path / "one.db", threads=1)
+    three = nimble.import_trace(KINETO / "resnet18_eager.json.gz", tmp_path / "three.db", threads=3)
+    assert one.to_dict()["devices"] == three.to_dict()["devices"]
+    for bad in (-1, 1.5, True, 5000):
+        with pytest.raises(ValueError, match="threads"):
+            nimble.import_trace(KINETO / "resnet18_eager.json.gz", tmp_path / "bad.db", threads=bad)
+    assert not (tmp_path / "bad.db").exists()
+
+
 def test_export_chrome_writes_what_was_imported(tmp_path: pathlib.Path) -> None:
     report = nimble.import_trace(KINETO / "resnet18_eager.json.gz", tmp_path / "run.db")
     written = nimble.export_chrome(tmp_path / "run.db", tmp_path / "out.json")

@@ -63,6 +63,28 @@ TEST_F(ImportCommandTest, JsonSummary) {
   EXPECT_TRUE(no_props) << j.dump(1);
 }
 
+TEST_F(ImportCommandTest, ThreadsChangeNothingButTheTimeAndAreChecked) {
+  auto summary = [&](const std::string& threads, const std::string& db) {
+    return RunCommand(kProf + " import --json --threads " + threads + " " +
+                          nimble::testing::ShellQuote(kData + "profiler_steps.json") + " -o " +
+                          nimble::testing::ShellQuote((dir_ / db).string()),
+                      /*stdout_only=*/true);
+  };
+  const auto one = summary("1", "one.db"), four = summary("4", "four.db");
+  ASSERT_EQ(one.exit_code, 0) << one.output;
+  ASSERT_EQ(four.exit_code, 0) << four.output;
+  nlohmann::json a = nlohmann::json::parse(one.output), b = nlohmann::json::parse(four.output);
+  EXPECT_EQ(a["records"], b["records"]);
+  EXPECT_EQ(a["warnings"], b["warnings"]);
+  EXPECT_EQ(a["records"]["kernels"], 5);
+  for (const std::string bad : {"-1", "x", "100000"}) {
+    const auto r = RunCommand({kProf, "import", "--threads", bad, kData + "profiler_steps.json", "-o", db_});
+    EXPECT_EQ(r.exit_code, 2) << bad << "\n" << r.output;
+    EXPECT_NE(r.output.find("--threads"), std::string::npos) << r.output;
+    EXPECT_FALSE(fs::exists(db_)) << bad;
+  }
+}
+
 TEST_F(ImportCommandTest, BadInputExitsOneAndWritesNothing) {
   const std::string missing = (dir_ / "missing.json").string();
   const auto r = RunCommand({kProf, "import", missing, "-o", db_});
