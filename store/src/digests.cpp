@@ -212,9 +212,10 @@ StatusOr<std::pair<int64_t, int64_t>> RowidBounds(Database& db, const TableDiges
 
 // Each table's query, and its rows cut into at most `threads` rowid ranges of at least
 // `rows_per_part` rowids (every rowid from first to last in exactly one), largest first.
-Status PlanDigestParts(Database& db, RunId run, int threads, int64_t rows_per_part, std::vector<TableDigest>& tables,
-                       std::vector<PlannedTable>& plans, std::vector<DigestPart>& parts) {
-  NIMBLE_RETURN_IF_ERROR(ForEachDigestedTable(db, DigestScope::kAll, [&](const std::string& table, bool shared) -> Status {
+Status PlanDigestParts(Database& db, RunId run, int threads, int64_t rows_per_part,
+                       std::vector<TableDigest>& tables, std::vector<PlannedTable>& plans,
+                       std::vector<DigestPart>& parts) {
+  auto plan_table = [&](const std::string& table, bool shared) -> Status {
     TableDigest t;
     t.table = table;
     t.shared = shared;
@@ -243,7 +244,8 @@ Status PlanDigestParts(Database& db, RunId run, int threads, int64_t rows_per_pa
         const uint64_t step = (span == 0 ? ~uint64_t{0} : span) / count;
         for (uint64_t i = 0; i < count; ++i) {
           const auto lo = static_cast<int64_t>(static_cast<uint64_t>(first) + step * i);
-          const int64_t hi = i + 1 == count ? last : static_cast<int64_t>(static_cast<uint64_t>(first) + step * (i + 1) - 1);
+          const int64_t hi =
+              i + 1 == count ? last : static_cast<int64_t>(static_cast<uint64_t>(first) + step * (i + 1) - 1);
           parts.push_back(DigestPart{tables.size(), lo, hi, 0, 0});
         }
       }
@@ -251,13 +253,15 @@ Status PlanDigestParts(Database& db, RunId run, int threads, int64_t rows_per_pa
     tables.push_back(std::move(t));
     plans.push_back(std::move(plan));
     return OkStatus();
-  }));
+  };
+  NIMBLE_RETURN_IF_ERROR(ForEachDigestedTable(db, DigestScope::kAll, plan_table));
   // Largest first, so that the last part to finish is a small one; a table digested whole counts as large.
   auto size = [&](const DigestPart& p) {
     return plans[p.table].by_rowid ? static_cast<uint64_t>(p.last_rowid) - static_cast<uint64_t>(p.first_rowid)
                                    : ~uint64_t{0};
   };
-  std::stable_sort(parts.begin(), parts.end(), [&](const DigestPart& a, const DigestPart& b) { return size(a) > size(b); });
+  std::stable_sort(parts.begin(), parts.end(),
+                   [&](const DigestPart& a, const DigestPart& b) { return size(a) > size(b); });
   return OkStatus();
 }
 
@@ -309,7 +313,9 @@ Status WriteDigests(Database& db, RunId run) {
 
 StatusOr<std::vector<TableDigest>> ComputeDigestsInParallel(Database& db, RunId run, int threads,
                                                             int64_t rows_per_part) {
-  if (threads < 1 || rows_per_part < 1) return InvalidArgument(db.path() + ": digests need a thread and a row per part");
+  if (threads < 1 || rows_per_part < 1) {
+    return InvalidArgument(db.path() + ": digests need a thread and a row per part");
+  }
   if (sqlite3_get_autocommit(db.handle()) == 0) {
     return FailedPrecondition(db.path() + ": digests are read on other connections only outside a transaction");
   }
@@ -320,7 +326,9 @@ StatusOr<std::vector<TableDigest>> ComputeDigestsInParallel(Database& db, RunId 
   NIMBLE_RETURN_IF_ERROR(PlanDigestParts(db, run, threads, rows_per_part, tables, plans, parts));
   // The file SQLite opened (absolute), not the name messages give it: the readers must read this file.
   const char* file = sqlite3_db_filename(db.handle(), "main");
-  if (file == nullptr || *file == '\0') return FailedPrecondition(db.path() + ": an in-memory database has no file to read");
+  if (file == nullptr || *file == '\0') {
+    return FailedPrecondition(db.path() + ": an in-memory database has no file to read");
+  }
   const std::string path = file;
   const int workers = static_cast<int>(std::min<size_t>(static_cast<size_t>(threads), parts.size()));
   std::atomic<size_t> next{0};

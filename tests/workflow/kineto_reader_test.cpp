@@ -242,7 +242,8 @@ TEST(KinetoReaderTest, ParallelReadSplitsEscapedStringsAcrossItsBlocks) {
   };
   for (int shift = 0; shift < 5; ++shift) {
     SCOPED_TRACE(shift);
-    std::string text = std::string(static_cast<size_t>(shift), ' ') + "{\"traceEvents\":[" + op("a{[" + pattern + "]}", 0);
+    std::string text =
+        std::string(static_cast<size_t>(shift), ' ') + "{\"traceEvents\":[" + op("a{[" + pattern + "]}", 0);
     for (int i = 1; i < 20000; ++i) text += "," + op(i % 3 == 0 ? "q\\\"[{" : "aten::mm", i);
     text += "]}";
     const std::string path = ::testing::TempDir() + "kineto_escapes_" + std::to_string(::getpid()) + ".json";
