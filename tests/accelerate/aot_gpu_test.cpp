@@ -285,7 +285,9 @@ TEST(AotGpuTest, ReplaysAreRecordedIntoANewDatabaseBesideTheModelsOwnRun) {
     }
     EXPECT_EQ(trace->kernels.size() % 4, 0u) << "each of the 4 replays runs the same kernels";
     EXPECT_EQ(nodes.size(), trace->kernels.size() / 4);
-    if (run.mode == RunMode::kAotMulti) EXPECT_GE(streams.size(), 2u) << "the branches ran on streams of their own";
+    if (run.mode == RunMode::kAotMulti) {
+      EXPECT_GE(streams.size(), 2u) << "the branches ran on streams of their own";
+    }
     StatusOr<std::optional<StreamAssignment>> assignment = (*reader)->LoadAssignment(run.id);
     ASSERT_TRUE(assignment.ok() && assignment->has_value());
   }

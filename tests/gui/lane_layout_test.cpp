@@ -81,7 +81,9 @@ TEST(LaneLayoutFitTest, FillsWithinOneStepOnRandomRuns) {
     const bool at_limits = h.gpu_row_px == 2 * base.gpu_row_px && h.idle_px == 6 * base.idle_px && h.host_row_px == 24;
     // Short of the height by less than one more pixel on every row, unless every row is at its limit.
     const int rows = idle + streams + std::max(host, host > 0 ? 1 : 0);
-    if (!at_limits) EXPECT_LT(available - fitted, std::max(rows, 1) * 2);
+    if (!at_limits) {
+      EXPECT_LT(available - fitted, std::max(rows, 1) * 2);
+    }
   }
 }
 
