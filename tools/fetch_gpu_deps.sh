@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p .deps/debs
 cd .deps/debs
-pkgs=(libsqlite3-dev libcli11-dev nlohmann-json3-dev libbenchmark-dev libbenchmark1debian)
+pkgs=(libsqlite3-dev libcli11-dev nlohmann-json3-dev libsimdjson-dev libsimdjson14 libbenchmark-dev libbenchmark1debian)
 missing=()
 for p in "${pkgs[@]}"; do ls "${p}"_*.deb >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -gt 0 ]; then

@@ -23,7 +23,7 @@ say() { printf '\n== %s\n' "$*"; }
 # --- Debian packages (why each is there: README.md, "Dependencies") ---
 debs=(build-essential cmake ninja-build pkg-config python3-venv python3-dev
       libboost-graph-dev libsqlite3-dev libgtest-dev libgmock-dev libbenchmark-dev
-      libcli11-dev nlohmann-json3-dev zlib1g-dev qt6-base-dev xvfb xauth)
+      libcli11-dev nlohmann-json3-dev libsimdjson-dev zlib1g-dev qt6-base-dev xvfb xauth)
 missing=()
 for p in "${debs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -228,6 +228,26 @@ TEST(KinetoReaderTest, ParallelReadGivesTheSequentialTrace) {
   std::remove(path.c_str());
 }
 
+// `text` read twice from a file: by the one-thread read, and by the parallel read itself (not the
+// sequential read it falls back to when it cannot split a file: `parallel` says whether it could).
+struct TwoReads {
+  StatusOr<ImportedTrace> one = ImportedTrace{};
+  StatusOr<ImportedTrace> many = ImportedTrace{};
+  bool parallel = false;
+  int64_t events = 0;
+};
+TwoReads ReadOneAndParallel(const std::string& text, const std::string& name) {
+  const std::string path = ::testing::TempDir() + name + "_" + std::to_string(::getpid()) + ".json";
+  testing_support::WriteBytes(path, text);
+  TwoReads reads;
+  reads.one = ReadKinetoTrace(path, 1);
+  KinetoConverter parallel(path);
+  reads.parallel = ReadKinetoInParallel(path, 4, parallel, reads.events);
+  if (reads.parallel) reads.many = parallel.Finish(reads.events);
+  std::remove(path.c_str());
+  return reads;
+}
+
 // The parallel read's splitter skips strings a run at a time and reads its file in 1 MiB blocks: escapes
 // (an escaped backslash, then an escaped quote) and brackets inside a name that spans a block's end, at
 // each of the five places the end can fall in the escape pattern, still split where the JSON does.
@@ -246,15 +266,10 @@ TEST(KinetoReaderTest, ParallelReadSplitsEscapedStringsAcrossItsBlocks) {
         std::string(static_cast<size_t>(shift), ' ') + "{\"traceEvents\":[" + op("a{[" + pattern + "]}", 0);
     for (int i = 1; i < 20000; ++i) text += "," + op(i % 3 == 0 ? "q\\\"[{" : "aten::mm", i);
     text += "]}";
-    const std::string path = ::testing::TempDir() + "kineto_escapes_" + std::to_string(::getpid()) + ".json";
-    testing_support::WriteBytes(path, text);
-    auto one = ReadKinetoTrace(path, 1);
-    // The parallel read itself, not the sequential one it falls back to when it cannot split a file.
-    KinetoConverter parallel(path);
-    int64_t events = 0;
-    ASSERT_TRUE(ReadKinetoInParallel(path, 4, parallel, events));
-    auto many = parallel.Finish(events);
-    std::remove(path.c_str());
+    TwoReads reads = ReadOneAndParallel(text, "kineto_escapes");
+    ASSERT_TRUE(reads.parallel);
+    auto& one = reads.one;
+    auto& many = reads.many;
     ASSERT_TRUE(one.ok()) << one.status().ToString();
     ASSERT_TRUE(many.ok()) << many.status().ToString();
     ASSERT_EQ(one->trace.ranges.size(), 20000u);
@@ -263,6 +278,34 @@ TEST(KinetoReaderTest, ParallelReadSplitsEscapedStringsAcrossItsBlocks) {
     EXPECT_EQ(many->trace.ranges, one->trace.ranges);
     EXPECT_EQ(many->trace.strings.strings(), one->trace.strings.strings());
   }
+}
+
+// The splitter reads 64 bytes at a time inside an event when they hold no backslash, telling brackets in
+// strings from the event's own by the quotes' parity: names full of brackets and quotes-free text of every
+// length (so that strings, brackets and an event's end fall at every place in a 64-byte window) split
+// where the JSON does, and the parallel read gives the sequential one's trace.
+TEST(KinetoReaderTest, ParallelReadSplitsBracketsInStringsAtEveryPlaceOfItsWindow) {
+  std::string text = "{\"traceEvents\":[";
+  const std::string brackets = "]}[{]]}}";
+  for (int i = 0; i < 3000; ++i) {
+    std::string name = "op" + std::string(static_cast<size_t>(i % 67), 'x') + brackets.substr(0, i % 9);
+    text += std::string(i ? "," : "") + "{\"ph\":\"X\",\"cat\":\"cpu_op\",\"name\":\"" + name +
+            "\",\"pid\":1,\"tid\":1,\"ts\":" + std::to_string(10 + i) + ",\"dur\":1,\"args\":{\"Input Dims\":[[" +
+            std::to_string(i % 5) + "],[]],\"Input type\":[\"" + brackets.substr(i % 7) + "\"]}}";
+  }
+  text += "],\"deviceProperties\":[{\"id\":0,\"name\":\"[{GPU}]\"}]}";
+  TwoReads reads = ReadOneAndParallel(text, "kineto_brackets");
+  ASSERT_TRUE(reads.parallel);
+  EXPECT_EQ(reads.events, 3000);
+  auto& one = reads.one;
+  auto& many = reads.many;
+  ASSERT_TRUE(one.ok()) << one.status().ToString();
+  ASSERT_TRUE(many.ok()) << many.status().ToString();
+  ASSERT_EQ(one->trace.ranges.size(), 3000u);
+  EXPECT_EQ(one->trace.strings.Get(one->trace.ranges[8].text), "op" + std::string(8, 'x') + "]}[{]]}}");
+  EXPECT_EQ(many->trace.ranges, one->trace.ranges);
+  EXPECT_EQ(many->trace.strings.strings(), one->trace.strings.strings());
+  EXPECT_EQ(many->trace.devices, one->trace.devices);
 }
 
 }  // namespace

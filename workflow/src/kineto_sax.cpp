@@ -1,7 +1,5 @@
 #include "kineto_sax.h"
 
-#include <array>
-#include <cmath>
 #include <istream>
 #include <limits>
 #include <string_view>
@@ -9,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kineto_fields.h"
 #include "micros_text.h"
 
 namespace nimble::workflow {
@@ -26,38 +25,11 @@ struct Slot {
   DimField* d = nullptr;
 };
 
-template <size_t N>
-int Find(const std::array<std::string_view, N>& names, std::string_view key) {
-  for (size_t i = 0; i < N; ++i) {
-    if (names[i] == key) return static_cast<int>(i);
-  }
-  return -1;
-}
-
-constexpr std::array<std::string_view, 10> kEventKeys = {"ph", "cat", "name", "pid", "tid",
-                                                         "ts", "dur", "id",   "bp",  "args"};
-constexpr std::array<std::string_view, 16> kArgKeys = {
-    "device",      "context", "stream",   "correlation", "registers per thread", "shared memory",
-    "grid",        "block",   "graph node id", "graph id",   "External id",          "cbid",
-    "bytes",       "wait_on_cuda_event_id", "inDevice", "cuda_sync_kind"};
-constexpr std::array<std::string_view, 10> kDeviceKeys = {
-    "id",      "name",        "totalGlobalMem",        "computeMajor",
-    "computeMinor", "maxThreadsPerBlock", "maxThreadsPerMultiprocessor", "regsPerMultiprocessor",
-    "sharedMemPerMultiprocessor", "numSms"};
-
-// Integer text such as "1234" (Chrome traces allow pid and tid as strings).
-bool ParseIntegerText(const std::string& s, int64_t& out) {
-  if (s.empty() || s.size() > 19) return false;
-  size_t i = s[0] == '-' ? 1 : 0;
-  if (i == s.size()) return false;
-  int64_t v = 0;
-  for (; i < s.size(); ++i) {
-    if (s[i] < '0' || s[i] > '9') return false;
-    v = v * 10 + (s[i] - '0');
-  }
-  out = s[0] == '-' ? -v : v;
-  return true;
-}
+using kineto_fields::Find;
+using kineto_fields::kArgKeys;
+using kineto_fields::kDeviceKeys;
+using kineto_fields::kEventKeys;
+using kineto_fields::ParseIntegerText;
 
 void Wrong(IntField* f, const char* got) {
   if (f == nullptr) return;
@@ -159,23 +131,21 @@ bool KinetoSax::key(std::string& k) {
     }
     case Ctx::kArgs: {
       KinetoEvent& e = event_;
-      IntField* ints[] = {&e.device,        &e.context,  &e.stream,      &e.correlation, &e.registers_per_thread,
-                          &e.shared_memory, nullptr,     nullptr,        &e.graph_node_id, &e.graph_id,
-                          &e.external_id,   &e.cbid,     &e.bytes,       &e.wait_event_id, &e.in_device};
       const int at = Find(kArgKeys, k);
-      if (at == 6 || at == 7) slot_ = {SlotKind::kDims, nullptr, nullptr, at == 6 ? &e.grid : &e.block};
-      else if (at == 15) slot_ = {SlotKind::kText, nullptr, &e.sync_kind};
-      else if (at >= 0) slot_ = {SlotKind::kInt, ints[at]};
+      if (at == kineto_fields::kArgGrid || at == kineto_fields::kArgBlock) {
+        slot_ = {SlotKind::kDims, nullptr, nullptr, at == kineto_fields::kArgGrid ? &e.grid : &e.block};
+      } else if (at == kineto_fields::kArgSyncKind) {
+        slot_ = {SlotKind::kText, nullptr, &e.sync_kind};
+      } else if (at >= 0) {
+        slot_ = {SlotKind::kInt, kineto_fields::ArgInt(e, at)};
+      }
       return true;
     }
     case Ctx::kDevice: {
       KinetoDevice& d = device_;
-      IntField* ints[] = {&d.id, nullptr, &d.total_global_mem, &d.compute_major, &d.compute_minor,
-                          &d.max_threads_per_block, &d.max_threads_per_sm, &d.regs_per_sm, &d.shared_per_sm,
-                          &d.num_sms};
       const int at = Find(kDeviceKeys, k);
-      if (at == 1) slot_ = {SlotKind::kText, nullptr, &d.name};
-      else if (at >= 0) slot_ = {SlotKind::kInt, ints[at]};
+      if (at == kineto_fields::kDeviceName) slot_ = {SlotKind::kText, nullptr, &d.name};
+      else if (at >= 0) slot_ = {SlotKind::kInt, kineto_fields::DeviceInt(d, at)};
       return true;
     }
     default: return true;
@@ -230,9 +200,7 @@ bool KinetoSax::number_float(double v, const std::string& text) {
     }
     return true;
   }
-  // A count or id written as 7.0 is still the integer 7; 7.5 is not an integer.
-  const bool integral = std::trunc(v) == v && std::fabs(v) < 9.0e18;
-  if (integral) return Integer(static_cast<int64_t>(v));
+  if (kineto_fields::Integral(v)) return Integer(static_cast<int64_t>(v));
   return Scalar("a fractional number");
 }
 
@@ -420,20 +388,6 @@ StatusOr<int64_t> ReadKinetoEvents(TraceFileBuf& buf, const std::string& path, K
                            "writes one)");
   }
   return sax.events();
-}
-
-StatusOr<int64_t> ReadKinetoEventChunk(std::string_view text, const std::string& path, int64_t first_index,
-                                       KinetoEventSink& sink) {
-  KinetoSax sax(nullptr, path, sink, first_index);
-  bool ok = false;
-  try {
-    ok = nlohmann::json::sax_parse(text.begin(), text.end(), &sax, nlohmann::json::input_format_t::json, true);
-  } catch (const std::exception& e) {
-    return DataLoss(path + ": cannot be read as JSON: " + e.what());
-  }
-  if (!sax.status().ok()) return sax.status();
-  if (!ok) return DataLoss(path + ": not valid JSON");
-  return sax.events() - first_index;
 }
 
 }  // namespace nimble::workflow

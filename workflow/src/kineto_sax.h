@@ -28,10 +28,4 @@ class KinetoEventSink {
 // Errors name `path` and the place (byte offset and line, the event's index).
 StatusOr<int64_t> ReadKinetoEvents(TraceFileBuf& buf, const std::string& path, KinetoEventSink& sink);
 
-// Reads `text`, a JSON array of events cut from a trace's traceEvents (its first event is traceEvents
-// [first_index]), into `sink`. Errors name `path` but not the place: a caller that gets one reads the
-// whole file with ReadKinetoEvents to say where.
-StatusOr<int64_t> ReadKinetoEventChunk(std::string_view text, const std::string& path, int64_t first_index,
-                                       KinetoEventSink& sink);
-
 }  // namespace nimble::workflow
