@@ -23,6 +23,12 @@ distance over all of them (nimble._training.parameter_distance).
 Step time: wall clock over --steps steps after warm-up, median of 3 rounds. float32 with TF32 off on
 every side unless --tf32. Writes one JSON line per model to OUT/training.jsonl and prints a markdown table.
     python3 bench/training_bench.py --out DIR [--models "resnet50 mobilenet_v2 efficientnet_b0"] [--steps 100]
+
+--cpp BIN (the CNNs only) measures the C++ training step instead: each model is scripted in training
+mode (torch.jit.script, saved to OUT/models), and BIN (bench/training_cpp_bench.cpp) captures it with
+nimble::accelerate::TrainingStep, checks 100 captured steps against 100 eager steps of the same TorchScript
+module in C++, and times both; Python's eager and nimble variants run beside it, each in its own process.
+Writes OUT/training_cpp.jsonl and prints a markdown table.
 """
 
 from __future__ import annotations
@@ -236,6 +242,63 @@ def drive(args) -> int:
     return 0
 
 
+def script_model(name: str, path: str) -> None:
+    """The torchvision CNN, scripted in training mode, as the C++ step loads it."""
+    import torch
+    import torchvision
+
+    torch.manual_seed(0)
+    model = getattr(torchvision.models, name)(num_classes=CLASSES).cuda().train()
+    torch.jit.script(model).save(path)
+
+
+def drive_cpp(args) -> int:
+    os.makedirs(os.path.join(args.out, "models"), exist_ok=True)
+    rows = []
+    for name in args.models.split():
+        row: Dict[str, Any] = {"model": name, "batch": BATCH, "image": IMAGE, "dtype": "float32", "tf32": args.tf32,
+                               "steps": args.steps}
+        path = os.path.join(args.out, "models", f"{name}-train.pt")
+        runs = [("script", [sys.executable, __file__, "--script", name, path])]
+        runs += [(v, [sys.executable, __file__, "--one", name, v, "--steps", str(args.steps)] +
+                  (["--tf32"] if args.tf32 else [])) for v in ("eager", "nimble")]
+        runs.append(("cpp", [args.cpp, path, str(BATCH), "3", str(IMAGE), str(IMAGE), str(CLASSES), str(args.steps),
+                             "100"] + (["--tf32"] if args.tf32 else [])))
+        for label, command in runs:
+            done = subprocess.run(command, capture_output=True, text=True, timeout=args.timeout)
+            with open(os.path.join(args.out, "training_bench.log"), "a") as log:
+                log.write(f"=== {name} {label} rc {done.returncode}\n{done.stderr[-4000:]}\n")
+            if label == "script":
+                continue
+            try:
+                result = json.loads(done.stdout.strip().splitlines()[-1])
+            except (IndexError, json.JSONDecodeError):
+                result = {"error": (done.stderr.strip().splitlines() or ["no output"])[-1]}
+            if label == "cpp":
+                row["cpp"] = result
+            else:
+                row[f"python_{label}_ms"] = result.get("ms")
+        rows.append(row)
+        with open(os.path.join(args.out, "training_cpp.jsonl"), "a") as f:
+            f.write(json.dumps(row) + "\n")
+    lines = ["| model | Python eager ms/step | Python Nimble | C++ eager (TorchScript) | C++ Nimble | C++ Nimble vs "
+             "Python eager | C++ Nimble samples/s | C++ check after 100 steps (loss / params) | capture s |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for r in rows:
+        c, pe, pn = r.get("cpp", {}), r.get("python_eager_ms"), r.get("python_nimble_ms")
+        if "captured_ms" not in c:
+            lines.append(f"| {r['model']} | {pe} | {pn} | failed: {c.get('error')} | | | | | |")
+            continue
+        fmt = lambda ms: f"{ms:.3f}" if ms else "failed"  # noqa: E731
+        lines.append(
+            f"| {r['model']} | {fmt(pe)} | {fmt(pn)} | {c['eager_ms']:.3f} | {c['captured_ms']:.3f} "
+            f"({c['speedup']:.2f}x) | {pe / c['captured_ms']:.2f}x | {c['captured_samples_per_s']:.0f} | "
+            f"{c['max_loss_difference']:.1e} / {c['max_parameter_difference']:.1e} | {c['capture_s']:.1f} |"
+            if pe else f"| {r['model']} | failed | | | | | | | |")
+    print("\n".join(lines))
+    return 0
+
+
 def markdown(rows: List[Dict[str, Any]]) -> str:
     def pair(parity, prefix):
         if not parity:
@@ -280,7 +343,14 @@ def main(argv: List[str]) -> int:
     parser.add_argument("--tf32", action="store_true")
     parser.add_argument("--timeout", type=int, default=300)
     parser.add_argument("--one", nargs=2, metavar=("MODEL", "VARIANT"))
+    parser.add_argument("--cpp", metavar="BIN", help="the C++ training bench (nimble_training_cpp_bench)")
+    parser.add_argument("--script", nargs=2, metavar=("MODEL", "PATH"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.script:
+        script_model(*args.script)
+        return 0
+    if args.cpp:
+        return drive_cpp(args)
     if args.one:
         print(json.dumps(run_one(args.one[0], args.one[1], args.steps, args.tf32)))
         return 0

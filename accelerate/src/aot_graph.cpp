@@ -84,27 +84,22 @@ bool CaptureEnded(CapturedGraph& graph) {
   }
 }
 
-// Cleans up after a capture that threw anywhere between capture_begin and the end of capture_end,
-// in the order the runtime and the allocators need: the side streams are joined back and the capture
-// stream is current again, the capture is ended if it is still open (its partial graph destroyed),
-// the allocators stop routing allocations to `pool` and release it, the random generators leave
-// capture mode, and only then the CUDAGraph goes (the allocators' routing filter points into it).
-// Each allocator step may fail on its own (capture_begin may not have reached it, or capture_end may
-// have done it), so each has its own try. Never throws.
-void AbandonCapture(AotGraph::Impl& impl, const c10::MempoolId_t& pool) noexcept {
-  impl.context->Abort();
+}  // namespace
+
+void AbandonGraphCapture(const c10::cuda::CUDAStream& stream, std::unique_ptr<CapturedGraph>& graph,
+                         const c10::MempoolId_t& pool) noexcept {
   try {
-    c10::cuda::setCurrentCUDAStream(impl.CaptureStream());
+    c10::cuda::setCurrentCUDAStream(stream);
   } catch (const std::exception&) {
   }
   cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
-  if (cudaStreamIsCapturing(impl.capture_stream, &status) == cudaSuccess && status != cudaStreamCaptureStatusNone) {
+  if (cudaStreamIsCapturing(stream.stream(), &status) == cudaSuccess && status != cudaStreamCaptureStatusNone) {
     cudaGraph_t partial = nullptr;
-    (void)cudaStreamEndCapture(impl.capture_stream, &partial);  // an invalidated capture returns an error
+    (void)cudaStreamEndCapture(stream.stream(), &partial);  // an invalidated capture returns an error
     if (partial != nullptr) (void)cudaGraphDestroy(partial);
   }
-  if (impl.graph != nullptr && !CaptureEnded(*impl.graph)) {
-    const c10::DeviceIndex device = impl.device.index();
+  if (graph != nullptr && !CaptureEnded(*graph)) {
+    const c10::DeviceIndex device = stream.device_index();
     try {
       c10::cuda::CUDACachingAllocator::endAllocateToPool(device, pool);
     } catch (const std::exception&) {
@@ -121,10 +116,18 @@ void AbandonCapture(AotGraph::Impl& impl, const c10::MempoolId_t& pool) noexcept
       at::getHostAllocator(at::kCUDA)->release_pool(pool);
     } catch (const std::exception&) {
     }
-    impl.graph->EndGeneratorCaptures();
+    graph->EndGeneratorCaptures();
   }
-  impl.graph.reset();
+  graph.reset();
   (void)cudaGetLastError();  // the failure's CUDA error must not surface in a later, unrelated check
+}
+
+namespace {
+
+// A failed capture of the scheduled graph: its side streams are joined back first (AbandonGraphCapture).
+void AbandonCapture(AotGraph::Impl& impl, const c10::MempoolId_t& pool) noexcept {
+  impl.context->Abort();
+  AbandonGraphCapture(impl.CaptureStream(), impl.graph, pool);
 }
 
 // `shared`: the pool of an earlier graph to capture into (a zero id: a pool of our own).

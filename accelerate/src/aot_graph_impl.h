@@ -27,6 +27,16 @@ class CapturedGraph : public at::cuda::CUDAGraph {
   void EndGeneratorCaptures() noexcept;
 };
 
+// Cleans up after a capture on `stream` that threw anywhere between capture_begin and the end of
+// capture_end, in the order the runtime and the allocators need: `stream` is current again, the capture
+// is ended if it is still open (its partial graph destroyed), the allocators stop routing allocations to
+// `pool` and release it, the random generators leave capture mode, and only then `graph` goes (the
+// allocators' routing filter points into it). Each allocator step may fail on its own (capture_begin may
+// not have reached it, or capture_end may have done it), so each has its own try. Never throws. A
+// capture with side streams joins them back first.
+void AbandonGraphCapture(const c10::cuda::CUDAStream& stream, std::unique_ptr<CapturedGraph>& graph,
+                         const c10::MempoolId_t& pool) noexcept;
+
 struct AotGraph::Impl {
   LoadedModel model;
   c10::Device device{c10::kCUDA, 0};

@@ -1,0 +1,112 @@
+// nimble::accelerate::TrainingStep: a whole training step of a TorchScript model (forward, loss, backward
+// and an SGD update) captured ahead of time into one CUDA graph, then replayed for each batch, the batch
+// copied into the capture's static buffers. It is the C++ side of the Python package's
+// nimble.accelerate_training. Before Capture returns, captured steps are checked against eager steps
+// from the same weights and batches, and both are timed; the module is then left with the weights it
+// was loaded with.
+//
+// Every parameter of the module is trained. The model's forward must return one tensor, and must run
+// the same kernels for every batch of the example's shapes: a step that synchronizes with the host (an
+// optimizer that reads a step count on the host, data-dependent control flow, .item()) cannot be
+// captured, and Capture says which operator failed. SGD's settings are fixed at capture, as a CUDA
+// graph's scalars are. C++ captures the step on one stream; the multi-stream forward (the torch.fx
+// graph's width scheduled on several streams) is the Python package's.
+//
+// This header names at::Tensor without including libtorch: callers include ATen themselves. Not
+// thread-safe: one step, one thread.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "nimble/core/status.h"
+
+namespace at {
+class Tensor;
+}
+
+namespace nimble::accelerate {
+
+enum class TrainingLoss {
+  kCrossEntropy,  // the output's logits against int64 class indices (at::cross_entropy_loss, mean)
+  kMse,           // the output against a target of its shape (at::mse_loss, mean)
+};
+
+// torch::optim::SGD's settings. Momentum buffers start at zero, which is PyTorch's first step when
+// dampening is 0; a dampening other than 0 with momentum is refused.
+struct SgdSettings {
+  double lr = 0.01;
+  double momentum = 0;
+  double dampening = 0;
+  double weight_decay = 0;
+  bool nesterov = false;
+};
+
+struct TrainingOptions {
+  TrainingLoss loss = TrainingLoss::kCrossEntropy;
+  SgdSettings sgd;
+  // Eager steps on the example batch before the capture: cuDNN's choices, the momentum buffers.
+  int32_t warmup_steps = 3;
+  // Captured against eager steps from the same weights on the same random batches; 0: no check.
+  int32_t check_steps = 5;
+  // Largest relative difference the check passes (losses: max |a - b| / max |b|; parameters: relative
+  // L2 distance over all of them). 0: by the parameters' dtype, 1e-3 float32, 1e-2 float16, 5e-2 bfloat16.
+  double check_tolerance = 0;
+  // Steps timed for each of eager and captured (wall clock over the steps, after a device sync); 0: none.
+  int32_t timing_steps = 20;
+  // cuDNN times its algorithms during the warm-up (at::globalContext().setBenchmarkCuDNN, process-wide,
+  // for eager and captured steps alike), as nimble.accelerate_training does by default.
+  bool cudnn_benchmark = true;
+  uint64_t seed = 0;  // the check's random batches
+};
+
+struct TrainingReport {
+  std::string model_path;
+  int64_t parameters = 0;  // elements trained
+  int32_t check_steps = 0;
+  double check_tolerance = 0;
+  double max_loss_difference = 0;       // relative, over the check's steps
+  double max_parameter_difference = 0;  // relative L2 distance after the check's steps
+  int32_t timing_steps = 0;
+  double eager_ms = 0;     // one step: zero_grad, forward, loss, backward, optimizer step
+  double captured_ms = 0;  // one step: the batch copied in, the graph replayed
+  int64_t capture_ns = 0;
+};
+
+class TrainingStep {
+ public:
+  // Loads the TorchScript module at `model_path` onto the device of `example_inputs` (CUDA tensors; the
+  // target on the same device) in training mode, warms up, captures, checks and times. Errors:
+  // NotFound / DataLoss for the file; FailedPrecondition for a torch.export program (.pt2: an inference
+  // graph without trainable parameters), no CUDA device, a capture that fails (naming the operator) or
+  // a check beyond its tolerance (naming both differences); InvalidArgument for inputs, settings or a
+  // forward that does not return one tensor.
+  static StatusOr<std::unique_ptr<TrainingStep>> Capture(const std::string& model_path,
+                                                          const std::vector<at::Tensor>& example_inputs,
+                                                          const at::Tensor& example_target,
+                                                          const TrainingOptions& options = {});
+  ~TrainingStep();
+  TrainingStep(const TrainingStep&) = delete;
+  TrainingStep& operator=(const TrainingStep&) = delete;
+
+  // One step on this batch: the inputs and target copied into the static buffers on the capture's
+  // stream, the graph replayed. Returns the loss, a 0-dim tensor on the device that the next Step
+  // overwrites (clone it to keep it). InvalidArgument naming the tensor and both values when a count,
+  // device, dtype or shape differs from the example's; nothing is launched then.
+  StatusOr<at::Tensor> Step(const std::vector<at::Tensor>& inputs, const at::Tensor& target);
+
+  // Saves the module with its current (trained) weights, as TorchScript; waits for the device first.
+  Status Save(const std::string& path) const;
+
+  const TrainingReport& report() const;
+
+  struct State;
+
+ private:
+  explicit TrainingStep(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace nimble::accelerate

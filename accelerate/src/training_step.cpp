@@ -1,0 +1,438 @@
+// Capture of a whole training step: the module's forward through TorchScript with autograd on, the
+// loss, backward, and torch::optim::SGD's update, recorded on a stream of our own into one CUDA graph
+// whose memory pool holds every temporary and the gradients (they are unset before the capture, so
+// backward writes them rather than adding to them, and each replay writes them again). Checking and
+// timing run eager steps on the same module and optimizer: the gradients are then the captured ones,
+// zeroed in place before each eager backward.
+#include "nimble/accelerate/training_step.h"
+
+#include <ATen/ATen.h>
+#include <ATen/Context.h>
+#include <ATen/cuda/CUDAGraph.h>
+#include <c10/cuda/CUDAFunctions.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
+#include <ATen/CPUGeneratorImpl.h>
+#include <ATen/core/grad_mode.h>
+#include <torch/optim/sgd.h>
+#include <torch/csrc/jit/api/module.h>
+#include <torch/csrc/jit/serialization/import.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <optional>
+#include <system_error>
+
+#include "aot_graph_impl.h"
+#include "export_program.h"
+#include "failed_op_tracker.h"
+#include "torch_errors.h"
+
+namespace nimble::accelerate {
+
+struct TrainingStep::State {
+  TrainingOptions options;
+  TrainingReport report;
+  torch::jit::Module module;
+  std::vector<at::Tensor> parameters, buffers;
+  std::unique_ptr<torch::optim::SGD> sgd;
+  std::optional<c10::cuda::CUDAStream> stream;  // the capture's
+  std::vector<at::Tensor> inputs;               // static buffers the graph reads
+  at::Tensor target;
+  at::Tensor loss;  // the graph's output
+  c10::MempoolId_t pool{0, 0};
+  std::unique_ptr<CapturedGraph> graph;  // last: destroyed first
+
+  ~State() {
+    if (graph != nullptr) (void)cudaDeviceSynchronize();
+  }
+};
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string Describe(const at::Tensor& t) {
+  std::string shape;
+  for (int64_t d : t.sizes()) shape += (shape.empty() ? "" : "x") + std::to_string(d);
+  return (shape.empty() ? "scalar" : shape) + ":" + std::string(c10::toString(t.scalar_type())) + " on " +
+         t.device().str();
+}
+
+// A tensor handed to Step against the capture's buffer: same device, dtype and shape.
+Status SameAs(const std::string& what, const at::Tensor& given, const at::Tensor& captured) {
+  if (!given.defined()) return InvalidArgument(what + " is undefined");
+  if (given.device() != captured.device() || given.scalar_type() != captured.scalar_type() ||
+      given.sizes() != captured.sizes()) {
+    return InvalidArgument(what + " is " + Describe(given) + ", the step was captured for " + Describe(captured));
+  }
+  return OkStatus();
+}
+
+StatusOr<at::Tensor> Forward(TrainingStep::State& s, const std::vector<at::Tensor>& inputs) {
+  std::vector<c10::IValue> args(inputs.begin(), inputs.end());
+  c10::IValue out = s.module.forward(std::move(args));
+  if (!out.isTensor()) {
+    return InvalidArgument(s.report.model_path + ": forward returns " + out.tagKind() +
+                           ", not one tensor: training needs a single output for the loss");
+  }
+  return out.toTensor();
+}
+
+at::Tensor Loss(const TrainingStep::State& s, const at::Tensor& output, const at::Tensor& target) {
+  if (s.options.loss == TrainingLoss::kMse) return at::mse_loss(output, target);
+  return at::cross_entropy_loss(output, target);
+}
+
+// zero_grad (in place, so that gradients the capture holds stay where they are), forward, loss,
+// backward, SGD.
+StatusOr<at::Tensor> EagerStep(TrainingStep::State& s, const std::vector<at::Tensor>& inputs,
+                               const at::Tensor& target) {
+  s.sgd->zero_grad(/*set_to_none=*/false);
+  NIMBLE_ASSIGN_OR_RETURN(at::Tensor output, Forward(s, inputs));
+  at::Tensor loss = Loss(s, output, target);
+  loss.backward();
+  s.sgd->step();
+  return loss.detach();
+}
+
+// Runs `body` and turns a libtorch exception into a status naming the model and `what`.
+template <typename Body>
+auto Guarded(const TrainingStep::State& s, const std::string& what, Body body) -> decltype(body()) {
+  try {
+    return body();
+  } catch (const std::exception& e) {
+    return FailedPrecondition(s.report.model_path + ": " + what + ": " + TorchMessage(e));
+  }
+}
+
+struct Snapshot {
+  std::vector<at::Tensor> parameters, buffers;
+};
+
+Snapshot Take(const TrainingStep::State& s) {
+  at::NoGradGuard no_grad;
+  Snapshot snap;
+  for (const at::Tensor& p : s.parameters) snap.parameters.push_back(p.detach().clone());
+  for (const at::Tensor& b : s.buffers) snap.buffers.push_back(b.detach().clone());
+  return snap;
+}
+
+// Back to `snap` in place (the graph holds these tensors), momentum buffers at zero.
+void Restore(TrainingStep::State& s, const Snapshot& snap) {
+  at::NoGradGuard no_grad;
+  for (size_t i = 0; i < s.parameters.size(); ++i) s.parameters[i].copy_(snap.parameters[i]);
+  for (size_t i = 0; i < s.buffers.size(); ++i) s.buffers[i].copy_(snap.buffers[i]);
+  for (auto& [key, state] : s.sgd->state()) {
+    static_cast<torch::optim::SGDParamState&>(*state).momentum_buffer().zero_();
+  }
+}
+
+Status CaptureGraph(TrainingStep::State& s) {
+  s.sgd->zero_grad(/*set_to_none=*/true);
+  c10::cuda::device_synchronize();
+  s.pool = at::cuda::graph_pool_handle();
+  s.graph = std::make_unique<CapturedGraph>();
+  c10::cuda::CUDAStreamGuard guard(*s.stream);
+  FailedOpTracker failed_op;
+  try {
+    s.graph->capture_begin(s.pool);
+    StatusOr<at::Tensor> output = Forward(s, s.inputs);
+    if (!output.ok()) throw std::runtime_error(output.status().message());
+    at::Tensor loss = Loss(s, *output, s.target);
+    loss.backward();
+    s.sgd->step();
+    s.graph->capture_end();
+    s.loss = loss.detach();
+  } catch (const std::exception& e) {
+    const std::string op = failed_op.op().empty() ? "" : failed_op.op() + " failed: ";
+    AbandonGraphCapture(*s.stream, s.graph, s.pool);
+    return FailedPrecondition(s.report.model_path + ": cannot capture the training step into a CUDA graph: " + op +
+                              TorchMessage(e));
+  }
+  return OkStatus();
+}
+
+// Random batches shaped as the example: floating inputs from a normal distribution, integer ones
+// (token ids) below the example's largest; class indices below the output's width; MSE targets normal.
+std::vector<std::pair<std::vector<at::Tensor>, at::Tensor>> CheckBatches(const TrainingStep::State& s, int64_t classes,
+                                                                          int32_t count) {
+  at::Generator gen = at::detail::createCPUGenerator(s.options.seed);
+  std::vector<std::pair<std::vector<at::Tensor>, at::Tensor>> batches;
+  auto like = [&](const at::Tensor& t, int64_t high) {
+    at::Tensor cpu = at::isFloatingType(t.scalar_type())
+                         ? at::randn(t.sizes(), gen, at::TensorOptions().dtype(at::kFloat)).to(t.scalar_type())
+                         : at::randint(std::max<int64_t>(high, 1), t.sizes(), gen, at::TensorOptions().dtype(t.scalar_type()));
+    return cpu.to(t.device());
+  };
+  for (int32_t i = 0; i < count; ++i) {
+    std::vector<at::Tensor> inputs;
+    for (const at::Tensor& t : s.inputs) {
+      inputs.push_back(like(t, at::isFloatingType(t.scalar_type()) ? 0 : t.max().item<int64_t>() + 1));
+    }
+    at::Tensor target = like(s.target, s.options.loss == TrainingLoss::kCrossEntropy ? classes : 0);
+    batches.emplace_back(std::move(inputs), std::move(target));
+  }
+  return batches;
+}
+
+double Tolerance(const TrainingStep::State& s) {
+  if (s.options.check_tolerance > 0) return s.options.check_tolerance;
+  const at::ScalarType dtype = s.parameters.empty() ? at::kFloat : s.parameters.front().scalar_type();
+  if (dtype == at::kHalf) return 1e-2;
+  if (dtype == at::kBFloat16) return 5e-2;
+  return 1e-3;
+}
+
+// Relative L2 distance over all parameters.
+double ParameterDistance(const std::vector<at::Tensor>& a, const std::vector<at::Tensor>& b) {
+  double diff = 0, norm = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    diff += std::pow((a[i].to(at::kDouble) - b[i].to(at::kDouble)).norm().item<double>(), 2);
+    norm += std::pow(b[i].to(at::kDouble).norm().item<double>(), 2);
+  }
+  return norm > 0 ? std::sqrt(diff / norm) : std::sqrt(diff);
+}
+
+Status Check(TrainingStep& step, TrainingStep::State& s, const Snapshot& start, int64_t classes) {
+  const int32_t n = s.options.check_steps;
+  const auto batches = CheckBatches(s, classes, n);
+  auto losses_of = [&](bool captured) -> StatusOr<std::pair<std::vector<double>, std::vector<at::Tensor>>> {
+    Restore(s, start);
+    std::vector<double> losses;
+    for (const auto& [inputs, target] : batches) {
+      at::Tensor loss;
+      if (captured) {
+        NIMBLE_ASSIGN_OR_RETURN(loss, step.Step(inputs, target));
+      } else {
+        NIMBLE_ASSIGN_OR_RETURN(loss, EagerStep(s, inputs, target));
+      }
+      losses.push_back(loss.item<double>());
+    }
+    std::vector<at::Tensor> params;
+    for (const at::Tensor& p : s.parameters) params.push_back(p.detach().clone());
+    return std::make_pair(std::move(losses), std::move(params));
+  };
+  NIMBLE_ASSIGN_OR_RETURN(auto captured, losses_of(true));
+  NIMBLE_ASSIGN_OR_RETURN(auto eager, losses_of(false));
+  double largest = 0, diff = 0;
+  for (size_t i = 0; i < eager.first.size(); ++i) {
+    largest = std::max(largest, std::fabs(eager.first[i]));
+    diff = std::max(diff, std::fabs(captured.first[i] - eager.first[i]));
+  }
+  TrainingReport& r = s.report;
+  r.check_steps = n;
+  r.check_tolerance = Tolerance(s);
+  r.max_loss_difference = largest > 0 ? diff / largest : diff;
+  r.max_parameter_difference = ParameterDistance(captured.second, eager.second);
+  if (!std::isfinite(r.max_loss_difference) || !std::isfinite(r.max_parameter_difference) ||
+      r.max_loss_difference > r.check_tolerance || r.max_parameter_difference > r.check_tolerance) {
+    char text[200];
+    std::snprintf(text, sizeof text, "losses differ by %.3g and parameters by %.3g (relative), above %.3g",
+                  r.max_loss_difference, r.max_parameter_difference, r.check_tolerance);
+    return FailedPrecondition(r.model_path + ": after " + std::to_string(n) +
+                              " steps the captured training step does not match eager training: " + text);
+  }
+  return OkStatus();
+}
+
+Status Time(TrainingStep& step, TrainingStep::State& s) {
+  const int32_t n = s.options.timing_steps;
+  auto seconds = [&](bool captured) -> StatusOr<double> {
+    c10::cuda::device_synchronize();
+    const Clock::time_point start = Clock::now();
+    for (int32_t i = 0; i < n; ++i) {
+      if (captured) {
+        NIMBLE_RETURN_IF_ERROR(step.Step(s.inputs, s.target).status());
+      } else {
+        NIMBLE_RETURN_IF_ERROR(EagerStep(s, s.inputs, s.target).status());
+      }
+    }
+    c10::cuda::device_synchronize();
+    return std::chrono::duration<double>(Clock::now() - start).count();
+  };
+  NIMBLE_ASSIGN_OR_RETURN(const double eager, seconds(false));
+  NIMBLE_ASSIGN_OR_RETURN(const double captured, seconds(true));
+  s.report.timing_steps = n;
+  s.report.eager_ms = eager * 1e3 / n;
+  s.report.captured_ms = captured * 1e3 / n;
+  return OkStatus();
+}
+
+Status CheckSettings(const std::string& path, const std::vector<at::Tensor>& inputs, const at::Tensor& target,
+                     const TrainingOptions& o) {
+  if (inputs.empty()) return InvalidArgument(path + ": no example inputs");
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const std::string name = "example input " + std::to_string(i);
+    if (!inputs[i].defined()) return InvalidArgument(path + ": " + name + " is undefined");
+    if (!inputs[i].is_cuda()) return InvalidArgument(path + ": " + name + " is on " + inputs[i].device().str() +
+                                                     ": the step is captured on a CUDA device");
+    if (inputs[i].device() != inputs[0].device()) {
+      return InvalidArgument(path + ": " + name + " is on " + inputs[i].device().str() + ", input 0 on " +
+                             inputs[0].device().str());
+    }
+  }
+  if (!target.defined() || target.device() != inputs[0].device()) {
+    return InvalidArgument(path + ": the example target must be a tensor on " + inputs[0].device().str());
+  }
+  if (o.loss == TrainingLoss::kCrossEntropy && target.scalar_type() != at::kLong) {
+    return InvalidArgument(path + ": cross-entropy needs int64 class indices as the target, not " + Describe(target));
+  }
+  const SgdSettings& sgd = o.sgd;
+  if (!(sgd.lr > 0) || sgd.momentum < 0 || sgd.weight_decay < 0 || !std::isfinite(sgd.lr)) {
+    return InvalidArgument(path + ": SGD needs lr > 0 and momentum, weight decay >= 0");
+  }
+  if (sgd.momentum > 0 && sgd.dampening != 0) {
+    return InvalidArgument(path + ": SGD dampening with momentum is not supported (the captured momentum buffers "
+                                  "start at zero, which is PyTorch's first step only without dampening)");
+  }
+  if (sgd.nesterov && (sgd.momentum <= 0 || sgd.dampening != 0)) {
+    return InvalidArgument(path + ": Nesterov momentum needs a momentum above 0 and no dampening");
+  }
+  if (o.warmup_steps < 1 || o.check_steps < 0 || o.timing_steps < 0 || o.check_tolerance < 0) {
+    return InvalidArgument(path + ": warm-up steps must be at least 1; check and timing steps and the tolerance "
+                                  "not negative");
+  }
+  return OkStatus();
+}
+
+// The file, before anything is asked of the device: there, and not a torch.export program.
+Status CheckModelFile(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return NotFound(path + ": no such model file");
+  if (LooksLikeExportArchive(path)) {
+    return FailedPrecondition(path + ": a torch.export program (.pt2) is an inference graph without trainable "
+                              "parameters; training takes a TorchScript module (torch.jit.script(model).save)");
+  }
+  return OkStatus();
+}
+
+StatusOr<torch::jit::Module> LoadForTraining(const std::string& path, const c10::Device& device) {
+  try {
+    torch::jit::Module module = torch::jit::load(path, device);
+    module.train(true);
+    return module;
+  } catch (const std::exception& e) {
+    return DataLoss(path + ": cannot be loaded as a TorchScript module: " + TorchMessage(e));
+  }
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<TrainingStep>> TrainingStep::Capture(const std::string& model_path,
+                                                               const std::vector<at::Tensor>& example_inputs,
+                                                               const at::Tensor& example_target,
+                                                               const TrainingOptions& options) {
+  NIMBLE_RETURN_IF_ERROR(CheckModelFile(model_path));
+  NIMBLE_RETURN_IF_ERROR(CheckSettings(model_path, example_inputs, example_target, options));
+  const c10::Device device = example_inputs[0].device();
+  NIMBLE_ASSIGN_OR_RETURN(torch::jit::Module module, LoadForTraining(model_path, device));
+  auto s = std::make_unique<State>();
+  s->options = options;
+  s->report.model_path = model_path;
+  s->module = std::move(module);
+  for (const at::Tensor& p : s->module.parameters()) {
+    s->parameters.push_back(p);
+    s->report.parameters += p.numel();
+  }
+  for (const at::Tensor& b : s->module.buffers()) s->buffers.push_back(b);
+  if (s->parameters.empty()) return InvalidArgument(model_path + ": the module has no parameters to train");
+  c10::cuda::CUDAGuard device_guard(device);
+  at::globalContext().setBenchmarkCuDNN(options.cudnn_benchmark);
+  const Clock::time_point start = Clock::now();
+  int64_t classes = 0;
+  Snapshot loaded;  // the weights as loaded: what checking and timing start from, and what the module keeps
+  NIMBLE_RETURN_IF_ERROR(Guarded(*s, "the eager training step failed", [&]() -> Status {
+    for (at::Tensor& p : s->parameters) p.requires_grad_(true);
+    torch::optim::SGDOptions sgd(options.sgd.lr);
+    sgd.momentum(options.sgd.momentum)
+        .dampening(options.sgd.dampening)
+        .weight_decay(options.sgd.weight_decay)
+        .nesterov(options.sgd.nesterov);
+    s->sgd = std::make_unique<torch::optim::SGD>(s->parameters, sgd);
+    for (const at::Tensor& t : example_inputs) s->inputs.push_back(t.detach().clone());
+    s->target = example_target.detach().clone();
+    s->stream = c10::cuda::getStreamFromPool(/*isHighPriority=*/false, device.index());
+    loaded = Take(*s);
+    // Warm-up on the capture stream, as the capture will run (cuDNN's and cuBLAS's choices, momentum).
+    c10::cuda::CUDAStreamGuard guard(*s->stream);
+    NIMBLE_ASSIGN_OR_RETURN(const at::Tensor output, Forward(*s, s->inputs));
+    if (options.loss == TrainingLoss::kCrossEntropy && output.dim() < 2) {
+      return InvalidArgument(model_path + ": cross-entropy needs logits of shape [batch, classes], forward returns " +
+                             Describe(output));
+    }
+    if (options.loss == TrainingLoss::kCrossEntropy) classes = output.size(1);
+    for (int32_t i = 0; i < options.warmup_steps; ++i) {
+      NIMBLE_RETURN_IF_ERROR(EagerStep(*s, s->inputs, s->target).status());
+    }
+    c10::cuda::device_synchronize();
+    return OkStatus();
+  }));
+  NIMBLE_RETURN_IF_ERROR(CaptureGraph(*s));
+  s->report.capture_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
+  std::unique_ptr<TrainingStep> step(new TrainingStep(std::move(s)));
+  State& state = *step->state_;
+  if (options.check_steps > 0) {
+    NIMBLE_RETURN_IF_ERROR(Guarded(state, "the check against eager training failed",
+                                   [&] { return Check(*step, state, loaded, classes); }));
+  }
+  if (options.timing_steps > 0) {
+    NIMBLE_RETURN_IF_ERROR(Guarded(state, "timing failed", [&] { return Time(*step, state); }));
+  }
+  NIMBLE_RETURN_IF_ERROR(Guarded(state, "restoring the loaded weights failed", [&] {
+    Restore(state, loaded);
+    c10::cuda::device_synchronize();
+    return OkStatus();
+  }));
+  return step;
+}
+
+TrainingStep::TrainingStep(std::unique_ptr<State> state) : state_(std::move(state)) {}
+TrainingStep::~TrainingStep() = default;
+
+const TrainingReport& TrainingStep::report() const { return state_->report; }
+
+StatusOr<at::Tensor> TrainingStep::Step(const std::vector<at::Tensor>& inputs, const at::Tensor& target) {
+  State& s = *state_;
+  if (inputs.size() != s.inputs.size()) {
+    return InvalidArgument("the step takes " + std::to_string(s.inputs.size()) + " inputs, got " +
+                           std::to_string(inputs.size()));
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    NIMBLE_RETURN_IF_ERROR(SameAs("input " + std::to_string(i), inputs[i], s.inputs[i]));
+  }
+  NIMBLE_RETURN_IF_ERROR(SameAs("the target", target, s.target));
+  return Guarded(s, "the replay failed", [&]() -> StatusOr<at::Tensor> {
+    at::NoGradGuard no_grad;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (!inputs[i].is_same(s.inputs[i])) s.inputs[i].copy_(inputs[i]);
+    }
+    if (!target.is_same(s.target)) s.target.copy_(target);
+    s.graph->replay();
+    return s.loss;
+  });
+}
+
+Status TrainingStep::Save(const std::string& path) const {
+  const std::string partial = path + ".partial";
+  try {
+    c10::cuda::device_synchronize();
+    state_->module.save(partial);
+  } catch (const std::exception& e) {
+    std::error_code ec;
+    std::filesystem::remove(partial, ec);
+    return Internal(path + ": cannot save the trained module: " + TorchMessage(e));
+  }
+  std::error_code ec;
+  std::filesystem::rename(partial, path, ec);
+  if (ec) {
+    std::filesystem::remove(partial, ec);
+    return Internal(path + ": cannot save the trained module: " + ec.message());
+  }
+  return OkStatus();
+}
+
+}  // namespace nimble::accelerate

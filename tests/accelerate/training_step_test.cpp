@@ -1,0 +1,204 @@
+// nimble::accelerate::TrainingStep. Without a GPU: the refusals that come before the device (a missing
+// file, a torch.export program, CPU inputs, settings it cannot capture). With one (each such test skips
+// without): the captured step against an eager training loop written here, on the same batches, with
+// its own check and report; the trained module saved and loaded back; a step that syncs with the host
+// refused with its operator named and the process still usable; bad batches refused.
+#include "nimble/accelerate/training_step.h"
+
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+#include <torch/csrc/jit/api/module.h>
+#include <torch/csrc/jit/serialization/import.h>
+#include <torch/optim/sgd.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "nimble/accelerate/cuda_devices.h"
+
+namespace nimble::accelerate {
+namespace {
+
+#define SKIP_WITHOUT_GPU() \
+  if (CudaDeviceCount() == 0) GTEST_SKIP() << "no CUDA device"
+
+const std::string kExportData = std::string(NIMBLE_SOURCE_DIR) + "/tests/accelerate/data/export/";
+
+std::string TempPath(const std::string& name) {
+  return ::testing::TempDir() + "training_" + name + "_" + std::to_string(::getpid()) + ".pt";
+}
+
+// A small CNN with batch norm (its statistics are buffers the step updates) and a classifier.
+constexpr const char* kConvNet = R"(
+def forward(self, x):
+    y = torch.conv2d(x, self.w0, self.b0, [1, 1], [1, 1])
+    y = torch.batch_norm(y, self.g, self.beta, self.rm, self.rv, self.training, 0.1, 1e-5, True)
+    y = torch.relu(y)
+    y = torch.adaptive_avg_pool2d(y, [1, 1]).flatten(1)
+    return torch.linear(y, self.w1, self.b1)
+)";
+
+std::string SaveNet(const std::string& name, const std::string& source) {
+  torch::jit::Module m("TrainNet");
+  m.register_attribute("training", c10::BoolType::get(), true);
+  at::manual_seed(7);
+  m.register_parameter("w0", at::randn({8, 3, 3, 3}) * 0.3, false);
+  m.register_parameter("b0", at::zeros({8}), false);
+  m.register_parameter("g", at::ones({8}), false);
+  m.register_parameter("beta", at::zeros({8}), false);
+  m.register_parameter("w1", at::randn({10, 8}) * 0.3, false);
+  m.register_parameter("b1", at::zeros({10}), false);
+  m.register_buffer("rm", at::zeros({8}));
+  m.register_buffer("rv", at::ones({8}));
+  m.define(source);
+  const std::string path = TempPath(name);
+  m.save(path);
+  return path;
+}
+
+std::vector<std::pair<at::Tensor, at::Tensor>> Batches(int count) {
+  at::manual_seed(11);
+  std::vector<std::pair<at::Tensor, at::Tensor>> batches;
+  for (int i = 0; i < count; ++i) {
+    batches.emplace_back(at::randn({4, 3, 8, 8}, at::kCUDA), at::randint(10, {4}, at::TensorOptions(at::kCUDA).dtype(at::kLong)));
+  }
+  return batches;
+}
+
+TEST(TrainingStepTest, RefusesAMissingFileAndATorchExportProgramBeforeTheDevice) {
+  const at::Tensor cpu = at::zeros({1, 3});
+  auto missing = TrainingStep::Capture("/nonexistent/model.pt", {cpu}, at::zeros({1}, at::kLong));
+  EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(missing.status().message().find("/nonexistent/model.pt"), std::string::npos);
+  auto exported = TrainingStep::Capture(kExportData + "half_mlp.pt2", {cpu}, at::zeros({1}, at::kLong));
+  EXPECT_EQ(exported.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(exported.status().message().find("torch.export program"), std::string::npos) << exported.status().ToString();
+  const std::string net = SaveNet("cpu", kConvNet);
+  auto on_cpu = TrainingStep::Capture(net, {cpu}, at::zeros({1}, at::kLong));
+  EXPECT_EQ(on_cpu.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(on_cpu.status().message().find("CUDA"), std::string::npos) << on_cpu.status().ToString();
+  auto none = TrainingStep::Capture(net, {}, at::zeros({1}, at::kLong));
+  EXPECT_EQ(none.status().code(), StatusCode::kInvalidArgument);
+  std::remove(net.c_str());
+}
+
+TEST(TrainingStepTest, CapturedStepsTrainAsAnEagerLoopDoes) {
+  SKIP_WITHOUT_GPU();
+  const std::string net = SaveNet("parity", kConvNet);
+  const auto batches = Batches(20);
+  TrainingOptions options;
+  options.sgd.lr = 0.05;
+  options.sgd.momentum = 0.9;
+  options.sgd.weight_decay = 1e-4;
+  options.check_steps = 5;
+  options.timing_steps = 5;
+  auto step = TrainingStep::Capture(net, {batches[0].first}, batches[0].second, options);
+  ASSERT_TRUE(step.ok()) << step.status().ToString();
+  const TrainingReport& report = (*step)->report();
+  EXPECT_EQ(report.check_steps, 5);
+  EXPECT_LE(report.max_loss_difference, report.check_tolerance);
+  EXPECT_LE(report.max_parameter_difference, report.check_tolerance);
+  EXPECT_EQ(report.parameters, 8 * 27 + 8 + 8 + 8 + 80 + 10);
+  EXPECT_GT(report.eager_ms, 0);
+  EXPECT_GT(report.captured_ms, 0);
+
+  // The eager loop a user would write, from the file's weights, on the same batches.
+  torch::jit::Module eager = torch::jit::load(net, at::kCUDA);
+  eager.train(true);
+  std::vector<at::Tensor> params;
+  for (at::Tensor p : eager.parameters()) params.push_back(p.requires_grad_(true));
+  torch::optim::SGD sgd(params, torch::optim::SGDOptions(0.05).momentum(0.9).weight_decay(1e-4));
+  std::vector<double> eager_losses, captured_losses;
+  for (const auto& [x, y] : batches) {
+    sgd.zero_grad();
+    at::Tensor loss = at::cross_entropy_loss(eager.forward({x}).toTensor(), y);
+    loss.backward();
+    sgd.step();
+    eager_losses.push_back(loss.item<double>());
+    auto captured = (*step)->Step({x}, y);
+    ASSERT_TRUE(captured.ok()) << captured.status().ToString();
+    captured_losses.push_back(captured->item<double>());
+  }
+  for (size_t i = 0; i < batches.size(); ++i) {
+    EXPECT_NEAR(captured_losses[i], eager_losses[i], 1e-3 * std::max(1.0, std::fabs(eager_losses[i]))) << "step " << i;
+  }
+  EXPECT_LT(captured_losses.back(), captured_losses.front());  // it learns
+  const std::string saved = TempPath("saved");
+  ASSERT_TRUE((*step)->Save(saved).ok());
+  torch::jit::Module trained = torch::jit::load(saved, at::kCUDA);
+  std::vector<at::Tensor> trained_values, eager_values;
+  for (const auto& p : trained.named_parameters()) trained_values.push_back(p.value);
+  for (const auto& b : trained.named_buffers()) trained_values.push_back(b.value);
+  for (const auto& p : eager.named_parameters()) eager_values.push_back(p.value);
+  for (const auto& b : eager.named_buffers()) eager_values.push_back(b.value);  // batch norm's statistics
+  ASSERT_EQ(trained_values.size(), eager_values.size());
+  for (size_t i = 0; i < eager_values.size(); ++i) {
+    EXPECT_TRUE(at::allclose(trained_values[i], eager_values[i], 1e-3, 1e-4)) << "tensor " << i;
+  }
+  std::remove(net.c_str());
+  std::remove(saved.c_str());
+}
+
+TEST(TrainingStepTest, AStepThatSyncsWithTheHostIsRefusedAndTheProcessStaysUsable) {
+  SKIP_WITHOUT_GPU();
+  const std::string branchy = SaveNet("branchy", R"(
+def forward(self, x):
+    y = torch.linear(torch.adaptive_avg_pool2d(torch.conv2d(x, self.w0, self.b0), [1, 1]).flatten(1), self.w1, self.b1)
+    if bool(y.sum() > 0):
+        return y * self.g.sum()
+    return y
+)");
+  const auto batches = Batches(1);
+  auto refused = TrainingStep::Capture(branchy, {batches[0].first}, batches[0].second);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(refused.status().message().find("cannot capture the training step"), std::string::npos)
+      << refused.status().ToString();
+  const std::string net = SaveNet("after_refusal", kConvNet);
+  TrainingOptions options;
+  options.timing_steps = 0;
+  auto step = TrainingStep::Capture(net, {batches[0].first}, batches[0].second, options);
+  ASSERT_TRUE(step.ok()) << step.status().ToString();
+  EXPECT_TRUE((*step)->Step({batches[0].first}, batches[0].second).ok());
+  std::remove(branchy.c_str());
+  std::remove(net.c_str());
+}
+
+TEST(TrainingStepTest, BadBatchesAndSettingsAreRefusedNamingWhat) {
+  SKIP_WITHOUT_GPU();
+  const std::string net = SaveNet("bad", kConvNet);
+  const auto batches = Batches(1);
+  const auto& [x, y] = batches[0];
+  TrainingOptions damped;
+  damped.sgd.momentum = 0.9;
+  damped.sgd.dampening = 0.1;
+  EXPECT_EQ(TrainingStep::Capture(net, {x}, y, damped).status().code(), StatusCode::kInvalidArgument);
+  auto float_target = TrainingStep::Capture(net, {x}, y.to(at::kFloat));
+  EXPECT_EQ(float_target.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(float_target.status().message().find("int64"), std::string::npos);
+  const std::string tuple_net = SaveNet("tuple", R"(
+def forward(self, x):
+    y = torch.linear(torch.adaptive_avg_pool2d(torch.conv2d(x, self.w0, self.b0), [1, 1]).flatten(1), self.w1, self.b1)
+    return y, y
+)");
+  auto tuple = TrainingStep::Capture(tuple_net, {x}, y);
+  EXPECT_EQ(tuple.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(tuple.status().message().find("not one tensor"), std::string::npos) << tuple.status().ToString();
+  TrainingOptions options;
+  options.timing_steps = 0;
+  options.check_steps = 0;
+  auto step = TrainingStep::Capture(net, {x}, y, options);
+  ASSERT_TRUE(step.ok()) << step.status().ToString();
+  auto wrong_shape = (*step)->Step({at::randn({2, 3, 8, 8}, at::kCUDA)}, y);
+  EXPECT_EQ(wrong_shape.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(wrong_shape.status().message().find("2x3x8x8"), std::string::npos) << wrong_shape.status().ToString();
+  EXPECT_EQ((*step)->Step({x, x}, y).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ((*step)->Step({x}, y.cpu()).status().code(), StatusCode::kInvalidArgument);
+  std::remove(net.c_str());
+  std::remove(tuple_net.c_str());
+}
+
+}  // namespace
+}  // namespace nimble::accelerate
