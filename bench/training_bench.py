@@ -27,7 +27,7 @@ every side unless --tf32. Writes one JSON line per model to OUT/training.jsonl a
 --cpp BIN (the CNNs only) measures the C++ training step instead: each model is scripted in training
 mode (torch.jit.script, saved to OUT/models), and BIN (bench/training_cpp_bench.cpp) captures it with
 nimble::accelerate::TrainingStep, checks 100 captured steps against 100 eager steps of the same TorchScript
-module in C++, and times both; Python's eager and nimble variants run beside it, each in its own process.
+module in C++, and times both; Python's eager variant runs beside it, in its own process.
 Writes OUT/training_cpp.jsonl and prints a markdown table.
 """
 
@@ -261,7 +261,7 @@ def drive_cpp(args) -> int:
         path = os.path.join(args.out, "models", f"{name}-train.pt")
         runs = [("script", [sys.executable, __file__, "--script", name, path])]
         runs += [(v, [sys.executable, __file__, "--one", name, v, "--steps", str(args.steps)] +
-                  (["--tf32"] if args.tf32 else [])) for v in ("eager", "nimble")]
+                  (["--tf32"] if args.tf32 else [])) for v in ("eager",)]
         runs.append(("cpp", [args.cpp, path, str(BATCH), "3", str(IMAGE), str(IMAGE), str(CLASSES), str(args.steps),
                              "100"] + (["--tf32"] if args.tf32 else [])))
         for label, command in runs:
@@ -281,20 +281,20 @@ def drive_cpp(args) -> int:
         rows.append(row)
         with open(os.path.join(args.out, "training_cpp.jsonl"), "a") as f:
             f.write(json.dumps(row) + "\n")
-    lines = ["| model | Python eager ms/step | Python Nimble | C++ eager (TorchScript) | C++ Nimble | C++ Nimble vs "
+    lines = ["| model | Python eager ms/step | C++ eager (TorchScript) | C++ Nimble | C++ Nimble vs "
              "Python eager | C++ Nimble samples/s | C++ check after 100 steps (loss / params) | capture s |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in rows:
-        c, pe, pn = r.get("cpp", {}), r.get("python_eager_ms"), r.get("python_nimble_ms")
+        c, pe = r.get("cpp", {}), r.get("python_eager_ms")
         if "captured_ms" not in c:
-            lines.append(f"| {r['model']} | {pe} | {pn} | failed: {c.get('error')} | | | | | |")
+            lines.append(f"| {r['model']} | {pe} | failed: {c.get('error')} | | | | | |")
             continue
         fmt = lambda ms: f"{ms:.3f}" if ms else "failed"  # noqa: E731
         lines.append(
-            f"| {r['model']} | {fmt(pe)} | {fmt(pn)} | {c['eager_ms']:.3f} | {c['captured_ms']:.3f} "
+            f"| {r['model']} | {fmt(pe)} | {c['eager_ms']:.3f} | {c['captured_ms']:.3f} "
             f"({c['speedup']:.2f}x) | {pe / c['captured_ms']:.2f}x | {c['captured_samples_per_s']:.0f} | "
             f"{c['max_loss_difference']:.1e} / {c['max_parameter_difference']:.1e} | {c['capture_s']:.1f} |"
-            if pe else f"| {r['model']} | failed | | | | | | | |")
+            if pe else f"| {r['model']} | failed | | | | | | |")
     print("\n".join(lines))
     return 0
 

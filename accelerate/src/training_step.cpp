@@ -16,6 +16,7 @@
 #include <ATen/core/grad_mode.h>
 #include <torch/optim/sgd.h>
 #include <torch/csrc/jit/api/module.h>
+#include <torch/csrc/jit/runtime/graph_executor.h>
 #include <torch/csrc/jit/serialization/import.h>
 
 #include <algorithm>
@@ -72,7 +73,12 @@ Status SameAs(const std::string& what, const at::Tensor& given, const at::Tensor
   return OkStatus();
 }
 
+// The module's forward as eager PyTorch runs it: TorchScript's graph optimizations (autodiff subgraphs
+// with their symbolic gradients, fusion) off, so that eager and captured steps run eager autograd's
+// kernels (with them on, MobileNetV2's captured step took 3.51 ms against 2.80 for the Python
+// package's capture of the nn.Module; bench/results/training.md).
 StatusOr<at::Tensor> Forward(TrainingStep::State& s, const std::vector<at::Tensor>& inputs) {
+  torch::jit::GraphOptimizerEnabledGuard eager_autograd(false);
   std::vector<c10::IValue> args(inputs.begin(), inputs.end());
   c10::IValue out = s.module.forward(std::move(args));
   if (!out.isTensor()) {
