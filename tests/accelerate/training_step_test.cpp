@@ -100,6 +100,7 @@ TEST(TrainingStepTest, CapturedStepsTrainAsAnEagerLoopDoes) {
   EXPECT_EQ(report.check_steps, 5);
   EXPECT_LE(report.max_loss_difference, report.check_tolerance);
   EXPECT_LE(report.max_parameter_difference, report.check_tolerance);
+  EXPECT_TRUE(report.check_warning.empty()) << report.check_warning;
   EXPECT_EQ(report.parameters, 8 * 27 + 8 + 8 + 8 + 80 + 10);
   EXPECT_GT(report.eager_ms, 0);
   EXPECT_GT(report.captured_ms, 0);
