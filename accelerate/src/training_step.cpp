@@ -8,6 +8,7 @@
 
 #include <ATen/ATen.h>
 #include <ATen/Context.h>
+#include <ATen/cuda/CUDAGeneratorImpl.h>
 #include <ATen/cuda/CUDAGraph.h>
 #include <c10/cuda/CUDAFunctions.h>
 #include <c10/cuda/CUDAGuard.h>
@@ -24,6 +25,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <mutex>
 #include <optional>
 #include <system_error>
 
@@ -179,11 +181,23 @@ double ParameterDistance(const std::vector<at::Tensor>& a, const std::vector<at:
   return norm > 0 ? std::sqrt(diff / norm) : std::sqrt(diff);
 }
 
-// `check_steps` captured and eager steps on the example batch, each from `start`.
+// `check_steps` captured and eager steps on the example batch, each from `start` and from the same
+// random-number state (dropout's masks: a replay draws from the device's generator where it stands, as
+// eager ops do).
 Status Check(TrainingStep& step, TrainingStep::State& s, const Snapshot& start) {
   const int32_t n = s.options.check_steps;
+  at::Generator generator = at::cuda::detail::getDefaultCUDAGenerator(s.stream->device_index());
+  at::Tensor rng;
+  {
+    std::lock_guard<std::mutex> lock(generator.mutex());
+    rng = generator.get_state();
+  }
   auto run = [&](bool captured) -> StatusOr<std::pair<std::vector<double>, std::vector<at::Tensor>>> {
     Restore(s, start);
+    {
+      std::lock_guard<std::mutex> lock(generator.mutex());
+      generator.set_state(rng);
+    }
     std::vector<double> losses;
     for (int32_t i = 0; i < n; ++i) {
       at::Tensor loss;

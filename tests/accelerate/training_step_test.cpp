@@ -142,6 +142,28 @@ TEST(TrainingStepTest, CapturedStepsTrainAsAnEagerLoopDoes) {
   std::remove(saved.c_str());
 }
 
+// Dropout draws its masks from the device's generator: the check runs eager and captured steps from the
+// same random-number state, so a model with dropout checks as close as one without.
+TEST(TrainingStepTest, TheCheckStartsEagerAndCapturedStepsFromOneRandomState) {
+  SKIP_WITHOUT_GPU();
+  const std::string net = SaveNet("dropout", R"(
+def forward(self, x):
+    y = torch.relu(torch.conv2d(x, self.w0, self.b0, [1, 1], [1, 1]))
+    y = torch.dropout(torch.adaptive_avg_pool2d(y, [1, 1]).flatten(1), 0.5, self.training)
+    return torch.linear(y, self.w1, self.b1)
+)");
+  const auto batches = Batches(1);
+  TrainingOptions options;
+  options.check_steps = 10;
+  options.timing_steps = 0;
+  options.sgd.lr = 0.05;
+  auto step = TrainingStep::Capture(net, {batches[0].first}, batches[0].second, options);
+  ASSERT_TRUE(step.ok()) << step.status().ToString();
+  EXPECT_TRUE((*step)->report().check_warning.empty()) << (*step)->report().check_warning;
+  EXPECT_LE((*step)->report().max_loss_difference, 1e-4);
+  std::remove(net.c_str());
+}
+
 TEST(TrainingStepTest, AStepThatSyncsWithTheHostIsRefusedAndTheProcessStaysUsable) {
   SKIP_WITHOUT_GPU();
   const std::string branchy = SaveNet("branchy", R"(
