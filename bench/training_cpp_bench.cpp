@@ -1,7 +1,8 @@
 // The C++ training step (nimble::accelerate::TrainingStep) on a TorchScript module saved in training
 // mode: its parity check against eager steps of the same module and optimizer (CHECK steps on the
 // example batch from the same weights; a difference above the tolerance is reported, as the library
-// does by default) and its timing of eager and captured steps (STEPS each), as one JSON line. bench/training_bench.py --cpp scripts the paper's CNNs and runs this on each.
+// does by default) and its timing of eager and captured steps (STEPS each), as one JSON line.
+// bench/training_bench.py --cpp scripts the paper's CNNs and runs this on each.
 //   nimble_training_cpp_bench MODEL.pt BATCH CHANNELS HEIGHT WIDTH CLASSES [STEPS=100] [CHECK=100] [--tf32]
 //                             [--deterministic]
 // SGD lr 0.002, momentum 0.9 (the Python bench's settings), cross-entropy, float32 inputs, TF32 off (IEEE

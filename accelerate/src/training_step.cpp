@@ -1,5 +1,5 @@
 // Capture of a whole training step: the module's forward through TorchScript with autograd on, the
-// loss, backward, and torch::optim::SGD's update, recorded on a stream of our own into one CUDA graph
+// loss, backward, and SGD's update (foreach_sgd.h), recorded on a stream of our own into one CUDA graph
 // whose memory pool holds every temporary and the gradients (they are unset before the capture, so
 // backward writes them rather than adding to them, and each replay writes them again). Checking and
 // timing run eager steps on the same module and optimizer: the gradients are then the captured ones,
@@ -15,7 +15,6 @@
 #include <c10/cuda/CUDAStream.h>
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/core/grad_mode.h>
-#include <torch/optim/sgd.h>
 #include <torch/csrc/jit/api/module.h>
 #include <torch/csrc/jit/runtime/graph_executor.h>
 #include <torch/csrc/jit/serialization/import.h>
@@ -32,6 +31,7 @@
 #include "aot_graph_impl.h"
 #include "export_program.h"
 #include "failed_op_tracker.h"
+#include "foreach_sgd.h"
 #include "torch_errors.h"
 
 namespace nimble::accelerate {
@@ -41,7 +41,7 @@ struct TrainingStep::State {
   TrainingReport report;
   torch::jit::Module module;
   std::vector<at::Tensor> parameters, buffers;
-  std::unique_ptr<torch::optim::SGD> sgd;
+  std::unique_ptr<ForeachSgd> sgd;
   std::optional<c10::cuda::CUDAStream> stream;  // the capture's
   std::vector<at::Tensor> inputs;               // static buffers the graph reads
   at::Tensor target;
@@ -98,11 +98,11 @@ at::Tensor Loss(const TrainingStep::State& s, const at::Tensor& output, const at
 // backward, SGD.
 StatusOr<at::Tensor> EagerStep(TrainingStep::State& s, const std::vector<at::Tensor>& inputs,
                                const at::Tensor& target) {
-  s.sgd->zero_grad(/*set_to_none=*/false);
+  s.sgd->ZeroGrad(/*set_to_none=*/false);
   NIMBLE_ASSIGN_OR_RETURN(at::Tensor output, Forward(s, inputs));
   at::Tensor loss = Loss(s, output, target);
   loss.backward();
-  s.sgd->step();
+  s.sgd->Step();
   return loss.detach();
 }
 
@@ -133,13 +133,11 @@ void Restore(TrainingStep::State& s, const Snapshot& snap) {
   at::NoGradGuard no_grad;
   for (size_t i = 0; i < s.parameters.size(); ++i) s.parameters[i].copy_(snap.parameters[i]);
   for (size_t i = 0; i < s.buffers.size(); ++i) s.buffers[i].copy_(snap.buffers[i]);
-  for (auto& [key, state] : s.sgd->state()) {
-    static_cast<torch::optim::SGDParamState&>(*state).momentum_buffer().zero_();
-  }
+  s.sgd->ZeroMomentum();
 }
 
 Status CaptureGraph(TrainingStep::State& s) {
-  s.sgd->zero_grad(/*set_to_none=*/true);
+  s.sgd->ZeroGrad(/*set_to_none=*/true);
   c10::cuda::device_synchronize();
   s.pool = at::cuda::graph_pool_handle();
   s.graph = std::make_unique<CapturedGraph>();
@@ -151,7 +149,7 @@ Status CaptureGraph(TrainingStep::State& s) {
     if (!output.ok()) throw std::runtime_error(output.status().message());
     at::Tensor loss = Loss(s, *output, s.target);
     loss.backward();
-    s.sgd->step();
+    s.sgd->Step();
     s.graph->capture_end();
     s.loss = loss.detach();
   } catch (const std::exception& e) {
@@ -343,12 +341,8 @@ StatusOr<std::unique_ptr<TrainingStep>> TrainingStep::Capture(const std::string&
   Snapshot loaded;  // the weights as loaded: what checking and timing start from, and what the module keeps
   NIMBLE_RETURN_IF_ERROR(Guarded(*s, "the eager training step failed", [&]() -> Status {
     for (at::Tensor& p : s->parameters) p.requires_grad_(true);
-    torch::optim::SGDOptions sgd(options.sgd.lr);
-    sgd.momentum(options.sgd.momentum)
-        .dampening(options.sgd.dampening)
-        .weight_decay(options.sgd.weight_decay)
-        .nesterov(options.sgd.nesterov);
-    s->sgd = std::make_unique<torch::optim::SGD>(s->parameters, sgd);
+    s->sgd = std::make_unique<ForeachSgd>(s->parameters, options.sgd.lr, options.sgd.momentum,
+                                          options.sgd.weight_decay, options.sgd.nesterov);
     for (const at::Tensor& t : example_inputs) s->inputs.push_back(t.detach().clone());
     s->target = example_target.detach().clone();
     s->stream = c10::cuda::getStreamFromPool(/*isHighPriority=*/false, device.index());

@@ -62,7 +62,8 @@ std::vector<std::pair<at::Tensor, at::Tensor>> Batches(int count) {
   at::manual_seed(11);
   std::vector<std::pair<at::Tensor, at::Tensor>> batches;
   for (int i = 0; i < count; ++i) {
-    batches.emplace_back(at::randn({4, 3, 8, 8}, at::kCUDA), at::randint(10, {4}, at::TensorOptions(at::kCUDA).dtype(at::kLong)));
+    batches.emplace_back(at::randn({4, 3, 8, 8}, at::kCUDA),
+                         at::randint(10, {4}, at::TensorOptions(at::kCUDA).dtype(at::kLong)));
   }
   return batches;
 }
@@ -74,7 +75,8 @@ TEST(TrainingStepTest, RefusesAMissingFileAndATorchExportProgramBeforeTheDevice)
   EXPECT_NE(missing.status().message().find("/nonexistent/model.pt"), std::string::npos);
   auto exported = TrainingStep::Capture(kExportData + "half_mlp.pt2", {cpu}, at::zeros({1}, at::kLong));
   EXPECT_EQ(exported.status().code(), StatusCode::kFailedPrecondition);
-  EXPECT_NE(exported.status().message().find("torch.export program"), std::string::npos) << exported.status().ToString();
+  EXPECT_NE(exported.status().message().find("torch.export program"), std::string::npos)
+      << exported.status().ToString();
   const std::string net = SaveNet("cpu", kConvNet);
   auto on_cpu = TrainingStep::Capture(net, {cpu}, at::zeros({1}, at::kLong));
   EXPECT_EQ(on_cpu.status().code(), StatusCode::kInvalidArgument);

@@ -34,8 +34,9 @@ enum class TrainingLoss {
   kMse,           // the output against a target of its shape (at::mse_loss, mean)
 };
 
-// torch::optim::SGD's settings. Momentum buffers start at zero, which is PyTorch's first step when
-// dampening is 0; a dampening other than 0 with momentum is refused.
+// SGD's settings, updated as torch.optim.SGD(foreach=True) does (a few multi-tensor kernels per step,
+// the arithmetic of torch::optim::SGD). Momentum buffers start at zero, which is PyTorch's first step
+// when dampening is 0; a dampening other than 0 with momentum is refused.
 struct SgdSettings {
   double lr = 0.01;
   double momentum = 0;
