@@ -93,7 +93,8 @@ const std::vector<std::string> kValues = {
     "-9223372036854775808", "9223372036854775808", "18446744073709551615", "\"12\"", "\"-12\"", "\"x\"", "\"-\"",
     "\"\"", "\"a\\\"b\\\\c\\u00e9\\n\\u0000\"", "null", "true", "false", "{}", "{\"a\":[1,{\"b\":null}]}", "[]",
     "[1]", "[1,2,3]", "[1,2,3,4]", "[-1]", "[2147483647,0]", "[2147483648]", "[1.0,2]", "[1.5]", "[1,\"2\"]",
-    "[[1]]", "[{}]", "[null,true]", "[18446744073709551615]"};
+    "[[1]]", "[{}]", "[null,true]", "[18446744073709551615]", "\"9223372036854775807\"",
+    "\"9223372036854775808\"", "\"-9223372036854775808\"", "\"-9223372036854775809\"", "\"9999999999999999999\""};
 
 std::string EventsText() {
   std::string events;
@@ -163,6 +164,19 @@ TEST(KinetoChunkTest, RefusesWhatTheSaxReadRefuses) {
     EXPECT_FALSE(both.sax.ok());
     EXPECT_FALSE(both.chunk.ok());
   }
+}
+
+// A value nested far deeper than any trace's: the chunk parser (which recurses per level) refuses it
+// without exhausting its stack, and the SAX read (iterative) reads the event.
+TEST(KinetoChunkTest, DeepNestingIsRefusedNotRecursedInto) {
+  const int depth = 200000;
+  const std::string text = "[{\"ph\":\"X\",\"cat\":\"cpu_op\",\"other\":" + std::string(depth, '[') +
+                           std::string(depth, ']') + ",\"name\":\"deep\"}]";
+  const Both both = ReadBoth(text);
+  EXPECT_TRUE(both.sax.ok()) << both.sax.ToString();
+  EXPECT_EQ(both.sax_calls.size(), 1u);
+  EXPECT_FALSE(both.chunk.ok());
+  EXPECT_NE(both.chunk.message().find("nested deeper"), std::string::npos) << both.chunk.ToString();
 }
 
 // Damaged copies of a real trace: whatever the chunk parser accepts, the SAX read accepts and reads the

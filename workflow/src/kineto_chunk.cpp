@@ -143,6 +143,16 @@ class ChunkReader {
   template <typename Each>
   bool Objects(od::value& v, const char* what, Each each);
 
+  // simdjson 3.0's On-Demand API does not limit nesting (only its development checks do), and Skip
+  // recurses per level: past this depth the chunk is refused, and the SAX read (iterative) takes the file.
+  static constexpr int kMaxDepth = 256;
+  struct DepthScope {
+    explicit DepthScope(int& depth) : depth_(++depth) {}
+    ~DepthScope() { --depth_; }
+    int& depth_;
+  };
+  int depth_ = 0;
+
   const std::string& path_;
   KinetoEventSink& sink_;
   KinetoEvent event_;
@@ -155,6 +165,10 @@ class ChunkReader {
 bool ChunkReader::Skip(od::value& v) {
   Token t;
   if (!Check(ReadToken(v, t))) return false;
+  if ((t.kind == Kind::kObject || t.kind == Kind::kArray) && depth_ >= kMaxDepth) {
+    return Fail("values nested deeper than " + std::to_string(kMaxDepth) + " levels");
+  }
+  DepthScope scope(depth_);
   if (t.kind == Kind::kObject) {
     return Fields(v, [this](std::string_view, od::value& value) { return Skip(value); });
   } else if (t.kind == Kind::kArray) {

@@ -51,17 +51,19 @@ inline IntField* DeviceInt(KinetoDevice& d, int at) {
   return ints[at];
 }
 
-// Integer text such as "1234" (Chrome traces allow pid and tid as strings).
+// Integer text such as "1234" (Chrome traces allow pid and tid as strings), within int64's range.
 inline bool ParseIntegerText(std::string_view s, int64_t& out) {
-  if (s.empty() || s.size() > 19) return false;
-  size_t i = s[0] == '-' ? 1 : 0;
-  if (i == s.size()) return false;
-  int64_t v = 0;
-  for (; i < s.size(); ++i) {
+  const bool negative = !s.empty() && s[0] == '-';
+  const size_t first = negative ? 1 : 0;
+  if (s.size() == first || s.size() - first > 19) return false;
+  uint64_t v = 0;  // 19 digits fit; the sign's range is checked below
+  for (size_t i = first; i < s.size(); ++i) {
     if (s[i] < '0' || s[i] > '9') return false;
-    v = v * 10 + (s[i] - '0');
+    v = v * 10 + static_cast<uint64_t>(s[i] - '0');
   }
-  out = s[0] == '-' ? -v : v;
+  const uint64_t limit = static_cast<uint64_t>(INT64_MAX) + (negative ? 1 : 0);
+  if (v > limit) return false;
+  out = negative ? static_cast<int64_t>(0 - v) : static_cast<int64_t>(v);
   return true;
 }
 

@@ -289,7 +289,7 @@ bool ReadKinetoInParallel(const std::string& path, int threads, KinetoConverter&
   if (first == '[') {
     if (!SplitEvents(text, pipeline, submitted)) return false;
   } else if (first == '{') {
-    bool saw_events = false;
+    bool saw_events = false, saw_devices = false;
     text.SkipSpace();
     if (text.Peek() == '}') return false;  // no traceEvents: the sequential read says so
     while (true) {
@@ -299,8 +299,13 @@ bool ReadKinetoInParallel(const std::string& path, int threads, KinetoConverter&
       text.SkipSpace();
       if (text.Next() != ':') return false;
       text.SkipSpace();
-      // A second traceEvents, or a key written with escapes: the sequential read numbers their events.
-      if ((key == "\"traceEvents\"" && saw_events) || key.find('\\') != std::string::npos) return false;
+      // A second traceEvents or deviceProperties, or a key written with escapes: the sequential read
+      // numbers their events and devices across them.
+      if ((key == "\"traceEvents\"" && saw_events) || (key == "\"deviceProperties\"" && saw_devices) ||
+          key.find('\\') != std::string::npos) {
+        return false;
+      }
+      saw_devices |= key == "\"deviceProperties\"";
       if (key == "\"traceEvents\"" && text.Peek() == '[') {
         saw_events = true;
         text.Next();
