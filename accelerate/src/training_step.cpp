@@ -9,6 +9,7 @@
 #include <ATen/ATen.h>
 #include <ATen/Context.h>
 #include <ATen/cuda/CUDAGeneratorImpl.h>
+#include <ATen/cuda/CUDAEvent.h>
 #include <ATen/cuda/CUDAGraph.h>
 #include <c10/cuda/CUDAFunctions.h>
 #include <c10/cuda/CUDAGuard.h>
@@ -42,7 +43,8 @@ struct TrainingStep::State {
   torch::jit::Module module;
   std::vector<at::Tensor> parameters, buffers;
   std::unique_ptr<ForeachSgd> sgd;
-  std::optional<c10::cuda::CUDAStream> stream;  // the capture's
+  std::optional<c10::cuda::CUDAStream> stream;       // the capture's
+  std::optional<c10::cuda::CUDAStream> last_stream;  // the last Step's
   std::vector<at::Tensor> inputs;               // static buffers the graph reads
   at::Tensor target;
   at::Tensor loss;  // the graph's output
@@ -236,14 +238,18 @@ Status Check(TrainingStep& step, TrainingStep::State& s, const Snapshot& start) 
 
 Status Time(TrainingStep& step, TrainingStep::State& s) {
   const int32_t n = s.options.timing_steps;
+  // A batch of its own, as a training loop hands one in: Step copies it into the buffers.
+  std::vector<at::Tensor> batch;
+  for (const at::Tensor& t : s.inputs) batch.push_back(t.clone());
+  const at::Tensor target = s.target.clone();
   auto seconds = [&](bool captured) -> StatusOr<double> {
     c10::cuda::device_synchronize();
     const Clock::time_point start = Clock::now();
     for (int32_t i = 0; i < n; ++i) {
       if (captured) {
-        NIMBLE_RETURN_IF_ERROR(step.Step(s.inputs, s.target).status());
+        NIMBLE_RETURN_IF_ERROR(step.Step(batch, target).status());
       } else {
-        NIMBLE_RETURN_IF_ERROR(EagerStep(s, s.inputs, s.target).status());
+        NIMBLE_RETURN_IF_ERROR(EagerStep(s, batch, target).status());
       }
     }
     c10::cuda::device_synchronize();
@@ -277,8 +283,9 @@ Status CheckSettings(const std::string& path, const std::vector<at::Tensor>& inp
     return InvalidArgument(path + ": cross-entropy needs int64 class indices as the target, not " + Describe(target));
   }
   const SgdSettings& sgd = o.sgd;
-  if (!(sgd.lr > 0) || sgd.momentum < 0 || sgd.weight_decay < 0 || !std::isfinite(sgd.lr)) {
-    return InvalidArgument(path + ": SGD needs lr > 0 and momentum, weight decay >= 0");
+  if (!(sgd.lr > 0) || !(sgd.momentum >= 0) || !(sgd.weight_decay >= 0) || !std::isfinite(sgd.lr) ||
+      !std::isfinite(sgd.momentum) || !std::isfinite(sgd.weight_decay) || !std::isfinite(sgd.dampening)) {
+    return InvalidArgument(path + ": SGD needs a finite lr > 0 and finite momentum, weight decay >= 0");
   }
   if (sgd.momentum > 0 && sgd.dampening != 0) {
     return InvalidArgument(path + ": SGD dampening with momentum is not supported (the captured momentum buffers "
@@ -347,6 +354,7 @@ StatusOr<std::unique_ptr<TrainingStep>> TrainingStep::Capture(const std::string&
     s->target = example_target.detach().clone();
     s->stream = c10::cuda::getStreamFromPool(/*isHighPriority=*/false, device.index());
     loaded = Take(*s);
+    c10::cuda::device_synchronize();  // the copies above ran on the caller's stream
     // Warm-up on the capture stream, as the capture will run (cuDNN's and cuBLAS's choices, momentum).
     c10::cuda::CUDAStreamGuard guard(*s->stream);
     NIMBLE_ASSIGN_OR_RETURN(const at::Tensor output, Forward(*s, s->inputs));
@@ -396,6 +404,16 @@ StatusOr<at::Tensor> TrainingStep::Step(const std::vector<at::Tensor>& inputs, c
   NIMBLE_RETURN_IF_ERROR(SameAs("the target", target, s.target));
   return Guarded(s, "the replay failed", [&]() -> StatusOr<at::Tensor> {
     at::NoGradGuard no_grad;
+    c10::cuda::CUDAGuard device(s.stream->device_index());
+    // Two steps on different streams would race on the buffers, gradients and weights: a call on a new
+    // stream first waits for the last call's.
+    const c10::cuda::CUDAStream current = c10::cuda::getCurrentCUDAStream(s.stream->device_index());
+    if (s.last_stream && *s.last_stream != current) {
+      at::cuda::CUDAEvent last_done;
+      last_done.record(*s.last_stream);
+      last_done.block(current);
+    }
+    s.last_stream = current;
     for (size_t i = 0; i < inputs.size(); ++i) {
       if (!inputs[i].is_same(s.inputs[i])) s.inputs[i].copy_(inputs[i]);
     }

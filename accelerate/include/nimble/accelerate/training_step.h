@@ -97,9 +97,9 @@ class TrainingStep {
   TrainingStep(const TrainingStep&) = delete;
   TrainingStep& operator=(const TrainingStep&) = delete;
 
-  // One step on this batch: the inputs and target copied into the static buffers on the capture's
-  // stream, the graph replayed. Returns the loss, a 0-dim tensor on the device that the next Step
-  // overwrites (clone it to keep it). InvalidArgument naming the tensor and both values when a count,
+  // One step on this batch, on the caller's current CUDA stream (after the last call's stream, when
+  // that differs): the inputs and target copied into the static buffers, the graph replayed. Returns
+  // the loss, a 0-dim tensor on the device that the next Step overwrites (clone it to keep it). InvalidArgument naming the tensor and both values when a count,
   // device, dtype or shape differs from the example's; nothing is launched then.
   StatusOr<at::Tensor> Step(const std::vector<at::Tensor>& inputs, const at::Tensor& target);
 
