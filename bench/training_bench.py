@@ -25,7 +25,7 @@ every side unless --tf32. Writes one JSON line per model to OUT/training.jsonl a
     python3 bench/training_bench.py --out DIR [--models "resnet50 mobilenet_v2 efficientnet_b0"] [--steps 100]
 
 --cpp BIN (the CNNs only) measures the C++ training step instead: each model is scripted in training
-mode (torch.jit.script, saved to OUT/models), and BIN (bench/training_cpp_bench.cpp) captures it with
+mode (torch.jit.script, saved to OUT/models), and BIN (accelerate/bench/training_cpp_bench.cpp) captures it with
 nimble::accelerate::TrainingStep, checks 100 captured steps against 100 eager steps of the same TorchScript
 module in C++, and times both; Python's eager variant runs beside it, in its own process.
 Writes OUT/training_cpp.jsonl and prints a markdown table.
