@@ -12,6 +12,7 @@
 #include "aot_graph_impl.h"
 #include "artifact_capture.h"
 #include "cuda_status.h"
+#include "tensor_checks.h"
 #include "tensor_types.h"
 #include "nimble/accelerate/artifact.h"
 #include "torch_errors.h"
@@ -19,36 +20,9 @@
 namespace nimble::accelerate {
 namespace {
 
-// The names --input uses for the dtypes Nimble captures; others as c10 writes them ("Double", ...).
-std::string DtypeName(c10::ScalarType type) {
-  if (const std::optional<DType> dtype = FromScalarType(type)) return std::string(DTypeName(*dtype));
-  if (type == c10::kDouble) return "float64";
-  return c10::toString(type);
-}
-
-std::string SizesText(c10::IntArrayRef sizes) {
-  std::string text;
-  for (int64_t d : sizes) text += (text.empty() ? "" : "x") + std::to_string(d);
-  return text.empty() ? "a scalar" : text;
-}
-
 // InvalidArgument naming what differs between input `i` and the buffer it is copied into.
 Status CheckInput(const std::string& path, size_t i, const at::Tensor& input, const at::Tensor& buffer) {
-  const std::string which = path + ": input " + std::to_string(i);
-  if (!input.defined()) return InvalidArgument(which + " is undefined (None)");
-  if (input.device() != buffer.device()) {
-    return InvalidArgument(which + " is on " + input.device().str() + ", the graph was captured on " +
-                           buffer.device().str() + " (move it with .to(\"" + buffer.device().str() + "\"))");
-  }
-  if (input.scalar_type() != buffer.scalar_type()) {
-    return InvalidArgument(which + " is " + DtypeName(input.scalar_type()) + ", the graph was captured for " +
-                           DtypeName(buffer.scalar_type()));
-  }
-  if (input.sizes() != buffer.sizes()) {
-    return InvalidArgument(which + " has shape " + SizesText(input.sizes()) + ", the graph was captured for " +
-                           SizesText(buffer.sizes()));
-  }
-  return OkStatus();
+  return CheckAgainstBuffer(path + ": input " + std::to_string(i), input, buffer);
 }
 
 }  // namespace

@@ -33,6 +33,7 @@
 #include "export_program.h"
 #include "failed_op_tracker.h"
 #include "foreach_sgd.h"
+#include "tensor_checks.h"
 #include "torch_errors.h"
 
 namespace nimble::accelerate {
@@ -61,20 +62,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 std::string Describe(const at::Tensor& t) {
-  std::string shape;
-  for (int64_t d : t.sizes()) shape += (shape.empty() ? "" : "x") + std::to_string(d);
-  return (shape.empty() ? "scalar" : shape) + ":" + std::string(c10::toString(t.scalar_type())) + " on " +
-         t.device().str();
-}
-
-// A tensor handed to Step against the capture's buffer: same device, dtype and shape.
-Status SameAs(const std::string& what, const at::Tensor& given, const at::Tensor& captured) {
-  if (!given.defined()) return InvalidArgument(what + " is undefined");
-  if (given.device() != captured.device() || given.scalar_type() != captured.scalar_type() ||
-      given.sizes() != captured.sizes()) {
-    return InvalidArgument(what + " is " + Describe(given) + ", the step was captured for " + Describe(captured));
-  }
-  return OkStatus();
+  return SizesText(t.sizes()) + ":" + DtypeName(t.scalar_type()) + " on " + t.device().str();
 }
 
 // The module's forward as eager PyTorch runs it: TorchScript's graph optimizations (autodiff subgraphs
@@ -399,9 +387,10 @@ StatusOr<at::Tensor> TrainingStep::Step(const std::vector<at::Tensor>& inputs, c
                            std::to_string(inputs.size()));
   }
   for (size_t i = 0; i < inputs.size(); ++i) {
-    NIMBLE_RETURN_IF_ERROR(SameAs("input " + std::to_string(i), inputs[i], s.inputs[i]));
+    NIMBLE_RETURN_IF_ERROR(CheckAgainstBuffer(s.report.model_path + ": input " + std::to_string(i), inputs[i],
+                                              s.inputs[i]));
   }
-  NIMBLE_RETURN_IF_ERROR(SameAs("the target", target, s.target));
+  NIMBLE_RETURN_IF_ERROR(CheckAgainstBuffer(s.report.model_path + ": the target", target, s.target));
   return Guarded(s, "the replay failed", [&]() -> StatusOr<at::Tensor> {
     at::NoGradGuard no_grad;
     c10::cuda::CUDAGuard device(s.stream->device_index());
