@@ -18,6 +18,7 @@
 #include "loaded_model_impl.h"
 #include "nimble/accelerate/blas_workspace.h"
 #include "stream_context.h"
+#include "module_save.h"
 #include "torch_errors.h"
 
 #ifndef NIMBLE_VERSION_STRING
@@ -90,19 +91,8 @@ torch::jit::Module CombineBuckets(const std::vector<LoadedModel>& scheduled, con
 }
 
 Status SaveModule(const torch::jit::Module& module, const ArtifactMeta& meta, const std::string& path) {
-  const std::string partial = path + ".partial";
-  try {
-    torch::jit::ExtraFilesMap extra{{kArtifactMetaFile, EncodeArtifactMeta(meta)}};
-    module.save(partial, extra);
-  } catch (const std::exception& e) {
-    std::error_code ignored;
-    std::filesystem::remove(partial, ignored);
-    return Internal(path + ": saving the scheduled module failed: " + TorchMessage(e));
-  }
-  std::error_code error;
-  std::filesystem::rename(partial, path, error);
-  if (error) return Internal(path + ": " + error.message());
-  return OkStatus();
+  return SaveModuleWhole(module, path, "saving the scheduled module failed",
+                         {{kArtifactMetaFile, EncodeArtifactMeta(meta)}});
 }
 
 }  // namespace

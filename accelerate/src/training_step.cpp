@@ -33,6 +33,7 @@
 #include "export_program.h"
 #include "failed_op_tracker.h"
 #include "foreach_sgd.h"
+#include "module_save.h"
 #include "tensor_checks.h"
 #include "torch_errors.h"
 
@@ -413,22 +414,12 @@ StatusOr<at::Tensor> TrainingStep::Step(const std::vector<at::Tensor>& inputs, c
 }
 
 Status TrainingStep::Save(const std::string& path) const {
-  const std::string partial = path + ".partial";
   try {
     c10::cuda::device_synchronize();
-    state_->module.save(partial);
   } catch (const std::exception& e) {
-    std::error_code ec;
-    std::filesystem::remove(partial, ec);
     return Internal(path + ": cannot save the trained module: " + TorchMessage(e));
   }
-  std::error_code ec;
-  std::filesystem::rename(partial, path, ec);
-  if (ec) {
-    std::filesystem::remove(partial, ec);
-    return Internal(path + ": cannot save the trained module: " + ec.message());
-  }
-  return OkStatus();
+  return SaveModuleWhole(state_->module, path, "cannot save the trained module");
 }
 
 }  // namespace nimble::accelerate
