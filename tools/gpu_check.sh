@@ -15,6 +15,9 @@
 # bench/python_api_bench.sh into $OUT/python_api.md (PY_BENCH_PARTS to choose its parts).
 # PYTEST_PATHS (default python/tests) narrows the pytest run, e.g. python/tests/test_training.py.
 # --training (with --python) then runs bench/training_bench.py into $OUT/training (TRAIN_MODELS, TRAIN_STEPS).
+# --training-sanitizer (with --python) then runs compute-sanitizer racecheck and memcheck on a multi-stream
+# training capture from Python (python/tests/sanitize_training.py) and memcheck on the C++ TrainingStep
+# (nimble_training_cpp_bench on MobileNetV2, 2 steps) into sanitizer.log.
 # --memory (implies --accelerate-only) runs bench/memory_bench.sh after the AoT gpu tests into
 # $OUT/memory.md and $OUT/memory.tar.gz (MEM_MODELS, VARIANTS; logs and JSON).
 # --buckets (implies --accelerate-only) runs bench/buckets_bench.sh after the AoT gpu tests into
@@ -47,7 +50,7 @@ fi
 # ---- end of model profiling -------------------------------------------------------------------------
 build=${BUILD_DIR:-$root/build-gpu}
 with_torch=0 bench=1 sanitizer=1 accelerate=0 accel_only=0 bench_only=0 cupti_settings=0 python=0 python_bench=0
-training=0 memory=0 compare=0 buckets=0 concurrency=0 interop=0
+training=0 training_sanitizer=0 memory=0 compare=0 buckets=0 concurrency=0 interop=0
 for arg in "$@"; do
   case $arg in
     --with-torch) with_torch=1 ;;
@@ -60,6 +63,7 @@ for arg in "$@"; do
     --python) with_torch=1 python=1 ;;
     --python-bench) with_torch=1 python=1 python_bench=1 ;;
     --training) training=1 ;;
+    --training-sanitizer) training_sanitizer=1 ;;
     --memory) with_torch=1 accelerate=1 accel_only=1 memory=1 ;;
     --compare) with_torch=1 accelerate=1 accel_only=1 compare=1 ;;
     --buckets) with_torch=1 accelerate=1 accel_only=1 buckets=1 ;;
@@ -114,6 +118,7 @@ build_targets=()
   nimble_training_tests nimble_training_cpp_bench)
 [ $bench_only -eq 1 ] && build_targets=(nimble-prof nimble_inject launch_loop nimble_collector_bench nimble_cupti_floor nimble_store_bench)
 [ $python -eq 1 ] && build_targets=(nimble_python nimble-prof nimble-prof-model nimble_inject nimble-accelerate nimble-run)
+[ $python -eq 1 ] && [ $training_sanitizer -eq 1 ] && build_targets+=(nimble_training_cpp_bench)
 if ! step "build" build.log 420 ninja -C "$build" -j16 "${build_targets[@]}"; then
   :
 elif [ $python -eq 1 ]; then
@@ -129,6 +134,19 @@ elif [ $python -eq 1 ]; then
   if [ $training -eq 1 ]; then
     step "training bench" python.log 560 python3 bench/training_bench.py --out "$OUT/training" \
       --models "${TRAIN_MODELS:-resnet50 mobilenet_v2 efficientnet_b0}" --steps "${TRAIN_STEPS:-100}"
+  fi
+  if [ $training_sanitizer -eq 1 ]; then
+    sanitizer_bin=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+    for tool in racecheck memcheck; do
+      step "$tool training (Python, multi-stream)" sanitizer.log 420 "$sanitizer_bin" --tool "$tool" \
+        --error-exitcode 1 python3 python/tests/sanitize_training.py
+    done
+    train_model=$(mktemp -d)/mobilenet_v2.pt
+    # Deterministic: cuDNN's heuristic picks, not its timed search (hundreds of kernels under memcheck).
+    step "script mobilenet_v2" sanitizer.log 120 python3 bench/training_bench.py --script mobilenet_v2 "$train_model"
+    step "memcheck training (C++)" sanitizer.log 420 env CUBLAS_WORKSPACE_CONFIG=:4096:8 "$sanitizer_bin" \
+      --tool memcheck --error-exitcode 1 "$build/bench/nimble_training_cpp_bench" "$train_model" 32 3 32 32 10 2 2 \
+      --deterministic
   fi
   if [ $python_bench -eq 1 ]; then
     step "python bench" python.log 560 bash -c "bench/python_api_bench.sh '$build' '$OUT/python_bench' > '$OUT/python_api.md'"
