@@ -6,8 +6,8 @@
 # and --record-replays N recorded replays of the single- and the multi-stream graph (how the kernels
 # really overlapped). `nimble-prof calibrate` fits the concurrency model to these databases on any machine.
 # Sample models come from samples/models/export_models.py (batch set on dimension 0), the transformers
-# (`moe`, `gpt2`, `vit_b_16`, `bert_base`) from bench/zoo_bench.py (a .pt2 at batch 1, float32, float16
-# or bfloat16). Writes one line per case to stdout and
+# (`moe`, `gpt2`, `vit_b_16`, `bert_base`) and the float16 / bfloat16 cases of the CNNs it builds
+# (e.g. `nasnetalarge:1:float16`) from bench/zoo_bench.py (a .pt2 at batch 1). Writes one line per case to stdout and
 # <out>/<case>.db, <case>.json (nimble-accelerate --json), concurrency_data.log.
 #   bench/concurrency_data.sh BUILD_DIR OUT_DIR [--cases "googlenet:1 moe:1:bfloat16 ..."] [--replays N]
 set -uo pipefail
@@ -33,10 +33,13 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 is_zoo() { case $1 in moe | gpt2 | vit_b_16 | bert_base) return 0 ;; esac; return 1; }
+# A half-precision case of a sample CNN comes from bench/zoo_bench.py too (batch 1): export_models.py
+# writes float32 TorchScript only.
+from_zoo() { is_zoo "$1" || [ "${2:-float32}" != float32 ]; }
 samples=()
 for c in $cases; do
-  m=${c%%:*}
-  is_zoo "$m" || samples+=("$m")
+  IFS=: read -r m _ d <<<"$c"
+  from_zoo "$m" "$d" || samples+=("$m")
 done
 if [ ${#samples[@]} -gt 0 ]; then
   python3 samples/models/export_models.py --out "$tmp/models" --device cuda --models $(printf '%s\n' "${samples[@]}" | sort -u) \
@@ -51,11 +54,11 @@ for c in $cases; do
   IFS=: read -r model batch dtype <<<"$c"
   batch=${batch:-1} dtype=${dtype:-float32}
   name=${model}_b${batch}_${dtype}
-  if is_zoo "$model"; then
+  if from_zoo "$model" "$dtype"; then
+    [ "$batch" = 1 ] || { echo "$name: models from bench/zoo_bench.py run at batch 1 only"; continue; }
     python3 bench/zoo_bench.py export "$model" "$dtype" "$tmp/zoo" >>"$log" 2>&1 || { echo "$name: export failed"; continue; }
     args=("$tmp/zoo/$model-$dtype.pt2")
   else
-    [ "$dtype" = float32 ] || { echo "$name: sample models run in float32 only"; continue; }
     args=("$tmp/models/$model.pt" --input "$(shape_of "$model" "$batch")")
   fi
   db=$out/$name.db
