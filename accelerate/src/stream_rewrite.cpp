@@ -85,15 +85,6 @@ std::vector<Value*> ValuesKeptToJoin(const std::vector<std::pair<size_t, size_t>
   return values;
 }
 
-// Each op's readers: the ends of its data edges.
-std::vector<std::vector<size_t>> Readers(const OpGraph& ops) {
-  std::vector<std::vector<size_t>> readers(ops.ops.size());
-  for (const OpEdge& edge : ops.edges) {
-    if (edge.kind == EdgeKind::kData) readers[static_cast<size_t>(edge.src.value())].push_back(static_cast<size_t>(edge.dst.value()));
-  }
-  return readers;
-}
-
 // Values whose memory the run never frees, or frees only after the side streams are gone: the graph's
 // inputs, its outputs and its constants (the weights).
 std::vector<Value*> OutlivingValues(Graph& graph) {
@@ -130,54 +121,6 @@ int32_t InsertRecordStreams(Graph& graph, torch::jit::AliasDb& alias_db,
   return static_cast<int32_t>(records.size());
 }
 
-// Where each op output crossing streams can be released on its producer's stream. Vector clocks over
-// the assignment: clock[op][s] is the position on stream s (its count of ops before) of the last op of
-// s that op is ordered after, by stream order and the syncs (-1: none), so op x is ordered after op r
-// iff clock[x][stream(r)] >= position(r).
-class StreamOrder {
- public:
-  StreamOrder(const StreamAssignment& assignment, size_t num_ops)
-      : streams_(static_cast<size_t>(std::max(assignment.num_streams, 1))), stream_(num_ops), position_(num_ops),
-        clock_(num_ops * streams_, -1), on_stream_(streams_) {
-    std::vector<std::vector<size_t>> waits(num_ops);
-    for (const OpEdge& sync : assignment.syncs) {
-      waits[static_cast<size_t>(sync.dst.value())].push_back(static_cast<size_t>(sync.src.value()));
-    }
-    for (size_t op = 0; op < num_ops; ++op) {
-      const auto s = static_cast<size_t>(assignment.op_stream[op].value());
-      stream_[op] = s;
-      position_[op] = static_cast<int32_t>(on_stream_[s].size());
-      int32_t* clock = &clock_[op * streams_];
-      if (!on_stream_[s].empty()) std::copy_n(&clock_[on_stream_[s].back() * streams_], streams_, clock);
-      for (size_t src : waits[op]) {
-        for (size_t t = 0; t < streams_; ++t) clock[t] = std::max(clock[t], clock_[src * streams_ + t]);
-      }
-      clock[s] = position_[op];
-      on_stream_[s].push_back(op);
-    }
-  }
-
-  // The first op of `producer`'s stream after `after` (in op order) that is ordered after every op of
-  // `readers`; -1 when there is none.
-  int64_t ReleasePoint(size_t producer, size_t after, const std::vector<size_t>& readers) const {
-    const std::vector<size_t>& lane = on_stream_[stream_[producer]];
-    for (auto it = std::upper_bound(lane.begin(), lane.end(), after); it != lane.end(); ++it) {
-      const int32_t* clock = &clock_[*it * streams_];
-      const bool ordered = std::all_of(readers.begin(), readers.end(),
-                                       [&](size_t r) { return clock[stream_[r]] >= position_[r]; });
-      if (ordered) return static_cast<int64_t>(*it);
-    }
-    return -1;
-  }
-
- private:
-  size_t streams_;
-  std::vector<size_t> stream_;
-  std::vector<int32_t> position_;
-  std::vector<int32_t> clock_;
-  std::vector<std::vector<size_t>> on_stream_;
-};
-
 // Whether `value` (an output of nodes[producer]) holds memory of its own that nothing else may share
 // from its producer to `release`: not a view of the producer's inputs, and no value made in between
 // (a reader's view, an in-place result, an element taken out of a list) may alias it. Containers built
@@ -208,7 +151,7 @@ std::vector<std::pair<size_t, size_t>> InsertReleases(Graph& graph, torch::jit::
                                                       const std::vector<std::pair<size_t, size_t>>& reads,
                                                       const std::vector<Node*>& nodes,
                                                       const std::vector<uint8_t>& shares_input, RewriteSummary* summary) {
-  const std::vector<std::vector<size_t>> readers = Readers(ops);
+  const std::vector<std::vector<size_t>> readers = DataReaders(ops);
   const std::vector<int64_t> points = ReleasePoints(ops, assignment);
   const std::vector<Value*> outliving = OutlivingValues(graph);
   std::vector<std::pair<size_t, size_t>> unreleased;
@@ -330,26 +273,6 @@ Status CheckAssignment(const LoadedModel::Impl& impl, const OpGraph& graph, cons
 }
 
 }  // namespace
-
-std::vector<int64_t> ReleasePoints(const OpGraph& graph, const StreamAssignment& assignment) {
-  const auto n = static_cast<int64_t>(graph.ops.size());
-  const bool valid =
-      static_cast<int64_t>(assignment.op_stream.size()) == n &&
-      std::all_of(assignment.op_stream.begin(), assignment.op_stream.end(),
-                  [&](StreamId s) { return s.value() >= 0 && s.value() < assignment.num_streams; }) &&
-      std::all_of(assignment.syncs.begin(), assignment.syncs.end(), [&](const OpEdge& e) {
-        return e.src.value() >= 0 && e.src.value() < e.dst.value() && e.dst.value() < n;
-      });
-  if (!valid) return std::vector<int64_t>(graph.ops.size(), -1);
-  const StreamOrder order(assignment, graph.ops.size());
-  const std::vector<std::vector<size_t>> readers = Readers(graph);
-  std::vector<int64_t> points(graph.ops.size(), -1);
-  for (size_t op = 0; op < readers.size(); ++op) {
-    if (readers[op].empty()) continue;
-    points[op] = order.ReleasePoint(op, *std::max_element(readers[op].begin(), readers[op].end()), readers[op]);
-  }
-  return points;
-}
 
 StatusOr<ScheduledModel> RewriteForStreams(const LoadedModel& frozen, const OpGraph& graph,
                                            const StreamAssignment& assignment, const RewriteOptions& options) {

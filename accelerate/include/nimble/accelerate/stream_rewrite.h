@@ -22,6 +22,7 @@
 
 #include "nimble/accelerate/loaded_model.h"
 #include "nimble/core/op_graph.h"
+#include "nimble/core/release_points.h"  // ReleasePoints: where the rewrite releases
 #include "nimble/core/schedule.h"
 #include "nimble/core/status.h"
 
@@ -52,11 +53,6 @@ struct ScheduledModel {
   LoadedModel model;  // a new TorchScript module whose forward is the rewritten graph
   RewriteSummary summary;
 };
-
-// Per op: the op of its stream before which its outputs would be released, the first one after all of
-// the op's readers (its data edges' ends) that the assignment's stream order and syncs order after
-// each reader; -1 for an op with no reader or no such op. `assignment` as for RewriteForStreams.
-std::vector<int64_t> ReleasePoints(const OpGraph& graph, const StreamAssignment& assignment);
 
 // `graph` and `frozen` come from one LoadModelGraph call; `assignment` covers graph's ops (ops in
 // node order, syncs pointing forward). Refuses (FailedPrecondition) a graph that still reads module

@@ -1,0 +1,85 @@
+// The memory pool a capture of a stream assignment will reserve, predicted before capturing it: the
+// single-stream capture's allocator requests (core/allocation_trace.h), op by op, replayed through a
+// model of PyTorch's caching allocator with each op's requests on its assigned stream.
+//
+// The allocator model (CachingAllocatorModel) keeps what decides how many bytes a capture reserves:
+// requests rounded up to 512 bytes; requests up to 1 MiB served from 2 MiB segments, larger ones from
+// 20 MiB segments, and from 10 MiB on a segment of their own rounded up to 2 MiB; best fit among the
+// free blocks of the same stream and size class (a freed block is reused only by the stream that
+// allocated it); a block split when the rest is at least 512 bytes (small) or above 1 MiB (large);
+// neighbours merged on free; no segment returned during the capture.
+//
+// The replay (PredictGraphPool): a block allocated and freed within one op's region is freed where it
+// was; a block that outlives its op is an output. An output whose readers (data edges) all run on its
+// producer's stream is freed where the single-stream run freed it; one read on another stream is
+// freed at its release point (core/release_points.h), as the stream rewrite releases it, or never
+// (held to the end) where the assignment has none. Pure functions.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "nimble/core/allocation_trace.h"
+#include "nimble/core/op_graph.h"
+#include "nimble/core/schedule.h"
+#include "nimble/core/status.h"
+
+namespace nimble::analysis {
+
+class CachingAllocatorModel {
+ public:
+  // A new block of at least `bytes` for `stream`; returns its id (never reused).
+  int64_t Allocate(int32_t stream, int64_t bytes);
+  // InvalidArgument for an id never allocated or freed already.
+  Status Free(int64_t id);
+
+  int64_t reserved_bytes() const { return reserved_; }       // segments, all streams
+  int64_t allocated_bytes() const { return allocated_; }     // blocks in use (rounded sizes)
+  int64_t peak_allocated_bytes() const { return peak_allocated_; }
+  int32_t segments() const { return segments_; }
+
+  static int64_t RoundedSize(int64_t bytes);
+  static int64_t SegmentSize(int64_t rounded);
+
+ private:
+  struct Block {
+    int64_t addr = 0;
+    int64_t size = 0;
+    int32_t stream = 0;
+    bool small = false;
+    bool free = true;
+    int64_t prev = -1;  // neighbours in the segment (block indices), -1: none
+    int64_t next = -1;
+  };
+  using FreeKey = std::pair<int64_t, int64_t>;  // (size, addr)
+  std::set<FreeKey>& FreeSet(int32_t stream, bool small) { return free_[{stream, small}]; }
+  int64_t Split(int64_t block, int64_t size);
+
+  std::vector<Block> blocks_;
+  std::map<int64_t, int64_t> by_addr_;                     // addr -> block index, free blocks
+  std::map<std::pair<int32_t, bool>, std::set<FreeKey>> free_;
+  std::map<int64_t, int64_t> live_;                        // id -> block index
+  int64_t next_id_ = 0;
+  int64_t next_addr_ = 0;
+  int64_t reserved_ = 0;
+  int64_t allocated_ = 0;
+  int64_t peak_allocated_ = 0;
+  int32_t segments_ = 0;
+};
+
+struct PoolPrediction {
+  int64_t segment_bytes = 0;         // what the capture reserves in its pool (and the graph keeps)
+  int64_t peak_allocated_bytes = 0;  // most bytes in use at once (rounded block sizes)
+  int32_t segments = 0;
+};
+
+// `trace` must be complete and come from a run of `graph` (events name ops of it or -1);
+// `schedule` must cover `graph`. InvalidArgument otherwise, or for a trace that frees a block twice
+// or never allocated it.
+StatusOr<PoolPrediction> PredictGraphPool(const AllocationTrace& trace, const OpGraph& graph,
+                                          const StreamAssignment& schedule);
+
+}  // namespace nimble::analysis

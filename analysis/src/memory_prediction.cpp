@@ -1,0 +1,224 @@
+#include "nimble/analysis/memory_prediction.h"
+
+#include <algorithm>
+#include <limits>
+#include <string>
+#include <unordered_map>
+
+#include "nimble/core/release_points.h"
+
+namespace nimble::analysis {
+namespace {
+
+constexpr int64_t kMinBlock = 512;             // every request is rounded up to a multiple of this
+constexpr int64_t kSmallRequest = 1 << 20;     // up to this a request is small
+constexpr int64_t kSmallSegment = 2 << 20;     // small requests' segment
+constexpr int64_t kLargeSegment = 20 << 20;    // large requests' segment below kOwnSegment
+constexpr int64_t kOwnSegment = 10 << 20;      // from this on a request gets a segment of its own...
+constexpr int64_t kOwnSegmentRound = 2 << 20;  // ...rounded up to this
+
+int64_t RoundUp(int64_t value, int64_t unit) { return (value + unit - 1) / unit * unit; }
+
+}  // namespace
+
+int64_t CachingAllocatorModel::RoundedSize(int64_t bytes) {
+  return bytes < kMinBlock ? kMinBlock : RoundUp(bytes, kMinBlock);
+}
+
+int64_t CachingAllocatorModel::SegmentSize(int64_t rounded) {
+  if (rounded <= kSmallRequest) return kSmallSegment;
+  if (rounded < kOwnSegment) return kLargeSegment;
+  return RoundUp(rounded, kOwnSegmentRound);
+}
+
+// Cuts `size` bytes off the front of free block `index` when the rest is worth keeping as a free block;
+// returns the index of the block that serves the request.
+int64_t CachingAllocatorModel::Split(int64_t index, int64_t size) {
+  const int64_t rest = blocks_[static_cast<size_t>(index)].size - size;
+  const bool small = blocks_[static_cast<size_t>(index)].small;
+  if (small ? rest < kMinBlock : rest <= kSmallRequest) return index;
+  Block remainder = blocks_[static_cast<size_t>(index)];
+  remainder.addr += size;
+  remainder.size = rest;
+  remainder.free = true;
+  remainder.prev = index;
+  const auto rem = static_cast<int64_t>(blocks_.size());
+  if (remainder.next >= 0) blocks_[static_cast<size_t>(remainder.next)].prev = rem;
+  blocks_.push_back(remainder);
+  Block& served = blocks_[static_cast<size_t>(index)];
+  served.size = size;
+  served.next = rem;
+  FreeSet(remainder.stream, remainder.small).insert({remainder.size, remainder.addr});
+  by_addr_[remainder.addr] = rem;
+  return index;
+}
+
+int64_t CachingAllocatorModel::Allocate(int32_t stream, int64_t bytes) {
+  const int64_t rounded = RoundedSize(std::max<int64_t>(bytes, 0));
+  const bool small = rounded <= kSmallRequest;
+  std::set<FreeKey>& free = FreeSet(stream, small);
+  int64_t index = -1;
+  if (auto it = free.lower_bound({rounded, std::numeric_limits<int64_t>::min()}); it != free.end()) {
+    index = by_addr_.at(it->second);
+    by_addr_.erase(it->second);
+    free.erase(it);
+  } else {
+    Block segment;
+    segment.addr = next_addr_;
+    segment.size = SegmentSize(rounded);
+    segment.stream = stream;
+    segment.small = small;
+    next_addr_ += segment.size;
+    reserved_ += segment.size;
+    ++segments_;
+    index = static_cast<int64_t>(blocks_.size());
+    blocks_.push_back(segment);
+  }
+  index = Split(index, rounded);
+  Block& block = blocks_[static_cast<size_t>(index)];
+  block.free = false;
+  allocated_ += block.size;
+  peak_allocated_ = std::max(peak_allocated_, allocated_);
+  const int64_t id = next_id_++;
+  live_[id] = index;
+  return id;
+}
+
+Status CachingAllocatorModel::Free(int64_t id) {
+  auto it = live_.find(id);
+  if (it == live_.end()) return InvalidArgument("block " + std::to_string(id) + " is not allocated");
+  int64_t index = it->second;
+  live_.erase(it);
+  blocks_[static_cast<size_t>(index)].free = true;
+  allocated_ -= blocks_[static_cast<size_t>(index)].size;
+  // Merge with free neighbours of the same segment (the survivor is the lower address).
+  auto absorb = [&](int64_t low, int64_t high) {
+    Block& a = blocks_[static_cast<size_t>(low)];
+    const Block& b = blocks_[static_cast<size_t>(high)];
+    a.size += b.size;
+    a.next = b.next;
+    if (b.next >= 0) blocks_[static_cast<size_t>(b.next)].prev = low;
+  };
+  auto unlist = [&](int64_t i) {
+    const Block& b = blocks_[static_cast<size_t>(i)];
+    FreeSet(b.stream, b.small).erase({b.size, b.addr});
+    by_addr_.erase(b.addr);
+  };
+  if (const int64_t next = blocks_[static_cast<size_t>(index)].next; next >= 0 && blocks_[static_cast<size_t>(next)].free) {
+    unlist(next);
+    absorb(index, next);
+  }
+  if (const int64_t prev = blocks_[static_cast<size_t>(index)].prev; prev >= 0 && blocks_[static_cast<size_t>(prev)].free) {
+    unlist(prev);
+    absorb(prev, index);
+    index = prev;
+  }
+  const Block& merged = blocks_[static_cast<size_t>(index)];
+  FreeSet(merged.stream, merged.small).insert({merged.size, merged.addr});
+  by_addr_[merged.addr] = index;
+  return OkStatus();
+}
+
+StatusOr<PoolPrediction> PredictGraphPool(const AllocationTrace& trace, const OpGraph& graph,
+                                          const StreamAssignment& schedule) {
+  if (!trace.complete) return InvalidArgument("memory prediction: the allocation trace is incomplete");
+  const auto n = static_cast<int64_t>(graph.ops.size());
+  if (static_cast<int64_t>(schedule.op_stream.size()) != n) {
+    return InvalidArgument("memory prediction: the schedule covers " + std::to_string(schedule.op_stream.size()) +
+                           " ops, the graph has " + std::to_string(n));
+  }
+  for (const StreamId s : schedule.op_stream) {
+    if (s.value() < 0 || s.value() >= schedule.num_streams) {
+      return InvalidArgument("memory prediction: an op is assigned stream " + std::to_string(s.value()) + " of " +
+                             std::to_string(schedule.num_streams));
+    }
+  }
+  const std::vector<AllocationEvent>& events = trace.events;
+  // Each block's allocation and free (event indices), and the first event of each op's region.
+  struct Life {
+    int64_t alloc = -1;
+    int64_t free = -1;
+  };
+  std::unordered_map<int64_t, Life> lives;
+  std::vector<int64_t> region_start(static_cast<size_t>(n) + 1, static_cast<int64_t>(events.size()));
+  int32_t region = -1;
+  for (size_t i = 0; i < events.size(); ++i) {
+    const AllocationEvent& e = events[i];
+    if (e.op < -1 || e.op >= n) {
+      return InvalidArgument("memory prediction: trace event " + std::to_string(i) + " names op " + std::to_string(e.op) +
+                             " of " + std::to_string(n));
+    }
+    if (e.op < region) {
+      return InvalidArgument("memory prediction: trace event " + std::to_string(i) + " of op " + std::to_string(e.op) +
+                             " comes after op " + std::to_string(region) + "'s");
+    }
+    for (int32_t r = region + 1; r <= e.op; ++r) region_start[static_cast<size_t>(r)] = static_cast<int64_t>(i);
+    region = e.op;
+    Life& life = lives[e.block];
+    if (e.kind == AllocationEvent::Kind::kAlloc) {
+      if (life.alloc >= 0) return InvalidArgument("memory prediction: block " + std::to_string(e.block) + " allocated twice");
+      life.alloc = static_cast<int64_t>(i);
+    } else {
+      if (life.alloc < 0 || life.free >= 0) {
+        return InvalidArgument("memory prediction: block " + std::to_string(e.block) + " freed " +
+                               (life.alloc < 0 ? "before it was allocated" : "twice"));
+      }
+      life.free = static_cast<int64_t>(i);
+    }
+  }
+  const std::vector<std::vector<size_t>> readers = DataReaders(graph);
+  const std::vector<int64_t> points = ReleasePoints(graph, schedule);
+  auto stream_of = [&](int32_t op) { return op >= 0 ? schedule.op_stream[static_cast<size_t>(op)].value() : 0; };
+  // Actions keyed by position: an event at index i has key 2i; a free moved to the start of op q's
+  // region has key 2 * region_start[q] - 1, ahead of that region's first event.
+  struct Action {
+    int64_t key;
+    bool alloc;
+    int64_t block;
+  };
+  std::vector<Action> actions;
+  actions.reserve(events.size());
+  for (size_t i = 0; i < events.size(); ++i) {
+    const AllocationEvent& e = events[i];
+    const auto key = static_cast<int64_t>(2 * i);
+    if (e.kind == AllocationEvent::Kind::kAlloc) {
+      actions.push_back({key, true, e.block});
+      continue;
+    }
+    const int32_t producer = events[static_cast<size_t>(lives[e.block].alloc)].op;
+    if (producer < 0 || producer == e.op) {
+      actions.push_back({key, false, e.block});
+      continue;
+    }
+    const int32_t stream = stream_of(producer);
+    const std::vector<size_t>& read = readers[static_cast<size_t>(producer)];
+    const bool crosses = std::any_of(read.begin(), read.end(), [&](size_t r) {
+      return stream_of(static_cast<int32_t>(r)) != stream;
+    });
+    if (!crosses) {
+      actions.push_back({key, false, e.block});
+    } else if (const int64_t point = points[static_cast<size_t>(producer)]; point >= e.op) {
+      actions.push_back({2 * region_start[static_cast<size_t>(point)] - 1, false, e.block});
+    } else if (point >= 0) {
+      actions.push_back({key, false, e.block});  // freed before the point in the run: an alias outlived it
+    }
+    // No release point: the rewrite records the value's uses instead; its block is not reused in the capture.
+  }
+  std::stable_sort(actions.begin(), actions.end(), [](const Action& a, const Action& b) { return a.key < b.key; });
+  CachingAllocatorModel model;
+  std::unordered_map<int64_t, int64_t> ids;
+  for (const Action& a : actions) {
+    if (a.alloc) {
+      const AllocationEvent& e = events[static_cast<size_t>(a.key / 2)];
+      ids[a.block] = model.Allocate(stream_of(e.op), e.bytes);
+    } else {
+      auto it = ids.find(a.block);
+      if (it == ids.end()) return Internal("memory prediction: a free came before its allocation");
+      NIMBLE_RETURN_IF_ERROR(model.Free(it->second));
+      ids.erase(it);
+    }
+  }
+  return PoolPrediction{model.reserved_bytes(), model.peak_allocated_bytes(), model.segments()};
+}
+
+}  // namespace nimble::analysis

@@ -1,0 +1,24 @@
+// Where an op's outputs can be released on their producer's stream under a stream assignment: the
+// first op of the producer's stream that the assignment's stream order and syncs order after every
+// reader. The stream rewrite (accelerate/stream_rewrite.h) drops cross-stream outputs there, and the
+// memory prediction (analysis/memory_prediction.h) frees them there. Pure functions.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "nimble/core/op_graph.h"
+#include "nimble/core/schedule.h"
+
+namespace nimble {
+
+// Per op, the ops that read its outputs (the ends of its data edges), in edge order.
+std::vector<std::vector<size_t>> DataReaders(const OpGraph& graph);
+
+// Per op: the op of its stream before which its outputs would be released, the first one after all of
+// the op's readers (its data edges' ends) that the assignment's stream order and syncs order after
+// each reader; -1 for an op with no reader or no such op, and for every op of an assignment that does
+// not cover the graph (streams out of range, syncs that do not point forward).
+std::vector<int64_t> ReleasePoints(const OpGraph& graph, const StreamAssignment& assignment);
+
+}  // namespace nimble

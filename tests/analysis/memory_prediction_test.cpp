@@ -1,0 +1,176 @@
+#include "nimble/analysis/memory_prediction.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+namespace nimble::analysis {
+namespace {
+
+constexpr int64_t kMiB = 1 << 20;
+
+TEST(CachingAllocatorModelTest, RoundsRequestsAndSizesSegmentsByClass) {
+  EXPECT_EQ(CachingAllocatorModel::RoundedSize(1), 512);
+  EXPECT_EQ(CachingAllocatorModel::RoundedSize(512), 512);
+  EXPECT_EQ(CachingAllocatorModel::RoundedSize(513), 1024);
+  EXPECT_EQ(CachingAllocatorModel::SegmentSize(kMiB), 2 * kMiB);
+  EXPECT_EQ(CachingAllocatorModel::SegmentSize(kMiB + 512), 20 * kMiB);
+  EXPECT_EQ(CachingAllocatorModel::SegmentSize(10 * kMiB - 512), 20 * kMiB);
+  EXPECT_EQ(CachingAllocatorModel::SegmentSize(10 * kMiB), 10 * kMiB);
+  EXPECT_EQ(CachingAllocatorModel::SegmentSize(11 * kMiB + 1), 12 * kMiB);
+}
+
+TEST(CachingAllocatorModelTest, SmallBlocksShareASegmentOnOneStreamButNotAcrossStreams) {
+  CachingAllocatorModel one;
+  one.Allocate(0, 600 * 1024);
+  one.Allocate(0, 600 * 1024);
+  one.Allocate(0, 600 * 1024);  // 3 x 600 KiB: 1.76 MiB of one 2 MiB segment
+  EXPECT_EQ(one.segments(), 1);
+  EXPECT_EQ(one.reserved_bytes(), 2 * kMiB);
+  CachingAllocatorModel two;
+  two.Allocate(0, 600 * 1024);
+  two.Allocate(1, 600 * 1024);
+  EXPECT_EQ(two.segments(), 2);
+  EXPECT_EQ(two.reserved_bytes(), 4 * kMiB);
+}
+
+TEST(CachingAllocatorModelTest, AFreedBlockServesItsOwnStreamOnly) {
+  CachingAllocatorModel model;
+  const int64_t a = model.Allocate(0, 4 * kMiB);  // a 20 MiB segment, split: 16 MiB left free
+  ASSERT_TRUE(model.Free(a).ok());
+  model.Allocate(0, 18 * kMiB);  // the merged 20 MiB block serves it
+  EXPECT_EQ(model.segments(), 1);
+  model.Allocate(1, 4 * kMiB);   // another stream: a segment of its own
+  EXPECT_EQ(model.segments(), 2);
+  EXPECT_EQ(model.reserved_bytes(), 40 * kMiB);
+}
+
+TEST(CachingAllocatorModelTest, NeighboursMergeSoThatALargerRequestFitsAgain) {
+  CachingAllocatorModel model;
+  const int64_t a = model.Allocate(0, 6 * kMiB);
+  const int64_t b = model.Allocate(0, 6 * kMiB);
+  model.Allocate(0, 6 * kMiB);  // 18 of the segment's 20 MiB
+  ASSERT_TRUE(model.Free(a).ok());
+  ASSERT_TRUE(model.Free(b).ok());
+  model.Allocate(0, 12 * kMiB);  // the merged 12 MiB at the front
+  EXPECT_EQ(model.segments(), 1);
+  EXPECT_FALSE(model.Free(a).ok());  // freed already
+  EXPECT_FALSE(model.Free(99).ok());
+}
+
+TEST(CachingAllocatorModelTest, AllocatedBytesTrackBlocksAndPeak) {
+  CachingAllocatorModel model;
+  const int64_t a = model.Allocate(0, 100);
+  EXPECT_EQ(model.allocated_bytes(), 512);
+  const int64_t b = model.Allocate(0, 3 * kMiB);
+  ASSERT_TRUE(model.Free(a).ok());
+  ASSERT_TRUE(model.Free(b).ok());
+  EXPECT_EQ(model.allocated_bytes(), 0);
+  EXPECT_EQ(model.peak_allocated_bytes(), 512 + 3 * kMiB);
+}
+
+// Random requests and frees against a brute-force check of the invariants: no two live blocks of a
+// segment overlap, reserved bytes only grow, and allocated bytes are the sum of live blocks.
+TEST(CachingAllocatorModelTest, RandomSequencesKeepTheBooks) {
+  std::mt19937_64 rng(7);
+  for (int trial = 0; trial < 50; ++trial) {
+    CachingAllocatorModel model;
+    std::vector<std::pair<int64_t, int64_t>> live;  // id, rounded size
+    int64_t reserved = 0, allocated = 0;
+    for (int step = 0; step < 300; ++step) {
+      if (!live.empty() && rng() % 2 == 0) {
+        const size_t k = rng() % live.size();
+        ASSERT_TRUE(model.Free(live[k].first).ok());
+        allocated -= live[k].second;
+        live.erase(live.begin() + static_cast<std::ptrdiff_t>(k));
+      } else {
+        const int64_t bytes = (rng() % 3 == 0) ? static_cast<int64_t>(rng() % (24 * kMiB)) : static_cast<int64_t>(rng() % (2 * kMiB));
+        const int32_t stream = static_cast<int32_t>(rng() % 3);
+        const int64_t id = model.Allocate(stream, bytes);
+        live.emplace_back(id, 0);
+        live.back().second = model.allocated_bytes() - allocated;
+        allocated = model.allocated_bytes();
+        EXPECT_GE(live.back().second, CachingAllocatorModel::RoundedSize(bytes));
+      }
+      EXPECT_GE(model.reserved_bytes(), reserved);
+      EXPECT_GE(model.reserved_bytes(), model.allocated_bytes());
+      reserved = model.reserved_bytes();
+      EXPECT_EQ(model.allocated_bytes(), allocated);
+    }
+  }
+}
+
+// Op 0 makes x; ops 1 and 2 read it and make y and z; op 3 reads y and makes u; op 4 reads u and z.
+// Every output is 3 MiB; ops 1 and 2 also use a 1.5 MiB workspace inside their own region. In the
+// single-stream run x dies after op 2, y after op 3, u and z after op 4.
+struct Diamond {
+  OpGraph graph;
+  AllocationTrace trace;
+};
+
+Diamond MakeDiamond() {
+  Diamond d;
+  for (int32_t i = 0; i < 5; ++i) d.graph.ops.push_back({OpId(i), "op" + std::to_string(i), "aten::k", "", 0});
+  d.graph.edges = {{OpId(0), OpId(1)}, {OpId(0), OpId(2)}, {OpId(1), OpId(3)}, {OpId(3), OpId(4)}, {OpId(2), OpId(4)}};
+  using K = AllocationEvent::Kind;
+  const int64_t out = 3 * kMiB, ws = 3 * kMiB / 2;
+  d.trace.events = {
+      {K::kAlloc, 0, 1, out},                                                                         // x
+      {K::kAlloc, 1, 2, out}, {K::kAlloc, 1, 10, ws}, {K::kFree, 1, 10, ws},                          // y
+      {K::kAlloc, 2, 3, out}, {K::kAlloc, 2, 11, ws}, {K::kFree, 2, 11, ws}, {K::kFree, 2, 1, out},   // z; x dead
+      {K::kAlloc, 3, 4, out}, {K::kFree, 3, 2, out},                                                  // u; y dead
+      {K::kAlloc, 4, 5, out}, {K::kFree, 4, 4, out}, {K::kFree, 4, 3, out},                           // w; u, z dead
+  };
+  d.trace.complete = true;
+  return d;
+}
+
+StreamAssignment OnStreams(std::vector<int32_t> streams, std::vector<OpEdge> syncs) {
+  StreamAssignment a;
+  for (int32_t s : streams) a.op_stream.push_back(StreamId(s));
+  a.num_streams = *std::max_element(streams.begin(), streams.end()) + 1;
+  a.syncs = std::move(syncs);
+  return a;
+}
+
+TEST(MemoryPredictionTest, OneStreamReplaysTheTraceAsItWas) {
+  const Diamond d = MakeDiamond();
+  const auto p = PredictGraphPool(d.trace, d.graph, OnStreams({0, 0, 0, 0, 0}, {}));
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EXPECT_EQ(p->segments, 1);  // every request fits one 20 MiB segment
+  EXPECT_EQ(p->segment_bytes, 20 * kMiB);
+  EXPECT_EQ(p->peak_allocated_bytes, 3 * 3 * kMiB + 3 * kMiB / 2);  // x, y, z and op 2's workspace
+}
+
+TEST(MemoryPredictionTest, ASideStreamReservesItsOwnSegmentAndHoldsCrossStreamValuesToTheReleasePoint) {
+  const Diamond d = MakeDiamond();
+  // Op 2 on stream 1, synced after op 0 and before op 4. x is read across streams: the first op of
+  // stream 0 ordered after op 2 is op 4, so x lives through op 3 (u cannot take its block). z, read on
+  // stream 0, has no later op of stream 1 to be released before: held to the end.
+  const StreamAssignment two = OnStreams({0, 0, 1, 0, 0}, {{OpId(0), OpId(2)}, {OpId(2), OpId(4)}});
+  const auto p = PredictGraphPool(d.trace, d.graph, two);
+  ASSERT_TRUE(p.ok()) << p.status().ToString();
+  EXPECT_EQ(p->segments, 2);  // z and its workspace on stream 1's own segment
+  EXPECT_EQ(p->segment_bytes, 40 * kMiB);
+  EXPECT_EQ(p->peak_allocated_bytes, 4 * 3 * kMiB);  // x, y, z and u during op 3
+}
+
+TEST(MemoryPredictionTest, RefusesTracesThatDoNotFitTheGraphOrSchedule) {
+  Diamond d = MakeDiamond();
+  EXPECT_FALSE(PredictGraphPool(d.trace, d.graph, OnStreams({0, 0, 0}, {})).ok());
+  AllocationTrace bad = d.trace;
+  bad.complete = false;
+  EXPECT_FALSE(PredictGraphPool(bad, d.graph, OnStreams({0, 0, 0, 0, 0}, {})).ok());
+  bad = d.trace;
+  bad.events.push_back({AllocationEvent::Kind::kFree, 3, 1, 0});  // x freed twice
+  EXPECT_FALSE(PredictGraphPool(bad, d.graph, OnStreams({0, 0, 0, 0, 0}, {})).ok());
+  bad = d.trace;
+  bad.events[0].op = 7;
+  EXPECT_FALSE(PredictGraphPool(bad, d.graph, OnStreams({0, 0, 0, 0, 0}, {})).ok());
+  bad = d.trace;
+  std::swap(bad.events[0], bad.events[1]);  // op 1's event before op 0's
+  EXPECT_FALSE(PredictGraphPool(bad, d.graph, OnStreams({0, 0, 0, 0, 0}, {})).ok());
+}
+
+}  // namespace
+}  // namespace nimble::analysis
