@@ -211,6 +211,13 @@ void PrintAccelerateTable(const workflow::AccelerateResult& r, std::ostream& out
   out << "\nmulti-stream vs single-stream: measured " << FormatRatio(r.single.median_ms, r.multi.median_ms)
       << ", predicted " << FormatRatio(r.single.predicted_ms, r.multi.predicted_ms) << "\n";
   out << "memory above the weights and inputs; peaks of warm-up and capture (AoT) or of the forward (libtorch)\n";
+  std::string predicted;
+  for (const workflow::ModeResult* mode : {&r.single, &r.multi}) {
+    if (!mode->captured || mode->predicted_graph_pool_bytes < 0) continue;
+    predicted += std::string(predicted.empty() ? "" : ", ") + std::string(RunModeName(mode->mode)) + " " +
+                 FormatMiB(mode->predicted_graph_pool_bytes) + " MiB (measured " + FormatMiB(mode->graph_pool_bytes) + ")";
+  }
+  if (!predicted.empty()) out << "graph pool predicted from the single-stream capture's allocator requests: " << predicted << "\n";
   out << "preparation (assignment + rewrite + capture): " << FormatMs(static_cast<double>(r.prep_ns) / 1e6) << " ms\n";
   if (!r.memory_choice.empty()) out << r.memory_choice << "\n";
   out << "model.nimble runs " << RunModeName(r.chosen) << ": " << r.choice_reason << "\n";

@@ -15,8 +15,10 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <optional>
 #include <string>
 
+#include "allocation_recorder.h"
 #include "aot_graph_impl.h"
 #include "nimble/accelerate/device_memory.h"
 #include "failed_op_tracker.h"
@@ -156,9 +158,12 @@ Status WarmUpAndCapture(AotGraph::Impl& impl, const CaptureOptions& options, con
   try {
     c10::InferenceMode inference;
     StreamContextScope scope(impl.context.get());
+    std::optional<AllocationRecorder> recorder;
+    if (options.trace_allocations) recorder.emplace(pool);
     impl.graph->capture_begin(pool);
     c10::IValue result = RunCode(*impl.code, impl.model.impl().module, impl.inputs);
     impl.graph->capture_end();
+    if (recorder) impl.stats.allocation_trace = recorder->Take();
     impl.outputs.clear();
     FlattenTensors(result, &impl.outputs);
   } catch (const std::exception& e) {

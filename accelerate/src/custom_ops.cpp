@@ -8,6 +8,7 @@
 
 #include <string>
 
+#include "allocation_recorder.h"
 #include "stream_context.h"
 
 namespace nimble::accelerate {
@@ -23,6 +24,10 @@ void Check(cudaError_t code, const char* what) {
 
 void ForkStreamsOp() {
   if (auto* context = StreamContext::Current()) context->Fork();
+}
+// Names the op that starts here to the allocation recorder of a traced capture (allocation_recorder.h).
+void OpBeginOp(int64_t op) {
+  if (auto* recorder = AllocationRecorder::Current()) recorder->BeginOp(op);
 }
 void SetStreamOp(int64_t stream) {
   if (auto* context = StreamContext::Current()) context->SetStream(stream);
@@ -205,6 +210,7 @@ TORCH_LIBRARY(nimble, m) {
   using c10::AliasAnalysisKind;
   m.def(torch::schema("nimble::fork_streams() -> ()", AliasAnalysisKind::CONSERVATIVE), &nimble::accelerate::ForkStreamsOp);
   m.def(torch::schema("nimble::set_stream(int stream) -> ()", AliasAnalysisKind::CONSERVATIVE), &nimble::accelerate::SetStreamOp);
+  m.def(torch::schema("nimble::op_begin(int op) -> ()", AliasAnalysisKind::CONSERVATIVE), &nimble::accelerate::OpBeginOp);
   m.def(torch::schema("nimble::record_event(int event) -> ()", AliasAnalysisKind::CONSERVATIVE),
         &nimble::accelerate::RecordEventOp);
   m.def(torch::schema("nimble::wait_event(int event) -> ()", AliasAnalysisKind::CONSERVATIVE), &nimble::accelerate::WaitEventOp);

@@ -206,6 +206,7 @@ RewriteSummary InsertStreamOps(Graph& graph, const OpGraph& ops, const StreamAss
     const auto stream = static_cast<int32_t>(assignment.op_stream[op].value());
     {
       torch::jit::WithInsertPoint guard(nodes[op]);
+      if (options.mark_ops) InsertIntOp(graph, "nimble::op_begin", static_cast<int64_t>(op));
       if (stream != current) {
         InsertIntOp(graph, "nimble::set_stream", stream);
         ++summary.set_stream_nodes;

@@ -22,7 +22,9 @@ class ModeReport:
     """One captured schedule: measured and predicted latency (ms), streams, syncs, output error, memory.
     Memory is GPU memory above the weights and inputs: the peaks of the warm-up and capture
     (``peak_allocated_bytes`` for tensors, ``peak_memory_bytes`` for what the caching allocator reserved)
-    and ``graph_pool_bytes``, what the captured graph holds while it is kept."""
+    and ``graph_pool_bytes``, what the captured graph holds while it is kept;
+    ``predicted_graph_pool_bytes`` is that pool predicted before the capture from the single-stream
+    capture's allocator requests (None when no prediction was made)."""
 
     def __init__(self, data: Dict[str, Any]) -> None:
         self._data = data
@@ -35,6 +37,8 @@ class ModeReport:
         self.peak_allocated_bytes: int = data["peak_allocated_bytes"]
         self.peak_memory_bytes: int = data["peak_memory_bytes"]
         self.graph_pool_bytes: int = data["graph_pool_bytes"]
+        predicted_pool = data.get("predicted_graph_pool_bytes", -1)
+        self.predicted_graph_pool_bytes: Optional[int] = predicted_pool if predicted_pool >= 0 else None
         self.capture_ns: int = data["capture_ns"]
 
     @property

@@ -5,7 +5,8 @@
 // op and leaves the process able to capture again; timing replays the caller's inputs; "same"
 // padding computed on the GPU from x.size() is folded at load and captures; the replay costs the
 // prediction uses are recorded on the device; with --db, a new database receives the model's own
-// recording and both modes' recorded replays; several input shapes (buckets) in one model.nimble.
+// recording and both modes' recorded replays; several input shapes (buckets) in one model.nimble; the
+// allocation trace of a marked single-stream capture predicts its own pool and a multi-stream one's.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -25,6 +26,7 @@
 #include "nimble/accelerate/runner.h"
 #include "nimble/accelerate/stream_rewrite.h"
 #include "nimble/analysis/dag.h"
+#include "nimble/analysis/memory_prediction.h"
 #include "nimble/analysis/stream_assignment.h"
 #include "nimble/core/median.h"
 #include "nimble/store/run_reader.h"
@@ -115,6 +117,52 @@ TEST(AotGpuTest, ParallelBranchesOverlap) {
   ASSERT_TRUE(multi_ns.ok() && single_ns.ok());
   EXPECT_LT(Median(*multi_ns), Median(*single_ns)) << "multi " << Median(*multi_ns) << " ns, single "
                                                    << Median(*single_ns) << " ns";
+}
+
+// A single-stream capture of a marked rewrite records the allocator's requests op by op; replayed
+// through the allocator model on one stream they give the segments that capture reserved, and on the
+// multi-stream assignment they predict that capture's pool.
+TEST(AotGpuTest, TheAllocationTraceOfASingleStreamCapturePredictsItsPoolAndAMultiStreamOne) {
+  SKIP_WITHOUT_GPU();
+  DisableTf32();
+  const std::string path = testing::SaveModelFromSource(kThreeBranches, {{16, 16, 3, 3}, {16, 16, 3, 3}, {16, 16, 3, 3}});
+  StatusOr<ModelGraph> model = LoadModelGraph(path, {{1, 16, 192, 192}}, OnGpu());  // 2.25 MiB activations
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  StatusOr<analysis::Dag> dag = analysis::Dag::FromOpGraph(model->graph);
+  ASSERT_TRUE(dag.ok());
+  const StreamAssignment single = analysis::SingleStream(*dag);
+  const StreamAssignment multi = analysis::AssignStreams(*dag);
+  RewriteOptions marked;
+  marked.mark_ops = true;
+  StatusOr<ScheduledModel> scheduled = RewriteForStreams(model->model, model->graph, single, marked);
+  ASSERT_TRUE(scheduled.ok()) << scheduled.status().ToString();
+  CaptureOptions traced;
+  traced.trace_allocations = true;
+  StatusOr<std::unique_ptr<AotGraph>> graph = AotGraph::Capture(scheduled->model, traced);
+  ASSERT_TRUE(graph.ok()) << graph.status().ToString();
+  const AllocationTrace& trace = (*graph)->stats().allocation_trace;
+  ASSERT_TRUE(trace.complete);
+  int64_t attributed = 0, allocs = 0;
+  for (const AllocationEvent& e : trace.events) {
+    if (e.kind != AllocationEvent::Kind::kAlloc) continue;
+    ++allocs;
+    attributed += e.op >= 0 ? 1 : 0;
+  }
+  EXPECT_GE(allocs, 18) << "one output per convolution at least";
+  EXPECT_GE(attributed * 10, allocs * 9) << attributed << " of " << allocs << " allocations named an op";
+  EXPECT_EQ(trace.segment_bytes, (*graph)->stats().graph_pool_bytes);
+  StatusOr<analysis::PoolPrediction> own = analysis::PredictGraphPool(trace, model->graph, single);
+  ASSERT_TRUE(own.ok()) << own.status().ToString();
+  EXPECT_EQ(own->segment_bytes, trace.segment_bytes) << "the allocator model replaying the capture's own requests";
+  Captured captured = Capture(*model, multi);
+  ASSERT_TRUE(captured.graph);
+  StatusOr<analysis::PoolPrediction> predicted = analysis::PredictGraphPool(trace, model->graph, multi);
+  ASSERT_TRUE(predicted.ok()) << predicted.status().ToString();
+  const int64_t measured = captured.graph->stats().graph_pool_bytes;
+  std::cout << "graph pool: single " << trace.segment_bytes << " bytes (replayed " << own->segment_bytes << "), multi "
+            << measured << " measured, " << predicted->segment_bytes << " predicted\n";
+  EXPECT_GT(predicted->segment_bytes, own->segment_bytes) << "three streams reserve segments of their own";
+  EXPECT_LE(std::abs(predicted->segment_bytes - measured), measured / 4 + (2 << 20));
 }
 
 // torch.nonzero waits for the device, which a capture cannot do. It runs on a side stream here, so

@@ -66,6 +66,7 @@ ScheduledModel CheckSchedule(const ModelGraph& model, const std::vector<std::vec
   EXPECT_EQ(scheduled->summary.record_nodes, syncs);
   EXPECT_EQ(Count(text, "nimble::record_stream("), scheduled->summary.recorded_values) << text;
   EXPECT_EQ(Count(text, "nimble::release("), scheduled->summary.released_values) << text;
+  EXPECT_EQ(Count(text, "nimble::op_begin("), options.mark_ops ? static_cast<int>(model.graph.ops.size()) : 0) << text;
   if (options.cross_stream_free != CrossStreamFree::kAtJoin) EXPECT_EQ(scheduled->summary.kept_values, 0);
   if (options.cross_stream_free != CrossStreamFree::kOnProducerStream) EXPECT_EQ(scheduled->summary.released_values, 0);
   EXPECT_EQ(Count(model.model.GraphText(), "nimble::"), 0) << "the frozen model must stay untouched";
@@ -125,6 +126,30 @@ std::string LineWith(const std::string& text, const std::string& needle) {
 
 TEST(StreamRewriteTest, ForkJoinGetsOneStreamPerBranchAndExactSyncs) {
   EXPECT_GE(CheckRewrite(SaveTestModel(TestModel::kForkJoin), {{1, 3, 8, 8}}, 0), 3);
+}
+
+// A marked rewrite (for the allocation trace) names every op once, ahead of the op's own stream
+// operators, and computes the same outputs (CheckSchedule).
+TEST(StreamRewriteTest, MarkedRewritesNameEachOpAheadOfItsStreamOperators) {
+  StatusOr<ModelGraph> model = LoadModelGraph(SaveTestModel(TestModel::kForkJoin), {{1, 3, 8, 8}});
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  StatusOr<analysis::Dag> dag = analysis::Dag::FromOpGraph(model->graph);
+  ASSERT_TRUE(dag.ok());
+  RewriteOptions options;
+  options.mark_ops = true;
+  const ScheduledModel scheduled = CheckSchedule(*model, {{1, 3, 8, 8}}, analysis::AssignStreams(*dag), options);
+  const std::string text = scheduled.model.GraphText();
+  // Each op's first stream operator (a set_stream or a wait) comes after that op's marker.
+  size_t previous = 0;
+  for (size_t op = 0; op < model->graph.ops.size(); ++op) {
+    const size_t at = text.find("nimble::op_begin(", previous);
+    ASSERT_NE(at, std::string::npos) << "op " << op;
+    previous = at + 1;
+  }
+  const size_t first_marker = text.find("nimble::op_begin(");
+  const size_t first_switch = text.find("nimble::set_stream(");
+  ASSERT_NE(first_switch, std::string::npos);
+  EXPECT_LT(first_marker, first_switch);
 }
 
 TEST(StreamRewriteTest, InPlaceAndTwoInputModels) {

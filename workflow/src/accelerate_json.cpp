@@ -19,6 +19,7 @@ json ModeJson(const ModeResult& m) {
           {"peak_allocated_bytes", m.peak_allocated_bytes},
           {"peak_memory_bytes", m.peak_memory_bytes},
           {"graph_pool_bytes", m.graph_pool_bytes},
+          {"predicted_graph_pool_bytes", m.predicted_graph_pool_bytes},
           {"streams", m.schedule.num_streams},
           {"syncs", static_cast<int64_t>(m.schedule.syncs.size())},
           {"assignment", AssignmentToJson(m.schedule)}};
@@ -32,6 +33,7 @@ json TrialsJson(const std::vector<MemoryTrial>& trials) {
                    {"peak_allocated_bytes", t.peak_allocated_bytes},
                    {"peak_memory_bytes", t.peak_reserved_bytes},
                    {"graph_pool_bytes", t.graph_pool_bytes},
+                   {"predicted_graph_pool_bytes", t.predicted_graph_pool_bytes},
                    {"predicted_ms", t.predicted_ms},
                    {"fits", t.fits}});
   }

@@ -15,6 +15,7 @@
 
 #include "nimble/accelerate/artifact.h"
 #include "nimble/accelerate/device_memory.h"
+#include "nimble/analysis/memory_prediction.h"
 #include "nimble/analysis/stream_plan.h"
 #include "nimble/accelerate/model_timing.h"
 #include "nimble/core/median.h"
@@ -199,7 +200,45 @@ Status Session::CaptureMode(const StreamAssignment& schedule, ModeResult* mode, 
   mode->peak_allocated_bytes = stats.peak_allocated_bytes;
   mode->peak_memory_bytes = stats.peak_memory_bytes;
   mode->graph_pool_bytes = stats.graph_pool_bytes;
+  mode->predicted_graph_pool_bytes = PredictPool(schedule);
   return OkStatus();
+}
+
+void Session::TraceAllocations() {
+  RewriteOptions rewrite;
+  rewrite.mark_ops = true;
+  StatusOr<ScheduledModel> marked = RewriteForStreams(model_.model, model_.graph, plan_.single, rewrite);
+  StatusOr<std::unique_ptr<AotGraph>> graph = marked.status();
+  if (marked.ok()) {
+    accelerate::CaptureOptions options;
+    options.warmup_runs = 1;
+    options.trace_allocations = true;
+    graph = AotGraph::Capture(marked->model, options);
+  }
+  if (!graph.ok()) {
+    progress_.Warning("recording the allocator's requests failed (" + graph.status().message() +
+                      "); the schedules' memory is measured, not predicted");
+    return;
+  }
+  AllocationTrace trace = (*graph)->stats().allocation_trace;
+  if (!trace.complete) {
+    progress_.Warning("the allocator's requests were not all recorded; the schedules' memory is measured, not predicted");
+    return;
+  }
+  single_trace_ = std::move(trace);
+  result_.single.predicted_graph_pool_bytes = PredictPool(plan_.single);
+}
+
+int64_t Session::PredictPool(const StreamAssignment& schedule) {
+  // The replay frees cross-stream values where the default rewrite releases them; the other policies
+  // hold them longer, which it does not model.
+  if (!single_trace_ || args_.keep_cross_stream_values || args_.record_cross_stream_values) return -1;
+  StatusOr<analysis::PoolPrediction> predicted = analysis::PredictGraphPool(*single_trace_, model_.graph, schedule);
+  if (!predicted.ok()) {
+    progress_.Warning("predicting memory: " + predicted.status().message());
+    return -1;
+  }
+  return predicted->segment_bytes;
 }
 
 Status Session::PlanAndCapture() {
@@ -214,6 +253,7 @@ Status Session::PlanAndCapture() {
   result_.reduced_edges = static_cast<int64_t>(plan_.reduced_edges.size());
   result_.matched_edges = plan_.matched_edges;
   NIMBLE_RETURN_IF_ERROR(CaptureMode(plan_.single, &result_.single, &single_model_, &single_graph_));
+  if (!args_.single_stream_only && plan_.multi.num_streams > 1) TraceAllocations();
   int64_t budget = args_.memory_budget_bytes;
   if (args_.memory_budget_ratio > 0) {
     const auto relative = static_cast<int64_t>(args_.memory_budget_ratio * static_cast<double>(result_.single.peak_memory_bytes));
@@ -247,11 +287,15 @@ StatusOr<bool> Session::TryWithinBudget(const StreamAssignment& schedule, int64_
   trial.peak_allocated_bytes = trial_mode.peak_allocated_bytes;
   trial.peak_reserved_bytes = trial_mode.peak_memory_bytes;
   trial.graph_pool_bytes = trial_mode.graph_pool_bytes;
+  trial.predicted_graph_pool_bytes = PredictPool(schedule);
   trial.fits = captured.ok() && trial.peak_reserved_bytes <= budget;
   trial.schedule = schedule;
   result_.memory_trials.push_back(trial);
+  const std::string pool = trial.predicted_graph_pool_bytes < 0 ? std::string()
+                           : " (graph pool " + MiB(trial.graph_pool_bytes) + ", predicted " +
+                                 MiB(trial.predicted_graph_pool_bytes) + ")";
   progress_.Step("memory budget " + MiB(budget) + ": " + std::to_string(trial.streams) + " streams " +
-                 (captured.ok() ? "take " + MiB(trial.peak_reserved_bytes) + (trial.fits ? ", within it" : ", over it")
+                 (captured.ok() ? "take " + MiB(trial.peak_reserved_bytes) + pool + (trial.fits ? ", within it" : ", over it")
                                 : "ran out of GPU memory (" + captured.message() + ")"));
   if (!trial.fits) return false;
   result_.multi = trial_mode;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "accelerate_plan.h"
@@ -12,6 +13,7 @@
 #include "nimble/accelerate/artifact_meta.h"
 #include "nimble/accelerate/model_graph.h"
 #include "nimble/accelerate/stream_rewrite.h"
+#include "nimble/core/allocation_trace.h"
 #include "nimble/store/run_database.h"
 #include "nimble/workflow/accelerate.h"
 
@@ -58,6 +60,11 @@ class Session {
   // streams each time until one fits, then the most streams between that fit and the fewest found over
   // the budget (kept as the multi mode); none fitting: no multi mode.
   Status CaptureWithinBudget(int64_t budget);
+  // A second single-stream capture, of a rewrite with op markers, that records the allocator's requests
+  // op by op (single_trace_); on failure a warning, and memory goes unpredicted.
+  void TraceAllocations();
+  // The graph pool a capture of `schedule` would reserve, from single_trace_; -1 without a trace.
+  int64_t PredictPool(const StreamAssignment& schedule);
   StatusOr<bool> TryWithinBudget(const StreamAssignment& schedule, int64_t budget);
 
   const AccelerateOptions& args_;
@@ -70,6 +77,7 @@ class Session {
   std::unique_ptr<AotGraph> single_graph_, multi_graph_;
   AccelerateResult result_;
   std::vector<ReplayRecording> recordings_;
+  std::optional<AllocationTrace> single_trace_;
 };
 
 }  // namespace nimble::workflow

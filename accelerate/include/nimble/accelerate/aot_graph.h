@@ -11,6 +11,7 @@
 
 #include "nimble/accelerate/host_tensor.h"
 #include "nimble/accelerate/loaded_model.h"
+#include "nimble/core/allocation_trace.h"
 #include "nimble/core/status.h"
 
 namespace nimble::accelerate {
@@ -29,6 +30,10 @@ struct CaptureOptions {
   // (their capture stream is one, and TensorRunner orders calls on other streams). Each keeps its own
   // inputs and outputs. The pool and the streams live while either graph does.
   const class AotGraph* share_pool_with = nullptr;
+  // Record the caching allocator's requests in the capture's pool, op by op, into
+  // CaptureStats::allocation_trace (ops named by a rewrite with RewriteOptions::mark_ops; otherwise
+  // every event is op -1): what analysis/memory_prediction.h replays for other stream assignments.
+  bool trace_allocations = false;
 };
 
 struct CaptureStats {
@@ -42,6 +47,7 @@ struct CaptureStats {
   int64_t peak_memory_bytes = 0;   // peak reserved bytes
   int64_t graph_pool_bytes = 0;    // reserved bytes the capture added and the graph holds (its private pool,
                                    // or what it added to the shared one)
+  AllocationTrace allocation_trace;  // with CaptureOptions::trace_allocations
 };
 
 class AotGraph {

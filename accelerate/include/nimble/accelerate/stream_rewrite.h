@@ -36,6 +36,10 @@ enum class CrossStreamFree {
 
 struct RewriteOptions {
   CrossStreamFree cross_stream_free = CrossStreamFree::kOnProducerStream;
+  // nimble::op_begin(op) ahead of each op's stream switch, waits and releases: a traced capture
+  // (CaptureOptions::trace_allocations) then knows which op each allocator request belongs to. The
+  // operator does nothing otherwise; artifacts are written from unmarked rewrites.
+  bool mark_ops = false;
 };
 
 struct RewriteSummary {

@@ -86,6 +86,9 @@ struct ModeResult {
   int64_t peak_allocated_bytes = 0;
   int64_t peak_memory_bytes = 0;  // peak reserved
   int64_t graph_pool_bytes = 0;   // what the captured graph holds while it is kept
+  // The same predicted before capturing, from the single-stream capture's allocator requests
+  // (analysis/memory_prediction.h); -1 when no prediction was made.
+  int64_t predicted_graph_pool_bytes = -1;
 };
 
 // One multi-stream schedule tried against the memory budget.
@@ -95,6 +98,7 @@ struct MemoryTrial {
   int64_t peak_allocated_bytes = 0;
   int64_t peak_reserved_bytes = 0;
   int64_t graph_pool_bytes = 0;
+  int64_t predicted_graph_pool_bytes = -1;  // as ModeResult's
   double predicted_ms = 0;  // the schedule's replay, simulated (after Predict)
   bool fits = false;
   StreamAssignment schedule;
