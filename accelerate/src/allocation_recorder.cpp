@@ -43,6 +43,9 @@ void AllocationRecorder::OnEntry(int action, size_t addr, size_t size, const c10
   switch (static_cast<Action>(action)) {
     case Action::ALLOC: {
       const int64_t block = next_block_++;
+      // An address still live: its free was not seen (another thread's, or deferred), so the block
+      // would never be freed in the trace.
+      if (live_.count(addr) != 0) trace_.complete = false;
       live_[addr] = block;
       trace_.events.push_back({AllocationEvent::Kind::kAlloc, op_, block, static_cast<int64_t>(size)});
       break;

@@ -72,6 +72,7 @@ int64_t CachingAllocatorModel::Allocate(int32_t stream, int64_t bytes) {
     reserved_ += segment.size;
     ++segments_;
     index = static_cast<int64_t>(blocks_.size());
+    segments_list_.emplace_back(index, segment.size);
     blocks_.push_back(segment);
   }
   index = Split(index, rounded);
@@ -119,6 +120,46 @@ Status CachingAllocatorModel::Free(int64_t id) {
   return OkStatus();
 }
 
+Status CachingAllocatorModel::CheckInvariants() const {
+  int64_t reserved = 0, allocated = 0;
+  size_t free_blocks = 0;
+  for (const auto& [first, bytes] : segments_list_) {
+    reserved += bytes;
+    int64_t covered = 0;
+    int64_t previous = -1;
+    for (int64_t i = first; i >= 0; i = blocks_[static_cast<size_t>(i)].next) {
+      const Block& b = blocks_[static_cast<size_t>(i)];
+      const Block& head = blocks_[static_cast<size_t>(first)];
+      if (b.prev != previous) return Internal("block " + std::to_string(i) + ": its prev link is broken");
+      if (b.addr != head.addr + covered) return Internal("block " + std::to_string(i) + " does not follow its neighbour");
+      if (b.stream != head.stream || b.small != head.small) return Internal("block " + std::to_string(i) + " left its segment's pool");
+      if (b.free) {
+        ++free_blocks;
+        if (previous >= 0 && blocks_[static_cast<size_t>(previous)].free) {
+          return Internal("free blocks " + std::to_string(previous) + " and " + std::to_string(i) + " were not merged");
+        }
+        auto listed = free_.find({b.stream, b.small});
+        if (listed == free_.end() || listed->second.count({b.size, b.addr}) == 0) {
+          return Internal("free block " + std::to_string(i) + " is not listed");
+        }
+        auto at = by_addr_.find(b.addr);
+        if (at == by_addr_.end() || at->second != i) return Internal("free block " + std::to_string(i) + " is not found by address");
+      } else {
+        allocated += b.size;
+      }
+      covered += b.size;
+      previous = i;
+    }
+    if (covered != bytes) return Internal("a segment's blocks cover " + std::to_string(covered) + " of its " + std::to_string(bytes) + " bytes");
+  }
+  size_t listed = 0;
+  for (const auto& [key, set] : free_) listed += set.size();
+  if (listed != free_blocks || by_addr_.size() != free_blocks) return Internal("free lists hold blocks that no segment has");
+  if (reserved != reserved_) return Internal("segments add up to " + std::to_string(reserved) + ", not " + std::to_string(reserved_));
+  if (allocated != allocated_) return Internal("blocks in use add up to " + std::to_string(allocated) + ", not " + std::to_string(allocated_));
+  return OkStatus();
+}
+
 StatusOr<PoolPrediction> PredictGraphPool(const AllocationTrace& trace, const OpGraph& graph,
                                           const StreamAssignment& schedule) {
   if (!trace.complete) return InvalidArgument("memory prediction: the allocation trace is incomplete");
@@ -131,6 +172,13 @@ StatusOr<PoolPrediction> PredictGraphPool(const AllocationTrace& trace, const Op
     if (s.value() < 0 || s.value() >= schedule.num_streams) {
       return InvalidArgument("memory prediction: an op is assigned stream " + std::to_string(s.value()) + " of " +
                              std::to_string(schedule.num_streams));
+    }
+  }
+  for (const OpEdge& sync : schedule.syncs) {
+    if (sync.src.value() < 0 || sync.src.value() >= sync.dst.value() || sync.dst.value() >= n) {
+      return InvalidArgument("memory prediction: a sync from op " + std::to_string(sync.src.value()) + " to op " +
+                             std::to_string(sync.dst.value()) + " does not point forward within the graph's " +
+                             std::to_string(n) + " ops");
     }
   }
   const std::vector<AllocationEvent>& events = trace.events;
@@ -200,9 +248,11 @@ StatusOr<PoolPrediction> PredictGraphPool(const AllocationTrace& trace, const Op
     } else if (const int64_t point = points[static_cast<size_t>(producer)]; point >= e.op) {
       actions.push_back({2 * region_start[static_cast<size_t>(point)] - 1, false, e.block});
     } else if (point >= 0) {
-      actions.push_back({key, false, e.block});  // freed before the point in the run: an alias outlived it
+      actions.push_back({key, false, e.block});  // the run freed it after its release point: a view outlived it
     }
-    // No release point: the rewrite records the value's uses instead; its block is not reused in the capture.
+    // No release point: no later op of the producer's stream is ordered after every reader, so the
+    // allocator never hands the block out again in this capture (it reuses a block recorded on other
+    // streams only once the capture orders those uses before the new one).
   }
   std::stable_sort(actions.begin(), actions.end(), [](const Action& a, const Action& b) { return a.key < b.key; });
   CachingAllocatorModel model;
@@ -218,7 +268,7 @@ StatusOr<PoolPrediction> PredictGraphPool(const AllocationTrace& trace, const Op
       ids.erase(it);
     }
   }
-  return PoolPrediction{model.reserved_bytes(), model.peak_allocated_bytes(), model.segments()};
+  return PoolPrediction{model.reserved_bytes(), model.peak_allocated_bytes(), model.allocated_bytes(), model.segments()};
 }
 
 }  // namespace nimble::analysis

@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
 #include <random>
+#include <sstream>
 #include <string>
 
 #include "nimble/accelerate/artifact.h"
@@ -128,28 +130,55 @@ TEST(StreamRewriteTest, ForkJoinGetsOneStreamPerBranchAndExactSyncs) {
   EXPECT_GE(CheckRewrite(SaveTestModel(TestModel::kForkJoin), {{1, 3, 8, 8}}, 0), 3);
 }
 
-// A marked rewrite (for the allocation trace) names every op once, ahead of the op's own stream
-// operators, and computes the same outputs (CheckSchedule).
+// A marked rewrite (for the allocation trace) names every op once, in op order, each marker carrying
+// its op's index, and every stream operator of an op (its set_stream, waits and releases) comes after
+// that op's marker with no other op in between. It computes the same outputs (CheckSchedule).
 TEST(StreamRewriteTest, MarkedRewritesNameEachOpAheadOfItsStreamOperators) {
-  StatusOr<ModelGraph> model = LoadModelGraph(SaveTestModel(TestModel::kForkJoin), {{1, 3, 8, 8}});
+  const std::string source = R"(
+def forward(self, x):
+    a = torch.relu(x)
+    b = torch.tanh(a)
+    c = torch.sigmoid(x)
+    d = b + c
+    return d * 2.0
+)";
+  StatusOr<ModelGraph> model = LoadModelGraph(SaveModelFromSource(source, {}), {{2, 3}});
   ASSERT_TRUE(model.ok()) << model.status().ToString();
-  StatusOr<analysis::Dag> dag = analysis::Dag::FromOpGraph(model->graph);
-  ASSERT_TRUE(dag.ok());
+  ASSERT_EQ(model->graph.ops.size(), 5u);
+  StreamAssignment assignment;  // tanh on a side stream: a wait, a set_stream each way and a release
+  assignment.num_streams = 2;
+  assignment.op_stream = {StreamId(0), StreamId(1), StreamId(0), StreamId(0), StreamId(0)};
+  assignment.syncs = {OpEdge{OpId(0), OpId(1), EdgeKind::kData}, OpEdge{OpId(1), OpId(3), EdgeKind::kData}};
   RewriteOptions options;
   options.mark_ops = true;
-  const ScheduledModel scheduled = CheckSchedule(*model, {{1, 3, 8, 8}}, analysis::AssignStreams(*dag), options);
-  const std::string text = scheduled.model.GraphText();
-  // Each op's first stream operator (a set_stream or a wait) comes after that op's marker.
-  size_t previous = 0;
-  for (size_t op = 0; op < model->graph.ops.size(); ++op) {
-    const size_t at = text.find("nimble::op_begin(", previous);
-    ASSERT_NE(at, std::string::npos) << "op " << op;
-    previous = at + 1;
+  const ScheduledModel scheduled = CheckSchedule(*model, {{2, 3}}, assignment, options);
+  ASSERT_EQ(scheduled.summary.released_values, 1);
+  std::map<std::string, int64_t> constants;  // "%12" -> value, for the int constants the markers take
+  std::vector<int64_t> markers;
+  bool op_since_marker = true;  // an aten op ran since the last marker (or there was none)
+  int stream_ops = 0;
+  std::istringstream lines(scheduled.model.GraphText());
+  for (std::string line; std::getline(lines, line);) {
+    const size_t name_end = line.find(" : int = prim::Constant[value=");
+    if (name_end != std::string::npos) {
+      const std::string name = line.substr(line.find('%'), name_end - line.find('%'));
+      constants[name] = std::stoll(line.substr(line.find("value=") + 6));
+    } else if (const size_t at = line.find("nimble::op_begin("); at != std::string::npos) {
+      const std::string arg = line.substr(at + 17, line.find(')', at) - at - 17);
+      ASSERT_EQ(constants.count(arg), 1u) << line;
+      markers.push_back(constants[arg]);
+      op_since_marker = false;
+    } else if (line.find("nimble::set_stream(") != std::string::npos || line.find("nimble::wait_event(") != std::string::npos ||
+               line.find("nimble::release(") != std::string::npos) {
+      EXPECT_FALSE(op_since_marker) << "a stream operator without its op's marker ahead: " << line;
+      ++stream_ops;
+    } else if (line.find(" = aten::") != std::string::npos) {
+      op_since_marker = true;
+    }
   }
-  const size_t first_marker = text.find("nimble::op_begin(");
-  const size_t first_switch = text.find("nimble::set_stream(");
-  ASSERT_NE(first_switch, std::string::npos);
-  EXPECT_LT(first_marker, first_switch);
+  EXPECT_GT(stream_ops, 0);
+  ASSERT_EQ(markers.size(), model->graph.ops.size());
+  for (size_t op = 0; op < markers.size(); ++op) EXPECT_EQ(markers[op], static_cast<int64_t>(op));
 }
 
 TEST(StreamRewriteTest, InPlaceAndTwoInputModels) {

@@ -37,12 +37,13 @@ TEST(CachingAllocatorModelTest, SmallBlocksShareASegmentOnOneStreamButNotAcrossS
 TEST(CachingAllocatorModelTest, AFreedBlockServesItsOwnStreamOnly) {
   CachingAllocatorModel model;
   const int64_t a = model.Allocate(0, 4 * kMiB);  // a 20 MiB segment, split: 16 MiB left free
-  ASSERT_TRUE(model.Free(a).ok());
-  model.Allocate(0, 18 * kMiB);  // the merged 20 MiB block serves it
-  EXPECT_EQ(model.segments(), 1);
-  model.Allocate(1, 4 * kMiB);   // another stream: a segment of its own
+  ASSERT_TRUE(model.Free(a).ok());                 // merged back: one free 20 MiB block on stream 0
+  model.Allocate(1, 4 * kMiB);                     // fits that block, but it is stream 0's
+  EXPECT_EQ(model.segments(), 2);
+  model.Allocate(0, 18 * kMiB);                    // stream 0's block serves its own stream
   EXPECT_EQ(model.segments(), 2);
   EXPECT_EQ(model.reserved_bytes(), 40 * kMiB);
+  EXPECT_TRUE(model.CheckInvariants().ok());
 }
 
 TEST(CachingAllocatorModelTest, NeighboursMergeSoThatALargerRequestFitsAgain) {
@@ -69,40 +70,40 @@ TEST(CachingAllocatorModelTest, AllocatedBytesTrackBlocksAndPeak) {
   EXPECT_EQ(model.peak_allocated_bytes(), 512 + 3 * kMiB);
 }
 
-// Random requests and frees against a brute-force check of the invariants: no two live blocks of a
-// segment overlap, reserved bytes only grow, and allocated bytes are the sum of live blocks.
+// Random requests and frees on three streams: after every step each segment is tiled by its blocks,
+// free neighbours are merged, free blocks are listed, and the books add up (CheckInvariants); reserved
+// bytes only grow, and each request gets at least its rounded size.
 TEST(CachingAllocatorModelTest, RandomSequencesKeepTheBooks) {
   std::mt19937_64 rng(7);
   for (int trial = 0; trial < 50; ++trial) {
     CachingAllocatorModel model;
-    std::vector<std::pair<int64_t, int64_t>> live;  // id, rounded size
-    int64_t reserved = 0, allocated = 0;
+    std::vector<int64_t> live;
+    int64_t reserved = 0;
     for (int step = 0; step < 300; ++step) {
       if (!live.empty() && rng() % 2 == 0) {
         const size_t k = rng() % live.size();
-        ASSERT_TRUE(model.Free(live[k].first).ok());
-        allocated -= live[k].second;
+        ASSERT_TRUE(model.Free(live[k]).ok());
         live.erase(live.begin() + static_cast<std::ptrdiff_t>(k));
       } else {
-        const int64_t bytes = (rng() % 3 == 0) ? static_cast<int64_t>(rng() % (24 * kMiB)) : static_cast<int64_t>(rng() % (2 * kMiB));
-        const int32_t stream = static_cast<int32_t>(rng() % 3);
-        const int64_t id = model.Allocate(stream, bytes);
-        live.emplace_back(id, 0);
-        live.back().second = model.allocated_bytes() - allocated;
-        allocated = model.allocated_bytes();
-        EXPECT_GE(live.back().second, CachingAllocatorModel::RoundedSize(bytes));
+        const auto bytes = static_cast<int64_t>(rng() % static_cast<uint64_t>(rng() % 3 == 0 ? 24 * kMiB : 2 * kMiB));
+        const int64_t before = model.allocated_bytes();
+        live.push_back(model.Allocate(static_cast<int32_t>(rng() % 3), bytes));
+        EXPECT_GE(model.allocated_bytes() - before, CachingAllocatorModel::RoundedSize(bytes));
       }
+      const Status books = model.CheckInvariants();
+      ASSERT_TRUE(books.ok()) << "trial " << trial << ", step " << step << ": " << books.ToString();
       EXPECT_GE(model.reserved_bytes(), reserved);
-      EXPECT_GE(model.reserved_bytes(), model.allocated_bytes());
       reserved = model.reserved_bytes();
-      EXPECT_EQ(model.allocated_bytes(), allocated);
     }
+    for (int64_t id : live) ASSERT_TRUE(model.Free(id).ok());
+    EXPECT_EQ(model.allocated_bytes(), 0);
+    EXPECT_TRUE(model.CheckInvariants().ok());
   }
 }
 
 // Op 0 makes x; ops 1 and 2 read it and make y and z; op 3 reads y and makes u; op 4 reads u and z.
-// Every output is 3 MiB; ops 1 and 2 also use a 1.5 MiB workspace inside their own region. In the
-// single-stream run x dies after op 2, y after op 3, u and z after op 4.
+// Every output is 5 MiB; ops 1 and 2 also use a 2 MiB workspace inside their own region. In the
+// single-stream run x dies after op 2, y after op 3, u and z after op 4; w is the graph's output.
 struct Diamond {
   OpGraph graph;
   AllocationTrace trace;
@@ -113,7 +114,7 @@ Diamond MakeDiamond() {
   for (int32_t i = 0; i < 5; ++i) d.graph.ops.push_back({OpId(i), "op" + std::to_string(i), "aten::k", "", 0});
   d.graph.edges = {{OpId(0), OpId(1)}, {OpId(0), OpId(2)}, {OpId(1), OpId(3)}, {OpId(3), OpId(4)}, {OpId(2), OpId(4)}};
   using K = AllocationEvent::Kind;
-  const int64_t out = 3 * kMiB, ws = 3 * kMiB / 2;
+  const int64_t out = 5 * kMiB, ws = 2 * kMiB;
   d.trace.events = {
       {K::kAlloc, 0, 1, out},                                                                         // x
       {K::kAlloc, 1, 2, out}, {K::kAlloc, 1, 10, ws}, {K::kFree, 1, 10, ws},                          // y
@@ -137,9 +138,12 @@ TEST(MemoryPredictionTest, OneStreamReplaysTheTraceAsItWas) {
   const Diamond d = MakeDiamond();
   const auto p = PredictGraphPool(d.trace, d.graph, OnStreams({0, 0, 0, 0, 0}, {}));
   ASSERT_TRUE(p.ok()) << p.status().ToString();
-  EXPECT_EQ(p->segments, 1);  // every request fits one 20 MiB segment
+  // One 20 MiB segment only because freed blocks are reused: x's for u, y's for w, the workspaces' twice
+  // (without reuse the 29 MiB of requests would need a second segment).
+  EXPECT_EQ(p->segments, 1);
   EXPECT_EQ(p->segment_bytes, 20 * kMiB);
-  EXPECT_EQ(p->peak_allocated_bytes, 3 * 3 * kMiB + 3 * kMiB / 2);  // x, y, z and op 2's workspace
+  EXPECT_EQ(p->peak_allocated_bytes, 3 * 5 * kMiB + 2 * kMiB);  // x, y, z and op 2's workspace
+  EXPECT_EQ(p->held_bytes, 5 * kMiB);                            // w
 }
 
 TEST(MemoryPredictionTest, ASideStreamReservesItsOwnSegmentAndHoldsCrossStreamValuesToTheReleasePoint) {
@@ -152,17 +156,26 @@ TEST(MemoryPredictionTest, ASideStreamReservesItsOwnSegmentAndHoldsCrossStreamVa
   ASSERT_TRUE(p.ok()) << p.status().ToString();
   EXPECT_EQ(p->segments, 2);  // z and its workspace on stream 1's own segment
   EXPECT_EQ(p->segment_bytes, 40 * kMiB);
-  EXPECT_EQ(p->peak_allocated_bytes, 4 * 3 * kMiB);  // x, y, z and u during op 3
+  EXPECT_EQ(p->peak_allocated_bytes, 4 * 5 * kMiB);  // x, y, z and u during op 3
+  EXPECT_EQ(p->held_bytes, 2 * 5 * kMiB);            // w, and z never released
+  // All on stream 1 but op 0: x crosses to every reader, and no op of stream 0 follows, so it is held
+  // too; stream 1 reuses its own blocks as the single stream did.
+  const StreamAssignment side = OnStreams({0, 1, 1, 1, 1}, {{OpId(0), OpId(1)}});
+  const auto q = PredictGraphPool(d.trace, d.graph, side);
+  ASSERT_TRUE(q.ok()) << q.status().ToString();
+  EXPECT_EQ(q->segments, 2);
+  EXPECT_EQ(q->held_bytes, 2 * 5 * kMiB);  // x and w
 }
 
 TEST(MemoryPredictionTest, RefusesTracesThatDoNotFitTheGraphOrSchedule) {
   Diamond d = MakeDiamond();
   EXPECT_FALSE(PredictGraphPool(d.trace, d.graph, OnStreams({0, 0, 0}, {})).ok());
+  EXPECT_FALSE(PredictGraphPool(d.trace, d.graph, OnStreams({0, 0, 1, 0, 0}, {{OpId(2), OpId(0)}})).ok());  // backwards
   AllocationTrace bad = d.trace;
   bad.complete = false;
   EXPECT_FALSE(PredictGraphPool(bad, d.graph, OnStreams({0, 0, 0, 0, 0}, {})).ok());
   bad = d.trace;
-  bad.events.push_back({AllocationEvent::Kind::kFree, 3, 1, 0});  // x freed twice
+  bad.events.push_back({AllocationEvent::Kind::kFree, 4, 1, 0});  // x freed twice
   EXPECT_FALSE(PredictGraphPool(bad, d.graph, OnStreams({0, 0, 0, 0, 0}, {})).ok());
   bad = d.trace;
   bad.events[0].op = 7;

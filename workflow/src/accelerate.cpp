@@ -51,6 +51,7 @@ StatusOr<AccelerateResult> RunSession(Session& session, const AccelerateOptions&
   NIMBLE_RETURN_IF_ERROR(session.CheckOutputs());
   NIMBLE_RETURN_IF_ERROR(session.Measure());
   NIMBLE_RETURN_IF_ERROR(session.Predict());
+  session.PredictMemory();  // after every timing: the allocator's trace hook stays attached
   session.Choose();
   NIMBLE_RETURN_IF_ERROR(session.RecordReplays());
   AccelerateResult result = session.result();

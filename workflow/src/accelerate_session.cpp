@@ -200,8 +200,20 @@ Status Session::CaptureMode(const StreamAssignment& schedule, ModeResult* mode, 
   mode->peak_allocated_bytes = stats.peak_allocated_bytes;
   mode->peak_memory_bytes = stats.peak_memory_bytes;
   mode->graph_pool_bytes = stats.graph_pool_bytes;
-  mode->predicted_graph_pool_bytes = PredictPool(schedule);
   return OkStatus();
+}
+
+void Session::PredictMemory() {
+  const bool multi = !args_.single_stream_only && plan_.multi.num_streams > 1;
+  // The replay models the default release of cross-stream values, not the comparison policies.
+  if (!args_.predict_memory || !multi || args_.keep_cross_stream_values || args_.record_cross_stream_values) return;
+  progress_.Step("recording the allocator's requests of a single-stream capture to predict the schedules' memory");
+  TraceAllocations();
+  if (!single_trace_) return;
+  for (ModeResult* mode : {&result_.single, &result_.multi}) {
+    if (mode->captured) mode->predicted_graph_pool_bytes = PredictPool(mode->schedule);
+  }
+  for (MemoryTrial& trial : result_.memory_trials) trial.predicted_graph_pool_bytes = PredictPool(trial.schedule);
 }
 
 void Session::TraceAllocations() {
@@ -226,13 +238,10 @@ void Session::TraceAllocations() {
     return;
   }
   single_trace_ = std::move(trace);
-  result_.single.predicted_graph_pool_bytes = PredictPool(plan_.single);
 }
 
 int64_t Session::PredictPool(const StreamAssignment& schedule) {
-  // The replay frees cross-stream values where the default rewrite releases them; the other policies
-  // hold them longer, which it does not model.
-  if (!single_trace_ || args_.keep_cross_stream_values || args_.record_cross_stream_values) return -1;
+  if (!single_trace_) return -1;
   StatusOr<analysis::PoolPrediction> predicted = analysis::PredictGraphPool(*single_trace_, model_.graph, schedule);
   if (!predicted.ok()) {
     progress_.Warning("predicting memory: " + predicted.status().message());
@@ -253,7 +262,6 @@ Status Session::PlanAndCapture() {
   result_.reduced_edges = static_cast<int64_t>(plan_.reduced_edges.size());
   result_.matched_edges = plan_.matched_edges;
   NIMBLE_RETURN_IF_ERROR(CaptureMode(plan_.single, &result_.single, &single_model_, &single_graph_));
-  if (!args_.single_stream_only && plan_.multi.num_streams > 1) TraceAllocations();
   int64_t budget = args_.memory_budget_bytes;
   if (args_.memory_budget_ratio > 0) {
     const auto relative = static_cast<int64_t>(args_.memory_budget_ratio * static_cast<double>(result_.single.peak_memory_bytes));
@@ -287,15 +295,11 @@ StatusOr<bool> Session::TryWithinBudget(const StreamAssignment& schedule, int64_
   trial.peak_allocated_bytes = trial_mode.peak_allocated_bytes;
   trial.peak_reserved_bytes = trial_mode.peak_memory_bytes;
   trial.graph_pool_bytes = trial_mode.graph_pool_bytes;
-  trial.predicted_graph_pool_bytes = PredictPool(schedule);
   trial.fits = captured.ok() && trial.peak_reserved_bytes <= budget;
   trial.schedule = schedule;
   result_.memory_trials.push_back(trial);
-  const std::string pool = trial.predicted_graph_pool_bytes < 0 ? std::string()
-                           : " (graph pool " + MiB(trial.graph_pool_bytes) + ", predicted " +
-                                 MiB(trial.predicted_graph_pool_bytes) + ")";
   progress_.Step("memory budget " + MiB(budget) + ": " + std::to_string(trial.streams) + " streams " +
-                 (captured.ok() ? "take " + MiB(trial.peak_reserved_bytes) + pool + (trial.fits ? ", within it" : ", over it")
+                 (captured.ok() ? "take " + MiB(trial.peak_reserved_bytes) + (trial.fits ? ", within it" : ", over it")
                                 : "ran out of GPU memory (" + captured.message() + ")"));
   if (!trial.fits) return false;
   result_.multi = trial_mode;
@@ -411,8 +415,10 @@ std::string MemoryChoiceText(const AccelerateResult& r, double ratio) {
     const MemoryTrial& t = r.memory_trials[i];
     char predicted[32];
     std::snprintf(predicted, sizeof(predicted), "%.3f", t.predicted_ms);
+    const std::string pool = t.predicted_graph_pool_bytes < 0 ? std::string()
+                             : ", graph pool " + MiB(t.graph_pool_bytes) + ", predicted " + MiB(t.predicted_graph_pool_bytes);
     text += (i == 0 ? " " : "; ") + std::to_string(t.streams) + " streams take " + MiB(t.peak_reserved_bytes) +
-            " (" + (t.fits ? "within" : "over") + ", predicted " + predicted + " ms)";
+            " (" + (t.fits ? "within" : "over") + ", predicted " + predicted + " ms" + pool + ")";
   }
   if (r.multi.captured) {
     text += "; multi-stream runs on " + std::to_string(r.multi.schedule.num_streams) + " streams";

@@ -36,6 +36,7 @@ class Session {
   Status Measure();                 // baseline, single, multi: median of args.iters each
   Status Predict();                 // the kernels (--db, else recorded here), replay costs, the simulation
   void Choose();                    // which mode model.nimble runs, and why
+  void PredictMemory();             // graph pools of the captured and tried schedules, from a traced capture
   Status RecordReplays();           // options.record_replays replays of each captured mode, collector on
   Status Save();                    // model.nimble with its meta
   // What Save writes: the meta of the chosen mode, and its scheduled model.

@@ -13,7 +13,10 @@
 // was; a block that outlives its op is an output. An output whose readers (data edges) all run on its
 // producer's stream is freed where the single-stream run freed it; one read on another stream is
 // freed at its release point (core/release_points.h), as the stream rewrite releases it, or never
-// (held to the end) where the assignment has none. Pure functions.
+// (held to the end) where the assignment has none. An output the rewrite records instead of releasing
+// (a view may share it) is modelled the same way: with graph_capture_record_stream_reuse the allocator
+// reuses a recorded block once the capture orders every use before the new allocation, which on the
+// producer's stream is from the release point on. Pure functions.
 #pragma once
 
 #include <cstdint>
@@ -44,6 +47,12 @@ class CachingAllocatorModel {
   static int64_t RoundedSize(int64_t bytes);
   static int64_t SegmentSize(int64_t rounded);
 
+  // Walks every segment: its blocks tile it (addresses contiguous, links consistent), no two free
+  // neighbours are left unmerged, each free block is listed once under its stream and size class, and
+  // the block sizes add up to reserved_bytes() and, for blocks in use, to allocated_bytes(). Internal
+  // with the first violation; for tests.
+  Status CheckInvariants() const;
+
  private:
   struct Block {
     int64_t addr = 0;
@@ -59,6 +68,7 @@ class CachingAllocatorModel {
   int64_t Split(int64_t block, int64_t size);
 
   std::vector<Block> blocks_;
+  std::vector<std::pair<int64_t, int64_t>> segments_list_;  // (first block, bytes) per segment
   std::map<int64_t, int64_t> by_addr_;                     // addr -> block index, free blocks
   std::map<std::pair<int32_t, bool>, std::set<FreeKey>> free_;
   std::map<int64_t, int64_t> live_;                        // id -> block index
@@ -73,12 +83,13 @@ class CachingAllocatorModel {
 struct PoolPrediction {
   int64_t segment_bytes = 0;         // what the capture reserves in its pool (and the graph keeps)
   int64_t peak_allocated_bytes = 0;  // most bytes in use at once (rounded block sizes)
+  int64_t held_bytes = 0;            // still in use at the end: outputs, and values never released
   int32_t segments = 0;
 };
 
-// `trace` must be complete and come from a run of `graph` (events name ops of it or -1);
-// `schedule` must cover `graph`. InvalidArgument otherwise, or for a trace that frees a block twice
-// or never allocated it.
+// `trace` must be complete and come from a run of `graph` (events name ops of it or -1, in op order);
+// `schedule` must cover `graph` (streams in range, syncs pointing forward). InvalidArgument otherwise,
+// or for a trace that frees a block twice or never allocated it.
 StatusOr<PoolPrediction> PredictGraphPool(const AllocationTrace& trace, const OpGraph& graph,
                                           const StreamAssignment& schedule);
 

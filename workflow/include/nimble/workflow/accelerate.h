@@ -62,6 +62,12 @@ struct AccelerateOptions {
   // is kept in the same database as its eager run, so the three can be compared on one timeline.
   // 0: store results only.
   int32_t record_replays = 10;
+  // After the timings, a second single-stream capture that records the caching allocator's requests
+  // (accelerate/aot_graph.h, trace_allocations) to predict each captured or tried schedule's graph pool
+  // (analysis/memory_prediction.h). The allocator keeps the trace hook this attaches for the rest of the
+  // process (it cannot be removed; each later allocation then builds a trace entry), so callers inside
+  // someone else's process (the Python package) leave it off.
+  bool predict_memory = true;
   bool allow_eager_fallback = false;  // an uncapturable model is timed eagerly instead of failing
   bool cuda_fusions = false;     // the front end's cuDNN conv+relu fusions
   bool tf32 = false;             // TF32 convolutions (PyTorch's default); off: IEEE fp32 everywhere
