@@ -22,9 +22,10 @@ class ModeReport:
     """One captured schedule: measured and predicted latency (ms), streams, syncs, output error, memory.
     Memory is GPU memory above the weights and inputs: the peaks of the warm-up and capture
     (``peak_allocated_bytes`` for tensors, ``peak_memory_bytes`` for what the caching allocator reserved)
-    and ``graph_pool_bytes``, what the captured graph holds while it is kept;
-    ``predicted_graph_pool_bytes`` is that pool predicted before the capture from the single-stream
-    capture's allocator requests (None when no prediction was made)."""
+    and ``graph_pool_bytes``, what the captured graph holds while it is kept.
+    ``predicted_graph_pool_bytes``: that pool as nimble-accelerate predicts it from a traced
+    single-stream capture; always None here, since the trace hook it needs would stay attached to the
+    caching allocator of this process."""
 
     def __init__(self, data: Dict[str, Any]) -> None:
         self._data = data
