@@ -130,11 +130,8 @@ TEST(StreamRewriteTest, ForkJoinGetsOneStreamPerBranchAndExactSyncs) {
   EXPECT_GE(CheckRewrite(SaveTestModel(TestModel::kForkJoin), {{1, 3, 8, 8}}, 0), 3);
 }
 
-// A marked rewrite (for the allocation trace) names every op once, in op order, each marker carrying
-// its op's index, and every stream operator of an op (its set_stream, waits and releases) comes after
-// that op's marker with no other op in between. It computes the same outputs (CheckSchedule).
-TEST(StreamRewriteTest, MarkedRewritesNameEachOpAheadOfItsStreamOperators) {
-  const std::string source = R"(
+// relu, tanh, sigmoid, add, mul with tanh on a side stream: relu's tensor crosses to it and back.
+constexpr const char* kSideTanh = R"(
 def forward(self, x):
     a = torch.relu(x)
     b = torch.tanh(a)
@@ -142,13 +139,23 @@ def forward(self, x):
     d = b + c
     return d * 2.0
 )";
-  StatusOr<ModelGraph> model = LoadModelGraph(SaveModelFromSource(source, {}), {{2, 3}});
-  ASSERT_TRUE(model.ok()) << model.status().ToString();
-  ASSERT_EQ(model->graph.ops.size(), 5u);
-  StreamAssignment assignment;  // tanh on a side stream: a wait, a set_stream each way and a release
+
+StreamAssignment SideTanhAssignment() {
+  StreamAssignment assignment;
   assignment.num_streams = 2;
   assignment.op_stream = {StreamId(0), StreamId(1), StreamId(0), StreamId(0), StreamId(0)};
   assignment.syncs = {OpEdge{OpId(0), OpId(1), EdgeKind::kData}, OpEdge{OpId(1), OpId(3), EdgeKind::kData}};
+  return assignment;
+}
+
+// A marked rewrite (for the allocation trace) names every op once, in op order, each marker carrying
+// its op's index, and every stream operator of an op (its set_stream, waits and releases) comes after
+// that op's marker with no other op in between. It computes the same outputs (CheckSchedule).
+TEST(StreamRewriteTest, MarkedRewritesNameEachOpAheadOfItsStreamOperators) {
+  StatusOr<ModelGraph> model = LoadModelGraph(SaveModelFromSource(kSideTanh, {}), {{2, 3}});
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  ASSERT_EQ(model->graph.ops.size(), 5u);
+  const StreamAssignment assignment = SideTanhAssignment();  // a wait, a set_stream each way, a release
   RewriteOptions options;
   options.mark_ops = true;
   const ScheduledModel scheduled = CheckSchedule(*model, {{2, 3}}, assignment, options);
@@ -301,21 +308,10 @@ TEST(StreamRewriteTest, ValuesReadOnAnotherStreamAreRecordedThereAfterTheRead) {
 // them, is not ordered after tanh. tanh's tensor has no such point (stream 1 runs nothing after the add)
 // and is recorded instead. With record_stream asked for, both are recorded.
 TEST(StreamRewriteTest, ValuesReadOnAnotherStreamAreReleasedOnTheirProducersStreamAfterTheWait) {
-  const std::string source = R"(
-def forward(self, x):
-    a = torch.relu(x)
-    b = torch.tanh(a)
-    c = torch.sigmoid(x)
-    d = b + c
-    return d * 2.0
-)";
-  StatusOr<ModelGraph> model = LoadModelGraph(SaveModelFromSource(source, {}), {{2, 3}});
+  StatusOr<ModelGraph> model = LoadModelGraph(SaveModelFromSource(kSideTanh, {}), {{2, 3}});
   ASSERT_TRUE(model.ok()) << model.status().ToString();
   ASSERT_EQ(model->graph.ops.size(), 5u);
-  StreamAssignment assignment;
-  assignment.num_streams = 2;
-  assignment.op_stream = {StreamId(0), StreamId(1), StreamId(0), StreamId(0), StreamId(0)};
-  assignment.syncs = {OpEdge{OpId(0), OpId(1), EdgeKind::kData}, OpEdge{OpId(1), OpId(3), EdgeKind::kData}};
+  const StreamAssignment assignment = SideTanhAssignment();
   const ScheduledModel scheduled = CheckSchedule(*model, {{2, 3}}, assignment);
   ASSERT_FALSE(scheduled.model.empty());
   EXPECT_EQ(scheduled.summary.released_values, 1);
