@@ -19,8 +19,8 @@ python3 samples/models/export_models.py --out "$out/models" --device cuda --mode
   { echo "model export failed; see $out/export.log" >&2; exit 1; }
 echo "$(date -u +%Y-%m-%d), $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1)"
 echo
-echo "| case | mode | streams | graph pool MiB measured | predicted | error |"
-echo "| --- | --- | --- | --- | --- | --- |"
+echo "| case | mode | streams | graph pool MiB measured | predicted | error | predicted in use at once | sum of the streams' own peaks |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
 for c in "${cases[@]}"; do
   IFS=: read -r model cap ratio <<<"$c"
   name=${model}_cap${cap}${ratio:+_ratio$ratio}
@@ -28,7 +28,7 @@ for c in "${cases[@]}"; do
   extra=(); [ -n "$ratio" ] && extra=(--memory-ratio "$ratio")
   if ! timeout 240 "$build/cli/nimble-accelerate" "$out/models/$model.pt" --input "$shape" --iters 20 --no-record \
        --max-streams "$cap" --mode multi "${extra[@]}" --json -o "$out/$name.nimble" >"$out/$name.json" 2>"$out/$name.log"; then
-    echo "| $name | failed (see $name.log) | | | | |"
+    echo "| $name | failed (see $name.log) | | | | | | |"
     continue
   fi
   python3 - "$out/$name.json" "$name" <<'PY'
@@ -40,7 +40,11 @@ for key, m in rows:
     measured, predicted = m["graph_pool_bytes"], m.get("predicted_graph_pool_bytes", -1)
     err = f"{(predicted - measured) / measured * 100:+.1f} %" if predicted >= 0 and measured > 0 else "-"
     pred = f"{predicted / 2**20:.1f}" if predicted >= 0 else "-"
-    print(f"| {sys.argv[2]} | {key} | {m['streams']} | {measured / 2**20:.1f} | {pred} | {err} |")
+    at_once = m.get("predicted_pool_peak_allocated_bytes", -1)
+    own = sum(s["peak_allocated_bytes"] for s in m.get("predicted_pool_streams", []))
+    at_once = f"{at_once / 2**20:.1f}" if at_once >= 0 else "-"
+    own = f"{own / 2**20:.1f}" if m.get("predicted_pool_streams") else "-"
+    print(f"| {sys.argv[2]} | {key} | {m['streams']} | {measured / 2**20:.1f} | {pred} | {err} | {at_once} | {own} |")
 PY
   rm -f "$out/$name.nimble"
 done

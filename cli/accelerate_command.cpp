@@ -214,8 +214,14 @@ void PrintAccelerateTable(const workflow::AccelerateResult& r, std::ostream& out
   std::string predicted;
   for (const workflow::ModeResult* mode : {&r.single, &r.multi}) {
     if (!mode->captured || mode->predicted_graph_pool_bytes < 0) continue;
-    predicted += std::string(predicted.empty() ? "" : ", ") + std::string(RunModeName(mode->mode)) + " " +
-                 FormatMiB(mode->predicted_graph_pool_bytes) + " MiB (measured " + FormatMiB(mode->graph_pool_bytes) + ")";
+    int64_t own_peaks = 0;
+    for (const auto& stream : mode->predicted_pool_streams) own_peaks += stream.peak_allocated_bytes;
+    predicted += std::string(predicted.empty() ? "" : "; ") + std::string(RunModeName(mode->mode)) + " " +
+                 FormatMiB(mode->predicted_graph_pool_bytes) + " MiB (measured " + FormatMiB(mode->graph_pool_bytes) +
+                 "), in use at most " + FormatMiB(mode->predicted_pool_peak_allocated_bytes) + " MiB at once";
+    if (mode->predicted_pool_streams.size() > 1) {
+      predicted += ", " + FormatMiB(own_peaks) + " MiB as the sum of each stream's own peak";
+    }
   }
   if (!predicted.empty()) out << "graph pool predicted from the single-stream capture's allocator requests: " << predicted << "\n";
   out << "preparation (assignment + rewrite + capture): " << FormatMs(static_cast<double>(r.prep_ns) / 1e6) << " ms\n";

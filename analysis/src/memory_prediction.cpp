@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <string>
 #include <unordered_map>
 
@@ -70,6 +71,7 @@ int64_t CachingAllocatorModel::Allocate(int32_t stream, int64_t bytes) {
     segment.small = small;
     next_addr_ += segment.size;
     reserved_ += segment.size;
+    stream_use_[stream].segment_bytes += segment.size;
     ++segments_;
     index = static_cast<int64_t>(blocks_.size());
     segments_list_.emplace_back(index, segment.size);
@@ -80,6 +82,10 @@ int64_t CachingAllocatorModel::Allocate(int32_t stream, int64_t bytes) {
   block.free = false;
   allocated_ += block.size;
   peak_allocated_ = std::max(peak_allocated_, allocated_);
+  int64_t& on_stream = stream_allocated_[stream];
+  on_stream += block.size;
+  StreamUse& use = stream_use_[stream];
+  use.peak_allocated_bytes = std::max(use.peak_allocated_bytes, on_stream);
   const int64_t id = next_id_++;
   live_[id] = index;
   return id;
@@ -92,6 +98,7 @@ Status CachingAllocatorModel::Free(int64_t id) {
   live_.erase(it);
   blocks_[static_cast<size_t>(index)].free = true;
   allocated_ -= blocks_[static_cast<size_t>(index)].size;
+  stream_allocated_[blocks_[static_cast<size_t>(index)].stream] -= blocks_[static_cast<size_t>(index)].size;
   // Merge with free neighbours of the same segment (the survivor is the lower address).
   auto absorb = [&](int64_t low, int64_t high) {
     Block& a = blocks_[static_cast<size_t>(low)];
@@ -123,8 +130,10 @@ Status CachingAllocatorModel::Free(int64_t id) {
 Status CachingAllocatorModel::CheckInvariants() const {
   int64_t reserved = 0, allocated = 0;
   size_t free_blocks = 0;
+  std::map<int32_t, int64_t> stream_reserved, stream_allocated;
   for (const auto& [first, bytes] : segments_list_) {
     reserved += bytes;
+    stream_reserved[blocks_[static_cast<size_t>(first)].stream] += bytes;
     int64_t covered = 0;
     int64_t previous = -1;
     for (int64_t i = first; i >= 0; i = blocks_[static_cast<size_t>(i)].next) {
@@ -146,6 +155,7 @@ Status CachingAllocatorModel::CheckInvariants() const {
         if (at == by_addr_.end() || at->second != i) return Internal("free block " + std::to_string(i) + " is not found by address");
       } else {
         allocated += b.size;
+        stream_allocated[b.stream] += b.size;
       }
       covered += b.size;
       previous = i;
@@ -157,6 +167,21 @@ Status CachingAllocatorModel::CheckInvariants() const {
   if (listed != free_blocks || by_addr_.size() != free_blocks) return Internal("free lists hold blocks that no segment has");
   if (reserved != reserved_) return Internal("segments add up to " + std::to_string(reserved) + ", not " + std::to_string(reserved_));
   if (allocated != allocated_) return Internal("blocks in use add up to " + std::to_string(allocated) + ", not " + std::to_string(allocated_));
+  for (const auto& [stream, use] : stream_use_) {
+    if (use.segment_bytes != stream_reserved[stream]) {
+      return Internal("stream " + std::to_string(stream) + "'s segments add up to " + std::to_string(stream_reserved[stream]) +
+                      ", not " + std::to_string(use.segment_bytes));
+    }
+    const auto held = stream_allocated_.find(stream);
+    const int64_t counted = held == stream_allocated_.end() ? 0 : held->second;
+    if (counted != stream_allocated[stream]) {
+      return Internal("stream " + std::to_string(stream) + "'s blocks in use add up to " +
+                      std::to_string(stream_allocated[stream]) + ", not " + std::to_string(counted));
+    }
+    if (use.peak_allocated_bytes < counted || use.peak_allocated_bytes > peak_allocated_) {
+      return Internal("stream " + std::to_string(stream) + "'s peak is out of range");
+    }
+  }
   return OkStatus();
 }
 
@@ -268,7 +293,11 @@ StatusOr<PoolPrediction> PredictGraphPool(const AllocationTrace& trace, const Op
       ids.erase(it);
     }
   }
-  return PoolPrediction{model.reserved_bytes(), model.peak_allocated_bytes(), model.allocated_bytes(), model.segments()};
+  PoolPrediction prediction{model.reserved_bytes(), model.peak_allocated_bytes(), model.allocated_bytes(),
+                            model.segments(), {}};
+  prediction.streams.resize(static_cast<size_t>(schedule.num_streams));
+  for (const auto& [stream, use] : model.stream_use()) prediction.streams[static_cast<size_t>(stream)] = use;
+  return prediction;
 }
 
 }  // namespace nimble::analysis

@@ -4,6 +4,8 @@
 // `report` afterwards reads the recording but leaves what nimble-accelerate measured in place.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <filesystem>
 #include <set>
@@ -12,6 +14,7 @@
 
 #include "accelerate_results.h"
 #include "nimble/store/run_database.h"
+#include "nimble/workflow/accelerate_json.h"
 #include "nimble/store/run_writer.h"
 #include "nimble/workflow/profile_model.h"
 #include "nimble/workflow/report.h"
@@ -67,8 +70,8 @@ AccelerateResult Result() {
   r.device = "GPU";
   r.iterations = 200;
   r.baseline_ms = 1.0;
-  r.single = {RunMode::kAotSingle, true, Streams(1), 0.5, 0.52, 0, 1000, 4 << 20, 8 << 20, 2 << 20};
-  r.multi = {RunMode::kAotMulti, true, Streams(2), 0.3, 0.31, 0, 1000, 5 << 20, 10 << 20, 3 << 20};
+  r.single = {RunMode::kAotSingle, true, Streams(1), 0.5, 0.52, 0, 1000, 4 << 20, 8 << 20, 2 << 20, -1, {}, -1};
+  r.multi = {RunMode::kAotMulti, true, Streams(2), 0.3, 0.31, 0, 1000, 5 << 20, 10 << 20, 3 << 20, -1, {}, -1};
   return r;
 }
 
@@ -160,6 +163,29 @@ TEST(AccelerateResultsTest, WithoutRecordingsEveryModeIsAResultRunAndTheDatabase
   EXPECT_TRUE(r.recorded_runs.empty());
   EXPECT_EQ(r.stored_runs.size(), 2u);
   EXPECT_EQ((*db)->reader().Runs()->size(), 3u);
+}
+
+// The memory prediction's breakdown reaches --json per mode and per budget trial; a mode without a
+// prediction says so with -1 and an empty list.
+TEST(AccelerateResultsTest, ThePredictedPoolsBreakdownIsInTheJson) {
+  AccelerateResult r = Result();
+  r.multi.predicted_graph_pool_bytes = 40 << 20;
+  r.multi.predicted_pool_peak_allocated_bytes = 20 << 20;
+  r.multi.predicted_pool_streams = {{20 << 20, 15 << 20}, {20 << 20, 7 << 20}};
+  MemoryTrial trial;
+  trial.streams = 2;
+  trial.predicted_pool_streams = r.multi.predicted_pool_streams;
+  r.memory_trials.push_back(trial);
+  const nlohmann::json j = AccelerateResultToJson(r);
+  const nlohmann::json& multi = j.at("multi");
+  EXPECT_EQ(multi.at("predicted_graph_pool_bytes"), 40 << 20);
+  EXPECT_EQ(multi.at("predicted_pool_peak_allocated_bytes"), 20 << 20);
+  ASSERT_EQ(multi.at("predicted_pool_streams").size(), 2u);
+  EXPECT_EQ(multi.at("predicted_pool_streams")[1].at("segment_bytes"), 20 << 20);
+  EXPECT_EQ(multi.at("predicted_pool_streams")[1].at("peak_allocated_bytes"), 7 << 20);
+  EXPECT_EQ(j.at("memory_trials")[0].at("predicted_pool_streams")[0].at("peak_allocated_bytes"), 15 << 20);
+  EXPECT_EQ(j.at("single").at("predicted_pool_peak_allocated_bytes"), -1);
+  EXPECT_TRUE(j.at("single").at("predicted_pool_streams").empty());
 }
 
 }  // namespace

@@ -59,6 +59,22 @@ TEST(CachingAllocatorModelTest, NeighboursMergeSoThatALargerRequestFitsAgain) {
   EXPECT_FALSE(model.Free(99).ok());
 }
 
+TEST(CachingAllocatorModelTest, EachStreamKeepsItsOwnSegmentsAndPeak) {
+  CachingAllocatorModel model;
+  const int64_t a = model.Allocate(0, 3 * kMiB);
+  const int64_t b = model.Allocate(1, 100);
+  ASSERT_TRUE(model.Free(a).ok());
+  model.Allocate(0, 2 * kMiB);  // stream 0's freed block again: its peak stays 3 MiB
+  model.Allocate(1, 100);
+  ASSERT_TRUE(model.Free(b).ok());
+  ASSERT_EQ(model.stream_use().size(), 2u);
+  EXPECT_EQ(model.stream_use().at(0).segment_bytes, 20 * kMiB);
+  EXPECT_EQ(model.stream_use().at(0).peak_allocated_bytes, 3 * kMiB);
+  EXPECT_EQ(model.stream_use().at(1).segment_bytes, 2 * kMiB);
+  EXPECT_EQ(model.stream_use().at(1).peak_allocated_bytes, 1024);
+  EXPECT_TRUE(model.CheckInvariants().ok());
+}
+
 TEST(CachingAllocatorModelTest, AllocatedBytesTrackBlocksAndPeak) {
   CachingAllocatorModel model;
   const int64_t a = model.Allocate(0, 100);
@@ -144,6 +160,9 @@ TEST(MemoryPredictionTest, OneStreamReplaysTheTraceAsItWas) {
   EXPECT_EQ(p->segment_bytes, 20 * kMiB);
   EXPECT_EQ(p->peak_allocated_bytes, 3 * 5 * kMiB + 2 * kMiB);  // x, y, z and op 2's workspace
   EXPECT_EQ(p->held_bytes, 5 * kMiB);                            // w
+  ASSERT_EQ(p->streams.size(), 1u);
+  EXPECT_EQ(p->streams[0].segment_bytes, 20 * kMiB);
+  EXPECT_EQ(p->streams[0].peak_allocated_bytes, p->peak_allocated_bytes);
 }
 
 TEST(MemoryPredictionTest, ASideStreamReservesItsOwnSegmentAndHoldsCrossStreamValuesToTheReleasePoint) {
@@ -158,6 +177,14 @@ TEST(MemoryPredictionTest, ASideStreamReservesItsOwnSegmentAndHoldsCrossStreamVa
   EXPECT_EQ(p->segment_bytes, 40 * kMiB);
   EXPECT_EQ(p->peak_allocated_bytes, 4 * 5 * kMiB);  // x, y, z and u during op 3
   EXPECT_EQ(p->held_bytes, 2 * 5 * kMiB);            // w, and z never released
+  // Per stream: stream 0 peaks at x, y and u (op 3), stream 1 at z and its workspace; each keeps a 20
+  // MiB segment of its own, so their peaks add up to more than the schedule's peak at any one time.
+  ASSERT_EQ(p->streams.size(), 2u);
+  EXPECT_EQ(p->streams[0].segment_bytes, 20 * kMiB);
+  EXPECT_EQ(p->streams[1].segment_bytes, 20 * kMiB);
+  EXPECT_EQ(p->streams[0].peak_allocated_bytes, 3 * 5 * kMiB);
+  EXPECT_EQ(p->streams[1].peak_allocated_bytes, 5 * kMiB + 2 * kMiB);
+  EXPECT_EQ(p->streams_peak_sum(), 22 * kMiB);
   // All on stream 1 but op 0: x crosses to every reader, and no op of stream 0 follows, so it is held
   // too; stream 1 reuses its own blocks as the single stream did.
   const StreamAssignment side = OnStreams({0, 1, 1, 1, 1}, {{OpId(0), OpId(1)}});

@@ -9,6 +9,12 @@ namespace {
 
 using nlohmann::json;
 
+json PoolStreamsJson(const std::vector<analysis::CachingAllocatorModel::StreamUse>& streams) {
+  json out = json::array();
+  for (const auto& s : streams) out.push_back({{"segment_bytes", s.segment_bytes}, {"peak_allocated_bytes", s.peak_allocated_bytes}});
+  return out;
+}
+
 json ModeJson(const ModeResult& m) {
   if (!m.captured) return nullptr;
   return {{"mode", std::string(RunModeName(m.mode))},
@@ -20,6 +26,8 @@ json ModeJson(const ModeResult& m) {
           {"peak_memory_bytes", m.peak_memory_bytes},
           {"graph_pool_bytes", m.graph_pool_bytes},
           {"predicted_graph_pool_bytes", m.predicted_graph_pool_bytes},
+          {"predicted_pool_peak_allocated_bytes", m.predicted_pool_peak_allocated_bytes},
+          {"predicted_pool_streams", PoolStreamsJson(m.predicted_pool_streams)},
           {"streams", m.schedule.num_streams},
           {"syncs", static_cast<int64_t>(m.schedule.syncs.size())},
           {"assignment", AssignmentToJson(m.schedule)}};
@@ -34,6 +42,8 @@ json TrialsJson(const std::vector<MemoryTrial>& trials) {
                    {"peak_memory_bytes", t.peak_reserved_bytes},
                    {"graph_pool_bytes", t.graph_pool_bytes},
                    {"predicted_graph_pool_bytes", t.predicted_graph_pool_bytes},
+                   {"predicted_pool_peak_allocated_bytes", t.predicted_pool_peak_allocated_bytes},
+                   {"predicted_pool_streams", PoolStreamsJson(t.predicted_pool_streams)},
                    {"predicted_ms", t.predicted_ms},
                    {"fits", t.fits}});
   }

@@ -210,10 +210,17 @@ void Session::PredictMemory() {
   progress_.Step("recording the allocator's requests of a single-stream capture to predict the schedules' memory");
   TraceAllocations();
   if (!single_trace_) return;
+  auto fill = [this](const StreamAssignment& schedule, auto* out) {
+    const std::optional<analysis::PoolPrediction> pool = PredictPool(schedule);
+    if (!pool) return;
+    out->predicted_graph_pool_bytes = pool->segment_bytes;
+    out->predicted_pool_streams = pool->streams;
+    out->predicted_pool_peak_allocated_bytes = pool->peak_allocated_bytes;
+  };
   for (ModeResult* mode : {&result_.single, &result_.multi}) {
-    if (mode->captured) mode->predicted_graph_pool_bytes = PredictPool(mode->schedule);
+    if (mode->captured) fill(mode->schedule, mode);
   }
-  for (MemoryTrial& trial : result_.memory_trials) trial.predicted_graph_pool_bytes = PredictPool(trial.schedule);
+  for (MemoryTrial& trial : result_.memory_trials) fill(trial.schedule, &trial);
 }
 
 void Session::TraceAllocations() {
@@ -240,14 +247,14 @@ void Session::TraceAllocations() {
   single_trace_ = std::move(trace);
 }
 
-int64_t Session::PredictPool(const StreamAssignment& schedule) {
-  if (!single_trace_) return -1;
+std::optional<analysis::PoolPrediction> Session::PredictPool(const StreamAssignment& schedule) {
+  if (!single_trace_) return std::nullopt;
   StatusOr<analysis::PoolPrediction> predicted = analysis::PredictGraphPool(*single_trace_, model_.graph, schedule);
   if (!predicted.ok()) {
     progress_.Warning("predicting memory: " + predicted.status().message());
-    return -1;
+    return std::nullopt;
   }
-  return predicted->segment_bytes;
+  return std::move(*predicted);
 }
 
 Status Session::PlanAndCapture() {

@@ -64,8 +64,8 @@ class Session {
   // A second single-stream capture, of a rewrite with op markers, that records the allocator's requests
   // op by op (single_trace_); on failure a warning, and memory goes unpredicted.
   void TraceAllocations();
-  // The graph pool a capture of `schedule` would reserve, from single_trace_; -1 without a trace.
-  int64_t PredictPool(const StreamAssignment& schedule);
+  // The graph pool a capture of `schedule` would reserve, from single_trace_; none without a trace.
+  std::optional<analysis::PoolPrediction> PredictPool(const StreamAssignment& schedule);
   StatusOr<bool> TryWithinBudget(const StreamAssignment& schedule, int64_t budget);
 
   const AccelerateOptions& args_;

@@ -44,6 +44,14 @@ class CachingAllocatorModel {
   int64_t peak_allocated_bytes() const { return peak_allocated_; }
   int32_t segments() const { return segments_; }
 
+  // Per stream: the segments it reserved (small and large pools together) and the most bytes its blocks
+  // held at once. A stream that never allocated is absent.
+  struct StreamUse {
+    int64_t segment_bytes = 0;
+    int64_t peak_allocated_bytes = 0;
+  };
+  const std::map<int32_t, StreamUse>& stream_use() const { return stream_use_; }
+
   static int64_t RoundedSize(int64_t bytes);
   static int64_t SegmentSize(int64_t rounded);
 
@@ -67,6 +75,8 @@ class CachingAllocatorModel {
   std::set<FreeKey>& FreeSet(int32_t stream, bool small) { return free_[{stream, small}]; }
   int64_t Split(int64_t block, int64_t size);
 
+  std::map<int32_t, StreamUse> stream_use_;
+  std::map<int32_t, int64_t> stream_allocated_;
   std::vector<Block> blocks_;
   std::vector<std::pair<int64_t, int64_t>> segments_list_;  // (first block, bytes) per segment
   std::map<int64_t, int64_t> by_addr_;                     // addr -> block index, free blocks
@@ -85,6 +95,17 @@ struct PoolPrediction {
   int64_t peak_allocated_bytes = 0;  // most bytes in use at once (rounded block sizes)
   int64_t held_bytes = 0;            // still in use at the end: outputs, and values never released
   int32_t segments = 0;
+  // Where the segments go, per stream (index: the schedule's stream; zeros for one that never
+  // allocated). The sum of the streams' own peaks is what the pool would take if each stream's blocks
+  // were packed with no rounding and no fragmentation, since a freed block serves only its own stream:
+  // segment_bytes - streams_peak_sum() is segment rounding and fragmentation, streams_peak_sum() -
+  // peak_allocated_bytes the cost of keeping each stream's blocks to itself.
+  std::vector<CachingAllocatorModel::StreamUse> streams;
+  int64_t streams_peak_sum() const {
+    int64_t sum = 0;
+    for (const auto& s : streams) sum += s.peak_allocated_bytes;
+    return sum;
+  }
 };
 
 // `trace` must be complete and come from a run of `graph` (events name ops of it or -1, in op order);

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "nimble/analysis/memory_prediction.h"
 #include "nimble/analysis/prediction.h"
 #include "nimble/core/run.h"
 #include "nimble/core/schedule.h"
@@ -95,6 +96,10 @@ struct ModeResult {
   // The same predicted before capturing, from the single-stream capture's allocator requests
   // (analysis/memory_prediction.h); -1 when no prediction was made.
   int64_t predicted_graph_pool_bytes = -1;
+  // Where the predicted pool goes (empty without a prediction): each stream's segments and the most its
+  // own blocks held at once, and the most all streams held at once (analysis::PoolPrediction).
+  std::vector<analysis::CachingAllocatorModel::StreamUse> predicted_pool_streams;
+  int64_t predicted_pool_peak_allocated_bytes = -1;
 };
 
 // One multi-stream schedule tried against the memory budget.
@@ -104,7 +109,9 @@ struct MemoryTrial {
   int64_t peak_allocated_bytes = 0;
   int64_t peak_reserved_bytes = 0;
   int64_t graph_pool_bytes = 0;
-  int64_t predicted_graph_pool_bytes = -1;  // as ModeResult's
+  int64_t predicted_graph_pool_bytes = -1;  // as ModeResult's, and the two below
+  std::vector<analysis::CachingAllocatorModel::StreamUse> predicted_pool_streams;
+  int64_t predicted_pool_peak_allocated_bytes = -1;
   double predicted_ms = 0;  // the schedule's replay, simulated (after Predict)
   bool fits = false;
   StreamAssignment schedule;
