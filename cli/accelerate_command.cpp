@@ -1,5 +1,6 @@
 #include "accelerate_command.h"
 
+#include <algorithm>
 #include <iostream>
 
 #include "command.h"
@@ -224,6 +225,13 @@ void PrintAccelerateTable(const workflow::AccelerateResult& r, std::ostream& out
     }
   }
   if (!predicted.empty()) out << "graph pool predicted from the single-stream capture's allocator requests: " << predicted << "\n";
+  if (r.multi.captured && r.multi.unseeded_graph_pool_bytes >= 0) {
+    const auto seeded = std::count_if(r.multi.pool_seed_bytes.begin(), r.multi.pool_seed_bytes.end(), [](int64_t b) { return b > 0; });
+    out << "multi-stream pool seeded on " << seeded << " of " << r.multi.schedule.num_streams << " streams: "
+        << FormatMiB(r.multi.graph_pool_bytes) << " MiB against " << FormatMiB(r.multi.unseeded_graph_pool_bytes)
+        << " MiB captured unseeded (replay " << FormatMs(r.multi.median_ms) << " against " << FormatMs(r.multi.unseeded_median_ms)
+        << " ms)\n";
+  }
   out << "preparation (assignment + rewrite + capture): " << FormatMs(static_cast<double>(r.prep_ns) / 1e6) << " ms\n";
   if (!r.memory_choice.empty()) out << r.memory_choice << "\n";
   out << "model.nimble runs " << RunModeName(r.chosen) << ": " << r.choice_reason << "\n";

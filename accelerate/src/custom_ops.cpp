@@ -7,6 +7,7 @@
 #include <torch/library.h>
 
 #include <string>
+#include <vector>
 
 #include "allocation_recorder.h"
 #include "stream_context.h"
@@ -52,6 +53,9 @@ void RecordOnCurrentStream(const c10::IValue& value, const c10::cuda::CUDAStream
   } else if (value.isList()) {
     for (const auto& element : value.toListRef()) RecordOnCurrentStream(element, stream);
   }
+}
+void SeedPoolOp(const std::vector<int64_t>& bytes) {
+  if (auto* context = StreamContext::Current()) context->SeedPool(bytes);
 }
 void RecordStreamOp(const c10::IValue& value) {
   if (auto* context = StreamContext::Current()) context->RecordUse(value);
@@ -169,6 +173,22 @@ void StreamContext::RecordUse(const c10::IValue& value) {
   RecordOnCurrentStream(value, c10::cuda::getCurrentCUDAStream(static_cast<c10::DeviceIndex>(device_)));
 }
 
+void StreamContext::SeedPool(const std::vector<int64_t>& bytes) {
+  TORCH_CHECK(forked_, "nimble::seed_pool before nimble::fork_streams");
+  TORCH_CHECK(static_cast<int64_t>(bytes.size()) == num_streams(), "nimble::seed_pool: ", bytes.size(),
+              " seeds for ", num_streams(), " streams");
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  Check(cudaStreamIsCapturing(origin_, &status), "seed_pool: cudaStreamIsCapturing");
+  if (status != cudaStreamCaptureStatusActive) return;
+  for (int64_t s = 0; s < num_streams(); ++s) {
+    const int64_t size = bytes[static_cast<size_t>(s)];
+    TORCH_CHECK(size >= 0, "nimble::seed_pool: a seed of ", size, " bytes");
+    if (size == 0) continue;
+    void* block = c10::cuda::CUDACachingAllocator::raw_alloc_with_stream(static_cast<size_t>(size), StreamAt(s));
+    c10::cuda::CUDACachingAllocator::raw_delete(block);
+  }
+}
+
 void StreamContext::Join() {
   TORCH_CHECK(forked_, "nimble::join_streams before nimble::fork_streams");
   for (size_t s = 0; s < side_streams_.size(); ++s) {
@@ -211,6 +231,7 @@ TORCH_LIBRARY(nimble, m) {
   m.def(torch::schema("nimble::fork_streams() -> ()", AliasAnalysisKind::CONSERVATIVE), &nimble::accelerate::ForkStreamsOp);
   m.def(torch::schema("nimble::set_stream(int stream) -> ()", AliasAnalysisKind::CONSERVATIVE), &nimble::accelerate::SetStreamOp);
   m.def(torch::schema("nimble::op_begin(int op) -> ()", AliasAnalysisKind::CONSERVATIVE), &nimble::accelerate::OpBeginOp);
+  m.def(torch::schema("nimble::seed_pool(int[] bytes) -> ()", AliasAnalysisKind::CONSERVATIVE), &nimble::accelerate::SeedPoolOp);
   m.def(torch::schema("nimble::record_event(int event) -> ()", AliasAnalysisKind::CONSERVATIVE),
         &nimble::accelerate::RecordEventOp);
   m.def(torch::schema("nimble::wait_event(int event) -> ()", AliasAnalysisKind::CONSERVATIVE), &nimble::accelerate::WaitEventOp);

@@ -58,6 +58,11 @@ class StreamContext {
   void Wait(int64_t event);
   // Marks the CUDA tensors in `value` as used on the current stream (CUDACachingAllocator::recordStream).
   void RecordUse(const c10::IValue& value);
+  // During a capture (stream 0 capturing), after Fork: for each stream s with bytes[s] > 0, one block of
+  // that many bytes allocated and freed at once on it through the caching allocator, so that the
+  // capture's pool holds a segment of that size for the stream's later requests (RewriteOptions::
+  // pool_seeds). Outside a capture it does nothing: the default pool keeps what it caches.
+  void SeedPool(const std::vector<int64_t>& bytes);
   void Join();
   // After a run that threw between Fork and Join: joins every side stream back into stream 0 (so a
   // capture can end), makes stream 0 current again and forgets the fork. Never throws; CUDA errors

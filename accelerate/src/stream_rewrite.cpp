@@ -200,6 +200,12 @@ RewriteSummary InsertStreamOps(Graph& graph, const OpGraph& ops, const StreamAss
   {
     torch::jit::WithInsertPoint guard(graph.block()->nodes().front());
     InsertNimbleNode(graph, "nimble::fork_streams", {});
+    if (std::any_of(options.pool_seeds.begin(), options.pool_seeds.end(), [](int64_t b) { return b > 0; })) {
+      Value* seeds = graph.insertConstant(c10::IValue(options.pool_seeds));
+      InsertNimbleNode(graph, "nimble::seed_pool", {seeds});
+      summary.seeded_streams = static_cast<int32_t>(
+          std::count_if(options.pool_seeds.begin(), options.pool_seeds.end(), [](int64_t b) { return b > 0; }));
+    }
   }
   int32_t current = 0;
   for (size_t op = 0; op < nodes.size(); ++op) {
@@ -281,6 +287,13 @@ StatusOr<ScheduledModel> RewriteForStreams(const LoadedModel& frozen, const OpGr
   if (frozen.empty()) return InvalidArgument("stream rewrite: no model");
   const LoadedModel::Impl& impl = frozen.impl();
   NIMBLE_RETURN_IF_ERROR(CheckAssignment(impl, graph, assignment));
+  if (!options.pool_seeds.empty() && static_cast<int64_t>(options.pool_seeds.size()) != assignment.num_streams) {
+    return InvalidArgument("stream rewrite: " + std::to_string(options.pool_seeds.size()) + " pool seeds for " +
+                           std::to_string(assignment.num_streams) + " streams");
+  }
+  if (std::any_of(options.pool_seeds.begin(), options.pool_seeds.end(), [](int64_t b) { return b < 0; })) {
+    return InvalidArgument("stream rewrite: a negative pool seed");
+  }
   try {
     auto copy = impl.graph->copy();
     std::vector<Node*> nodes = MapOpNodes(*impl.graph, *copy, impl.op_nodes);

@@ -186,8 +186,15 @@ Status CachingAllocatorModel::CheckInvariants() const {
 }
 
 StatusOr<PoolPrediction> PredictGraphPool(const AllocationTrace& trace, const OpGraph& graph,
-                                          const StreamAssignment& schedule) {
+                                          const StreamAssignment& schedule, const std::vector<int64_t>& seed_bytes) {
   if (!trace.complete) return InvalidArgument("memory prediction: the allocation trace is incomplete");
+  if (!seed_bytes.empty() && static_cast<int64_t>(seed_bytes.size()) != schedule.num_streams) {
+    return InvalidArgument("memory prediction: " + std::to_string(seed_bytes.size()) + " pool seeds for " +
+                           std::to_string(schedule.num_streams) + " streams");
+  }
+  for (const int64_t seed : seed_bytes) {
+    if (seed < 0) return InvalidArgument("memory prediction: a pool seed of " + std::to_string(seed) + " bytes");
+  }
   const auto n = static_cast<int64_t>(graph.ops.size());
   if (static_cast<int64_t>(schedule.op_stream.size()) != n) {
     return InvalidArgument("memory prediction: the schedule covers " + std::to_string(schedule.op_stream.size()) +
@@ -281,6 +288,9 @@ StatusOr<PoolPrediction> PredictGraphPool(const AllocationTrace& trace, const Op
   }
   std::stable_sort(actions.begin(), actions.end(), [](const Action& a, const Action& b) { return a.key < b.key; });
   CachingAllocatorModel model;
+  for (size_t stream = 0; stream < seed_bytes.size(); ++stream) {
+    if (seed_bytes[stream] > 0) NIMBLE_RETURN_IF_ERROR(model.Free(model.Allocate(static_cast<int32_t>(stream), seed_bytes[stream])));
+  }
   std::unordered_map<int64_t, int64_t> ids;
   for (const Action& a : actions) {
     if (a.alloc) {
@@ -298,6 +308,38 @@ StatusOr<PoolPrediction> PredictGraphPool(const AllocationTrace& trace, const Op
   prediction.streams.resize(static_cast<size_t>(schedule.num_streams));
   for (const auto& [stream, use] : model.stream_use()) prediction.streams[static_cast<size_t>(stream)] = use;
   return prediction;
+}
+
+StatusOr<PoolSeeds> ChoosePoolSeeds(const AllocationTrace& trace, const OpGraph& graph, const StreamAssignment& schedule) {
+  PoolSeeds seeds;
+  NIMBLE_ASSIGN_OR_RETURN(seeds.unseeded, PredictGraphPool(trace, graph, schedule));
+  const size_t n = seeds.unseeded.streams.size();
+  seeds.bytes.assign(n, 0);
+  std::vector<int64_t> best(n);
+  int64_t largest = 0;
+  for (size_t s = 0; s < n; ++s) {
+    best[s] = seeds.unseeded.streams[s].segment_bytes;
+    largest = std::max(largest, best[s]);
+  }
+  // Every stream tries the same seed at once: they do not affect one another.
+  for (int64_t seed = kOwnSegment; seed < largest; seed += kOwnSegmentRound) {
+    std::vector<int64_t> trial(n, 0);
+    for (size_t s = 0; s < n; ++s) {
+      if (seed < seeds.unseeded.streams[s].segment_bytes) trial[s] = seed;
+    }
+    NIMBLE_ASSIGN_OR_RETURN(const PoolPrediction p, PredictGraphPool(trace, graph, schedule, trial));
+    for (size_t s = 0; s < n; ++s) {
+      if (trial[s] > 0 && p.streams[s].segment_bytes < best[s]) {
+        best[s] = p.streams[s].segment_bytes;
+        seeds.bytes[s] = seed;
+      }
+    }
+  }
+  seeds.seeded = seeds.unseeded;
+  if (seeds.any()) {
+    NIMBLE_ASSIGN_OR_RETURN(seeds.seeded, PredictGraphPool(trace, graph, schedule, seeds.bytes));
+  }
+  return seeds;
 }
 
 }  // namespace nimble::analysis

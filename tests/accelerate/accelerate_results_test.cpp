@@ -70,8 +70,8 @@ AccelerateResult Result() {
   r.device = "GPU";
   r.iterations = 200;
   r.baseline_ms = 1.0;
-  r.single = {RunMode::kAotSingle, true, Streams(1), 0.5, 0.52, 0, 1000, 4 << 20, 8 << 20, 2 << 20, -1, {}, -1};
-  r.multi = {RunMode::kAotMulti, true, Streams(2), 0.3, 0.31, 0, 1000, 5 << 20, 10 << 20, 3 << 20, -1, {}, -1};
+  r.single = {RunMode::kAotSingle, true, Streams(1), 0.5, 0.52, 0, 1000, 4 << 20, 8 << 20, 2 << 20, -1, {}, -1, {}, -1, -1};
+  r.multi = {RunMode::kAotMulti, true, Streams(2), 0.3, 0.31, 0, 1000, 5 << 20, 10 << 20, 3 << 20, -1, {}, -1, {}, -1, -1};
   return r;
 }
 
@@ -172,6 +172,8 @@ TEST(AccelerateResultsTest, ThePredictedPoolsBreakdownIsInTheJson) {
   r.multi.predicted_graph_pool_bytes = 40 << 20;
   r.multi.predicted_pool_peak_allocated_bytes = 20 << 20;
   r.multi.predicted_pool_streams = {{20 << 20, 15 << 20}, {20 << 20, 7 << 20}};
+  r.multi.pool_seed_bytes = {16 << 20, 10 << 20};
+  r.multi.unseeded_graph_pool_bytes = 40 << 20;
   MemoryTrial trial;
   trial.streams = 2;
   trial.predicted_pool_streams = r.multi.predicted_pool_streams;
@@ -179,12 +181,16 @@ TEST(AccelerateResultsTest, ThePredictedPoolsBreakdownIsInTheJson) {
   const nlohmann::json j = AccelerateResultToJson(r);
   const nlohmann::json& multi = j.at("multi");
   EXPECT_EQ(multi.at("predicted_graph_pool_bytes"), 40 << 20);
+  EXPECT_EQ(multi.at("pool_seed_bytes"), (std::vector<int64_t>{16 << 20, 10 << 20}));
+  EXPECT_EQ(multi.at("unseeded_graph_pool_bytes"), 40 << 20);
   EXPECT_EQ(multi.at("predicted_pool_peak_allocated_bytes"), 20 << 20);
   ASSERT_EQ(multi.at("predicted_pool_streams").size(), 2u);
   EXPECT_EQ(multi.at("predicted_pool_streams")[1].at("segment_bytes"), 20 << 20);
   EXPECT_EQ(multi.at("predicted_pool_streams")[1].at("peak_allocated_bytes"), 7 << 20);
   EXPECT_EQ(j.at("memory_trials")[0].at("predicted_pool_streams")[0].at("peak_allocated_bytes"), 15 << 20);
   EXPECT_EQ(j.at("single").at("predicted_pool_peak_allocated_bytes"), -1);
+  EXPECT_EQ(j.at("single").at("unseeded_graph_pool_bytes"), -1);
+  EXPECT_TRUE(j.at("single").at("pool_seed_bytes").empty());
   EXPECT_TRUE(j.at("single").at("predicted_pool_streams").empty());
 }
 

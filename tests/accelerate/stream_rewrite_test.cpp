@@ -5,6 +5,7 @@
 // crosses streams, and run errors that name the operator.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <random>
@@ -51,6 +52,12 @@ std::vector<HostTensor> Inputs(const std::vector<std::vector<int64_t>>& shapes, 
   return inputs;
 }
 
+RewriteOptions Freeing(CrossStreamFree how) {
+  RewriteOptions options;
+  options.cross_stream_free = how;
+  return options;
+}
+
 // Rewrites `model` with `assignment`, checks the inserted operators, saves and reloads the result
 // and compares outputs with the frozen model's. Returns the rewrite (no model on failure).
 ScheduledModel CheckSchedule(const ModelGraph& model, const std::vector<std::vector<int64_t>>& shapes,
@@ -65,12 +72,18 @@ ScheduledModel CheckSchedule(const ModelGraph& model, const std::vector<std::vec
   EXPECT_EQ(Count(text, "nimble::set_stream("), StreamChanges(assignment)) << text;
   EXPECT_EQ(Count(text, "nimble::fork_streams("), 1);
   EXPECT_EQ(Count(text, "nimble::join_streams("), 1);
+  const bool seeded = std::any_of(options.pool_seeds.begin(), options.pool_seeds.end(), [](int64_t b) { return b > 0; });
+  EXPECT_EQ(Count(text, "nimble::seed_pool("), seeded ? 1 : 0) << text;
   EXPECT_EQ(scheduled->summary.record_nodes, syncs);
   EXPECT_EQ(Count(text, "nimble::record_stream("), scheduled->summary.recorded_values) << text;
   EXPECT_EQ(Count(text, "nimble::release("), scheduled->summary.released_values) << text;
   EXPECT_EQ(Count(text, "nimble::op_begin("), options.mark_ops ? static_cast<int>(model.graph.ops.size()) : 0) << text;
-  if (options.cross_stream_free != CrossStreamFree::kAtJoin) EXPECT_EQ(scheduled->summary.kept_values, 0);
-  if (options.cross_stream_free != CrossStreamFree::kOnProducerStream) EXPECT_EQ(scheduled->summary.released_values, 0);
+  if (options.cross_stream_free != CrossStreamFree::kAtJoin) {
+    EXPECT_EQ(scheduled->summary.kept_values, 0);
+  }
+  if (options.cross_stream_free != CrossStreamFree::kOnProducerStream) {
+    EXPECT_EQ(scheduled->summary.released_values, 0);
+  }
   EXPECT_EQ(Count(model.model.GraphText(), "nimble::"), 0) << "the frozen model must stay untouched";
 
   ArtifactMeta meta;
@@ -92,6 +105,7 @@ ScheduledModel CheckSchedule(const ModelGraph& model, const std::vector<std::vec
   EXPECT_EQ(Count(reloaded, "nimble::record_event("), syncs) << reloaded;
   EXPECT_EQ(Count(reloaded, "nimble::wait_event("), syncs) << reloaded;
   EXPECT_EQ(Count(reloaded, "nimble::set_stream("), StreamChanges(assignment)) << reloaded;
+  EXPECT_EQ(Count(reloaded, "nimble::seed_pool("), seeded ? 1 : 0) << reloaded;
 
   const std::vector<HostTensor> inputs = Inputs(shapes, 3);
   StatusOr<std::vector<HostTensor>> expected = RunOnce(model.model, inputs);
@@ -188,6 +202,32 @@ TEST(StreamRewriteTest, MarkedRewritesNameEachOpAheadOfItsStreamOperators) {
   for (size_t op = 0; op < markers.size(); ++op) EXPECT_EQ(markers[op], static_cast<int64_t>(op));
 }
 
+// Pool seeds: one nimble::seed_pool right after nimble::fork_streams, holding the bytes per stream; it
+// survives the artifact's save and load, and outside a capture (here on the CPU) it changes nothing.
+// Seeds that do not match the streams are refused; all zero inserts nothing.
+TEST(StreamRewriteTest, PoolSeedsFollowTheForkAndAreCheckedAgainstTheStreams) {
+  StatusOr<ModelGraph> model = LoadModelGraph(SaveModelFromSource(kSideTanh, {}), {{2, 3}});
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  const StreamAssignment assignment = SideTanhAssignment();
+  RewriteOptions options;
+  options.pool_seeds = {0, 12 << 20};
+  const ScheduledModel scheduled = CheckSchedule(*model, {{2, 3}}, assignment, options);
+  EXPECT_EQ(scheduled.summary.seeded_streams, 1);
+  const std::string text = scheduled.model.GraphText();
+  const size_t fork = text.find("nimble::fork_streams(");
+  const size_t seed = text.find("nimble::seed_pool(");
+  ASSERT_NE(seed, std::string::npos) << text;
+  EXPECT_LT(fork, seed);
+  EXPECT_EQ(text.find("aten::", fork), text.find("aten::", seed)) << "no op between the fork and the seed: " << text;
+  EXPECT_NE(text.find("[0, 12582912]"), std::string::npos) << text;
+  options.pool_seeds = {0, 0};
+  EXPECT_EQ(CheckSchedule(*model, {{2, 3}}, assignment, options).summary.seeded_streams, 0);
+  options.pool_seeds = {12 << 20};
+  EXPECT_EQ(RewriteForStreams(model->model, model->graph, assignment, options).status().code(), StatusCode::kInvalidArgument);
+  options.pool_seeds = {0, -1};
+  EXPECT_EQ(RewriteForStreams(model->model, model->graph, assignment, options).status().code(), StatusCode::kInvalidArgument);
+}
+
 TEST(StreamRewriteTest, InPlaceAndTwoInputModels) {
   CheckRewrite(SaveTestModel(TestModel::kInPlaceResidual), {{1, 3, 8, 8}}, 0);
   CheckRewrite(SaveTestModel(TestModel::kInPlaceAfterCat), {{2, 3}}, 0);
@@ -271,7 +311,7 @@ TEST(StreamRewriteTest, ListOutputsReadOnAnotherStreamAreKeptUntilTheJoinWhenAsk
   StatusOr<ModelGraph> model = ListCrossingStreams(&assignment);
   ASSERT_TRUE(model.ok()) << model.status().ToString();
   const ScheduledModel scheduled =
-      CheckSchedule(*model, {{2, 3}}, assignment, RewriteOptions{CrossStreamFree::kAtJoin});
+      CheckSchedule(*model, {{2, 3}}, assignment, Freeing(CrossStreamFree::kAtJoin));
   ASSERT_FALSE(scheduled.model.empty());
   EXPECT_EQ(scheduled.summary.kept_values, 2);  // the list of broadcast_tensors and tanh's tensor
   EXPECT_EQ(scheduled.summary.recorded_values, 0);
@@ -328,7 +368,7 @@ TEST(StreamRewriteTest, ValuesReadOnAnotherStreamAreReleasedOnTheirProducersStre
   EXPECT_NE(text.find("nimble::record_stream(" + tanh + ")"), std::string::npos) << text;
 
   const ScheduledModel recorded =
-      CheckSchedule(*model, {{2, 3}}, assignment, RewriteOptions{CrossStreamFree::kAfterLastReader});
+      CheckSchedule(*model, {{2, 3}}, assignment, Freeing(CrossStreamFree::kAfterLastReader));
   ASSERT_FALSE(recorded.model.empty());
   EXPECT_EQ(recorded.summary.released_values, 0);
   EXPECT_EQ(recorded.summary.recorded_values, 2);

@@ -194,6 +194,43 @@ TEST(MemoryPredictionTest, ASideStreamReservesItsOwnSegmentAndHoldsCrossStreamVa
   EXPECT_EQ(q->held_bytes, 2 * 5 * kMiB);  // x and w
 }
 
+// Seeds, worked by hand on the two-stream diamond. Stream 1 (z held to the end, its 2 MiB workspace)
+// fits in a 10 MiB seed: z splits it, the workspace takes 2 of the 5 MiB left. Stream 0 holds x, y and
+// the workspace (12 MiB) during op 1 and x, y and u during op 3 (u takes the 6 MiB left whole: a 1 MiB
+// rest is not split off), then w takes x's place: a 16 MiB seed serves it; with 14, u finds 4 MiB and
+// starts a 20 MiB segment; with 10, the workspace does.
+TEST(MemoryPredictionTest, SeedsArePickedPerStreamToTheSmallestThatServesIt) {
+  const Diamond d = MakeDiamond();
+  const StreamAssignment two = OnStreams({0, 0, 1, 0, 0}, {{OpId(0), OpId(2)}, {OpId(2), OpId(4)}});
+  const auto ten = PredictGraphPool(d.trace, d.graph, two, {10 * kMiB, 10 * kMiB});
+  ASSERT_TRUE(ten.ok()) << ten.status().ToString();
+  EXPECT_EQ(ten->streams[1].segment_bytes, 10 * kMiB);
+  EXPECT_EQ(ten->streams[0].segment_bytes, 30 * kMiB);  // the workspace starts a 20 MiB segment
+  const auto fourteen = PredictGraphPool(d.trace, d.graph, two, {14 * kMiB, 0});
+  ASSERT_TRUE(fourteen.ok());
+  EXPECT_EQ(fourteen->streams[0].segment_bytes, 34 * kMiB);
+  EXPECT_EQ(fourteen->streams[1].segment_bytes, 20 * kMiB);  // unseeded
+  const auto sixteen = PredictGraphPool(d.trace, d.graph, two, {16 * kMiB, 0});
+  ASSERT_TRUE(sixteen.ok());
+  EXPECT_EQ(sixteen->streams[0].segment_bytes, 16 * kMiB);
+  const auto seeds = ChoosePoolSeeds(d.trace, d.graph, two);
+  ASSERT_TRUE(seeds.ok()) << seeds.status().ToString();
+  EXPECT_EQ(seeds->bytes, (std::vector<int64_t>{16 * kMiB, 10 * kMiB}));
+  EXPECT_EQ(seeds->unseeded.segment_bytes, 40 * kMiB);
+  EXPECT_EQ(seeds->seeded.segment_bytes, 26 * kMiB);
+  EXPECT_TRUE(seeds->any());
+  // Requests of 1 MiB and less come from 2 MiB segments whatever the seed: nothing to choose.
+  Diamond small = MakeDiamond();
+  for (AllocationEvent& e : small.trace.events) e.bytes = 256 * 1024;
+  const auto none = ChoosePoolSeeds(small.trace, small.graph, two);
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none->any());
+  EXPECT_EQ(none->seeded.segment_bytes, none->unseeded.segment_bytes);
+  // One seed per stream, none negative.
+  EXPECT_FALSE(PredictGraphPool(d.trace, d.graph, two, {10 * kMiB}).ok());
+  EXPECT_FALSE(PredictGraphPool(d.trace, d.graph, two, {-1, 0}).ok());
+}
+
 TEST(MemoryPredictionTest, RefusesTracesThatDoNotFitTheGraphOrSchedule) {
   Diamond d = MakeDiamond();
   EXPECT_FALSE(PredictGraphPool(d.trace, d.graph, OnStreams({0, 0, 0}, {})).ok());

@@ -52,6 +52,7 @@ StatusOr<AccelerateResult> RunSession(Session& session, const AccelerateOptions&
   NIMBLE_RETURN_IF_ERROR(session.Measure());
   NIMBLE_RETURN_IF_ERROR(session.Predict());
   session.PredictMemory();  // after every timing: the allocator's trace hook stays attached
+  NIMBLE_RETURN_IF_ERROR(session.SeedMultiPool());
   session.Choose();
   NIMBLE_RETURN_IF_ERROR(session.RecordReplays());
   AccelerateResult result = session.result();
@@ -92,6 +93,7 @@ StatusOr<AccelerateResult> RunBuckets(const AccelerateOptions& options, std::uni
   const size_t n = options.buckets.size();
   for (size_t b = 0; b < n; ++b) {
     AccelerateOptions one = options;
+    one.seed_pool = options.seed_pool && n == 1;  // the buckets' captures share one pool
     one.inputs = options.buckets[b];
     one.buckets.clear();
     one.batch_sizes.clear();

@@ -28,6 +28,9 @@ json ModeJson(const ModeResult& m) {
           {"predicted_graph_pool_bytes", m.predicted_graph_pool_bytes},
           {"predicted_pool_peak_allocated_bytes", m.predicted_pool_peak_allocated_bytes},
           {"predicted_pool_streams", PoolStreamsJson(m.predicted_pool_streams)},
+          {"pool_seed_bytes", m.pool_seed_bytes},
+          {"unseeded_graph_pool_bytes", m.unseeded_graph_pool_bytes},
+          {"unseeded_measured_ms", m.unseeded_median_ms},
           {"streams", m.schedule.num_streams},
           {"syncs", static_cast<int64_t>(m.schedule.syncs.size())},
           {"assignment", AssignmentToJson(m.schedule)}};

@@ -186,8 +186,9 @@ StatusOr<analysis::Workload> Session::LoadWorkload() {
 }
 
 Status Session::CaptureMode(const StreamAssignment& schedule, ModeResult* mode, ScheduledModel* scheduled,
-                            std::unique_ptr<AotGraph>* graph) {
+                            std::unique_ptr<AotGraph>* graph, const std::vector<int64_t>& pool_seeds) {
   RewriteOptions rewrite;
+  rewrite.pool_seeds = pool_seeds;
   rewrite.cross_stream_free = args_.keep_cross_stream_values     ? CrossStreamFree::kAtJoin
                               : args_.record_cross_stream_values ? CrossStreamFree::kAfterLastReader
                                                                  : CrossStreamFree::kOnProducerStream;
@@ -340,25 +341,72 @@ Status Session::CaptureWithinBudget(int64_t budget) {
 
 Status Session::CheckOutputs() {
   progress_.Step("checking outputs against the unmodified model");
+  for (auto [graph, mode] : {std::pair{single_graph_.get(), &result_.single}, {multi_graph_.get(), &result_.multi}}) {
+    if (graph != nullptr) NIMBLE_RETURN_IF_ERROR(CheckGraph(*graph, mode));
+  }
+  return OkStatus();
+}
+
+Status Session::CheckGraph(AotGraph& captured, ModeResult* mode) {
   for (uint64_t trial = 0; trial < 3; ++trial) {
     std::vector<HostTensor> inputs;
     for (size_t i = 0; i < specs_.size(); ++i) inputs.push_back(HostTensor::Random(specs_[i], 1000 + trial * 16 + i));
     NIMBLE_ASSIGN_OR_RETURN(std::vector<HostTensor> reference, RunOnce(model_.model, inputs));
-    for (auto [graph, mode] : {std::pair{single_graph_.get(), &result_.single}, {multi_graph_.get(), &result_.multi}}) {
-      if (graph == nullptr) continue;
-      NIMBLE_RETURN_IF_ERROR(graph->SetInputs(inputs));
-      NIMBLE_RETURN_IF_ERROR(graph->Replay());
-      NIMBLE_ASSIGN_OR_RETURN(std::vector<HostTensor> outputs, graph->Outputs());
-      NIMBLE_ASSIGN_OR_RETURN(double error, MaxRelativeError(outputs, reference));
-      mode->max_rel_error = std::max(mode->max_rel_error, error);
-      const double tolerance = OutputTolerance(reference);
-      if (!(error <= tolerance)) {
-        return FailedPrecondition(args_.model + ": " + RunModeName(mode->mode) +
-                                  " outputs differ from the unmodified model (max relative error " +
-                                  std::to_string(error) + " > " + std::to_string(tolerance) + "); no model.nimble written");
-      }
+    NIMBLE_RETURN_IF_ERROR(captured.SetInputs(inputs));
+    NIMBLE_RETURN_IF_ERROR(captured.Replay());
+    NIMBLE_ASSIGN_OR_RETURN(std::vector<HostTensor> outputs, captured.Outputs());
+    NIMBLE_ASSIGN_OR_RETURN(double error, MaxRelativeError(outputs, reference));
+    mode->max_rel_error = std::max(mode->max_rel_error, error);
+    const double tolerance = OutputTolerance(reference);
+    if (!(error <= tolerance)) {
+      return FailedPrecondition(args_.model + ": " + RunModeName(mode->mode) +
+                                " outputs differ from the unmodified model (max relative error " +
+                                std::to_string(error) + " > " + std::to_string(tolerance) + "); no model.nimble written");
     }
   }
+  return OkStatus();
+}
+
+Status Session::SeedMultiPool() {
+  if (!args_.seed_pool || !single_trace_ || multi_graph_ == nullptr || !result_.multi.captured) return OkStatus();
+  StatusOr<analysis::PoolSeeds> seeds = analysis::ChoosePoolSeeds(*single_trace_, model_.graph, result_.multi.schedule);
+  if (!seeds.ok()) {
+    progress_.Warning("choosing pool seeds: " + seeds.status().message() + "; the multi-stream pool stays unseeded");
+    return OkStatus();
+  }
+  if (!seeds->any()) return OkStatus();
+  progress_.Step("seeding the multi-stream pool: predicted " + MiB(seeds->unseeded.segment_bytes) + " -> " +
+                 MiB(seeds->seeded.segment_bytes) + ", capturing it again");
+  ModeResult seeded = result_.multi;
+  seeded.max_rel_error = 0;
+  ScheduledModel scheduled;
+  std::unique_ptr<AotGraph> graph;
+  Status captured = CaptureMode(result_.multi.schedule, &seeded, &scheduled, &graph, seeds->bytes);
+  if (captured.ok()) captured = CheckGraph(*graph, &seeded);
+  if (captured.ok()) {
+    StatusOr<std::vector<int64_t>> times = graph->TimeReplays(args_.iters);
+    if (times.ok()) seeded.median_ms = MedianMs(std::move(*times));
+    captured = times.status();
+  }
+  if (!captured.ok()) {
+    progress_.Warning("the seeded capture failed (" + captured.message() + "); the unseeded one is kept");
+    return OkStatus();
+  }
+  const int64_t budget = result_.memory_budget_bytes;
+  if (seeded.graph_pool_bytes >= result_.multi.graph_pool_bytes || (budget > 0 && seeded.peak_memory_bytes > budget)) {
+    progress_.Step("the seeded pool took " + MiB(seeded.graph_pool_bytes) + " against " +
+                   MiB(result_.multi.graph_pool_bytes) + " unseeded; the unseeded capture is kept");
+    return OkStatus();
+  }
+  seeded.unseeded_graph_pool_bytes = result_.multi.graph_pool_bytes;
+  seeded.unseeded_median_ms = result_.multi.median_ms;
+  seeded.pool_seed_bytes = seeds->bytes;
+  seeded.predicted_graph_pool_bytes = seeds->seeded.segment_bytes;
+  seeded.predicted_pool_streams = seeds->seeded.streams;
+  seeded.predicted_pool_peak_allocated_bytes = seeds->seeded.peak_allocated_bytes;
+  result_.multi = std::move(seeded);
+  multi_model_ = std::move(scheduled);
+  multi_graph_ = std::move(graph);
   return OkStatus();
 }
 

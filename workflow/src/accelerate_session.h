@@ -37,6 +37,10 @@ class Session {
   Status Predict();                 // the kernels (--db, else recorded here), replay costs, the simulation
   void Choose();                    // which mode model.nimble runs, and why
   void PredictMemory();             // graph pools of the captured and tried schedules, from a traced capture
+  // After PredictMemory: the multi-stream schedule captured again with its pool seeded per stream
+  // (analysis::ChoosePoolSeeds) where that is predicted smaller; checked and timed as the first capture
+  // was, it takes that capture's place when its measured pool is smaller (and within the budget).
+  Status SeedMultiPool();
   Status RecordReplays();           // options.record_replays replays of each captured mode, collector on
   Status Save();                    // model.nimble with its meta
   // What Save writes: the meta of the chosen mode, and its scheduled model.
@@ -56,7 +60,9 @@ class Session {
   bool HasDatabase() const { return db_ != nullptr && *db_ != nullptr; }
   std::string Precision() const;                 // kFloat32PrecisionIeee, or kFloat32PrecisionTf32 with --tf32
   Status CaptureMode(const StreamAssignment& schedule, ModeResult* mode, ScheduledModel* scheduled,
-                     std::unique_ptr<AotGraph>* graph);
+                     std::unique_ptr<AotGraph>* graph, const std::vector<int64_t>& pool_seeds = {});
+  // `graph`'s outputs against the unmodified model's on 3 fresh inputs; its error goes into `mode`.
+  Status CheckGraph(AotGraph& graph, ModeResult* mode);
   // The multi-stream capture under the memory budget: plan_.multi, then folded onto half as many
   // streams each time until one fits, then the most streams between that fit and the fewest found over
   // the budget (kept as the multi mode); none fitting: no multi mode.

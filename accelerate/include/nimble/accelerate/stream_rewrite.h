@@ -40,6 +40,11 @@ struct RewriteOptions {
   // (CaptureOptions::trace_allocations) then knows which op each allocator request belongs to. The
   // operator does nothing otherwise; artifacts are written from unmarked rewrites.
   bool mark_ops = false;
+  // Empty, or bytes per stream of the assignment: nimble::seed_pool right after nimble::fork_streams
+  // allocates and frees a block of that size on each stream with a non-zero entry when the graph is
+  // captured, so that the capture's pool starts with one segment of that size per stream (sized by
+  // analysis::ChoosePoolSeeds) instead of the 20 MiB segments the stream's requests would each start.
+  std::vector<int64_t> pool_seeds;
 };
 
 struct RewriteSummary {
@@ -51,6 +56,7 @@ struct RewriteSummary {
   int32_t kept_values = 0;       // op outputs held until the join: tensors, or lists/tuples holding them
   int32_t recorded_values = 0;   // nimble::record_stream nodes (one per cross-stream read and output)
   int32_t released_values = 0;   // nimble::release nodes (one per output released on its producer's stream)
+  int32_t seeded_streams = 0;    // streams nimble::seed_pool seeds
 };
 
 struct ScheduledModel {

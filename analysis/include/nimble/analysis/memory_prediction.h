@@ -111,7 +111,29 @@ struct PoolPrediction {
 // `trace` must be complete and come from a run of `graph` (events name ops of it or -1, in op order);
 // `schedule` must cover `graph` (streams in range, syncs pointing forward). InvalidArgument otherwise,
 // or for a trace that frees a block twice or never allocated it.
+// `seed_bytes` (empty, or one entry per stream of `schedule`, each 0 or more): a block of that many
+// bytes allocated and freed on the stream before the first request, as nimble::seed_pool does at the
+// start of a capture (accelerate/stream_rewrite.h, RewriteOptions::pool_seeds).
 StatusOr<PoolPrediction> PredictGraphPool(const AllocationTrace& trace, const OpGraph& graph,
-                                          const StreamAssignment& schedule);
+                                          const StreamAssignment& schedule, const std::vector<int64_t>& seed_bytes = {});
+
+// Seeding a stream's pool with one segment sized to what it will need saves the 20 MiB segments
+// that its 1-10 MiB requests would each start, and the ones fragmentation adds: a request from 10 MiB
+// on gets a segment of its own rounded to 2 MiB, and once freed that segment serves the stream's later
+// requests, split as they need. Each stream's segments depend on its own requests alone, so the
+// choice is made per stream: among seeds from 10 MiB up to the segments the stream reserves unseeded,
+// in 2 MiB steps, the one that leaves it the fewest segment bytes, or none where no seed saves any.
+struct PoolSeeds {
+  std::vector<int64_t> bytes;  // per stream of the schedule, 0: not seeded
+  PoolPrediction unseeded;
+  PoolPrediction seeded;       // == unseeded where no stream is seeded
+  bool any() const {
+    for (int64_t b : bytes) {
+      if (b > 0) return true;
+    }
+    return false;
+  }
+};
+StatusOr<PoolSeeds> ChoosePoolSeeds(const AllocationTrace& trace, const OpGraph& graph, const StreamAssignment& schedule);
 
 }  // namespace nimble::analysis

@@ -69,6 +69,11 @@ struct AccelerateOptions {
   // process (it cannot be removed; each later allocation then builds a trace entry), so callers inside
   // someone else's process (the Python package) leave it off.
   bool predict_memory = true;
+  // With the prediction: capture the multi-stream schedule once more with each stream's share of the
+  // graph pool seeded by one segment of the size it needs (analysis::ChoosePoolSeeds; RewriteOptions::
+  // pool_seeds), and keep that capture (it goes into model.nimble) when its measured pool is smaller.
+  // Off for several buckets, whose captures share one pool and serve each other's requests.
+  bool seed_pool = true;
   bool allow_eager_fallback = false;  // an uncapturable model is timed eagerly instead of failing
   bool cuda_fusions = false;     // the front end's cuDNN conv+relu fusions
   bool tf32 = false;             // TF32 convolutions (PyTorch's default); off: IEEE fp32 everywhere
@@ -100,6 +105,11 @@ struct ModeResult {
   // own blocks held at once, and the most all streams held at once (analysis::PoolPrediction).
   std::vector<analysis::CachingAllocatorModel::StreamUse> predicted_pool_streams;
   int64_t predicted_pool_peak_allocated_bytes = -1;
+  // The pool seeded per stream (AccelerateOptions::seed_pool): the seed bytes per stream (empty: not
+  // seeded), and the pool and replay time of the same schedule captured unseeded (-1: not seeded).
+  std::vector<int64_t> pool_seed_bytes;
+  int64_t unseeded_graph_pool_bytes = -1;
+  double unseeded_median_ms = -1;
 };
 
 // One multi-stream schedule tried against the memory budget.
