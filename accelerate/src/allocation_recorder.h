@@ -2,6 +2,12 @@
 // on the calling thread (core/allocation_trace.h): the nimble::op_begin operators a marked rewrite
 // inserts (stream_rewrite.h, RewriteOptions::mark_ops) name the op in progress. Installed by the capture
 // (AotGraph, CaptureOptions::trace_allocations); one recorder per thread at a time.
+//
+// It turns the allocator's history on (CUDACachingAllocator::recordHistory, with the op in progress as
+// each entry's context) for its lifetime only, and off again: nothing stays attached to the allocator
+// afterwards, so later allocations cost what they did before. The history is the process's one: when
+// someone else is recording it already (torch.cuda.memory._record_memory_history), the recorder leaves
+// it alone and its trace is incomplete.
 #pragma once
 
 #include <c10/core/Allocator.h>
@@ -15,7 +21,7 @@ namespace nimble::accelerate {
 
 class AllocationRecorder {
  public:
-  // Records what the allocator does in `pool` on this thread from now until destruction.
+  // Records what the allocator does in `pool` from now until Take() or destruction.
   explicit AllocationRecorder(c10::MempoolId_t pool);
   ~AllocationRecorder();
   AllocationRecorder(const AllocationRecorder&) = delete;
@@ -24,19 +30,19 @@ class AllocationRecorder {
   // This thread's recorder, or null.
   static AllocationRecorder* Current();
   void BeginOp(int64_t op) { op_ = static_cast<int32_t>(op); }
-  // The trace so far; complete unless a free named a block allocated before the recorder.
+  int32_t op() const { return op_; }
+  // Ends the recording and returns the pool's requests in order; complete unless the history was
+  // someone else's, a free named a block allocated before the recording, an address was handed out
+  // twice without a free between, or the history overflowed.
   AllocationTrace Take();
 
-  // Called by the allocator's trace hook (under its lock, so: no allocator calls in here).
-  void OnEntry(int action, size_t addr, size_t size, const c10::MempoolId_t& pool);
-
  private:
+  void Stop();
+
   c10::MempoolId_t pool_;
   AllocationRecorder* previous_;
   int32_t op_ = -1;
-  int64_t next_block_ = 0;
-  std::unordered_map<size_t, int64_t> live_;  // address -> block id
-  AllocationTrace trace_;
+  bool recording_ = false;
 };
 
 }  // namespace nimble::accelerate

@@ -23,9 +23,10 @@ class ModeReport:
     Memory is GPU memory above the weights and inputs: the peaks of the warm-up and capture
     (``peak_allocated_bytes`` for tensors, ``peak_memory_bytes`` for what the caching allocator reserved)
     and ``graph_pool_bytes``, what the captured graph holds while it is kept.
-    ``predicted_graph_pool_bytes``: that pool as nimble-accelerate predicts it from a traced
-    single-stream capture; always None here, since the trace hook it needs would stay attached to the
-    caching allocator of this process."""
+    ``predicted_graph_pool_bytes``: that pool as predicted from a traced single-stream capture (None
+    when none was made: a single-stream model, or this process recording the allocator's history
+    already). ``unseeded_graph_pool_bytes``: for a multi-stream pool seeded per stream, the pool of the
+    same schedule captured unseeded (None otherwise; the seeded one is kept only when smaller)."""
 
     def __init__(self, data: Dict[str, Any]) -> None:
         self._data = data
@@ -40,6 +41,8 @@ class ModeReport:
         self.graph_pool_bytes: int = data["graph_pool_bytes"]
         predicted_pool = data.get("predicted_graph_pool_bytes", -1)
         self.predicted_graph_pool_bytes: Optional[int] = predicted_pool if predicted_pool >= 0 else None
+        unseeded = data.get("unseeded_graph_pool_bytes", -1)
+        self.unseeded_graph_pool_bytes: Optional[int] = unseeded if unseeded >= 0 else None
         self.capture_ns: int = data["capture_ns"]
 
     @property

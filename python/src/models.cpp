@@ -87,7 +87,6 @@ std::string Accelerate(const std::string& model, const std::vector<std::string>&
   options.cuda_fusions = cuda_fusions;
   options.device = device;
   options.allow_eager_fallback = allow_eager_fallback;
-  options.predict_memory = false;  // the allocator's trace hook would stay in the user's process
   options.command_line = command_line;
   if (!(memory_budget_mib >= 0)) ThrowStatus(InvalidArgument("memory_budget_mib must be positive"));
   if (!(memory_ratio >= 0)) ThrowStatus(InvalidArgument("memory_ratio must be positive"));

@@ -116,6 +116,12 @@ def test_report(block_module) -> None:
         assert 0 < mode.peak_allocated_bytes <= mode.peak_memory_bytes
         assert 0 < mode.graph_pool_bytes <= mode.peak_memory_bytes
     assert 0 < report.baseline_peak_allocated_bytes <= report.baseline_peak_memory_bytes
+    # The pools are predicted from a traced single-stream capture; a seeded multi-stream pool is kept only
+    # when it came out smaller than the same schedule captured unseeded.
+    assert report.single.predicted_graph_pool_bytes is not None and report.multi.predicted_graph_pool_bytes is not None
+    assert report.single.unseeded_graph_pool_bytes is None
+    if report.multi.unseeded_graph_pool_bytes is not None:
+        assert report.multi.graph_pool_bytes < report.multi.unseeded_graph_pool_bytes
     assert report.baseline_ms > 0 and report.speedup == report.baseline_ms / report.multi.measured_ms
     d = report.to_dict()
     assert d["multi"]["assignment"]["streams"] == report.multi.streams
@@ -469,3 +475,24 @@ def test_exported_program_and_pt2_path(tmp_path: pathlib.Path) -> None:
     outputs = from_file(x)  # a path gives flat outputs: the program's tensors in order
     close(outputs[0], expected)
     close(outputs[1], features["features"])
+
+
+def test_memory_prediction_leaves_a_running_allocator_history_alone() -> None:
+    """The pools are predicted from the allocator's history, turned on for one traced capture and off
+    again; a history this process records already is left as it is, and memory is then not predicted."""
+    torch.manual_seed(0)
+    model = Block(16).cuda().eval()
+    x = torch.randn(1, 16, 20, 20, device="cuda")
+    warnings.simplefilter("ignore", nimble.NimbleWarning)  # the warning that memory is not predicted
+    torch.cuda.memory._record_memory_history(max_entries=100000)
+    try:
+        fast = nimble.accelerate(model, (x,), mode="multi", iters=5, tf32=False, progress=False)
+        assert fast.report.multi.predicted_graph_pool_bytes is None
+        assert fast.report.multi.unseeded_graph_pool_bytes is None
+        torch.empty(1 << 20, device="cuda")
+        assert torch.cuda.memory._snapshot()["device_traces"][torch.cuda.current_device()], "still recording"
+    finally:
+        torch.cuda.memory._record_memory_history(enabled=None)
+    fast = nimble.accelerate(model, (x,), mode="multi", iters=5, tf32=False, progress=False)
+    assert fast.report.multi.predicted_graph_pool_bytes is not None
+    assert not torch.cuda.memory._snapshot()["device_traces"][torch.cuda.current_device()], "history left on"

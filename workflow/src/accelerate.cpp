@@ -51,8 +51,7 @@ StatusOr<AccelerateResult> RunSession(Session& session, const AccelerateOptions&
   NIMBLE_RETURN_IF_ERROR(session.CheckOutputs());
   NIMBLE_RETURN_IF_ERROR(session.Measure());
   NIMBLE_RETURN_IF_ERROR(session.Predict());
-  session.PredictMemory();  // after every timing: the allocator's trace hook stays attached
-  NIMBLE_RETURN_IF_ERROR(session.SeedMultiPool());
+  session.PredictMemory();
   session.Choose();
   NIMBLE_RETURN_IF_ERROR(session.RecordReplays());
   AccelerateResult result = session.result();

@@ -205,26 +205,25 @@ Status Session::CaptureMode(const StreamAssignment& schedule, ModeResult* mode, 
 }
 
 void Session::PredictMemory() {
-  const bool multi = !args_.single_stream_only && plan_.multi.num_streams > 1;
-  // The replay models the default release of cross-stream values, not the comparison policies.
-  if (!args_.predict_memory || !multi || args_.keep_cross_stream_values || args_.record_cross_stream_values) return;
-  progress_.Step("recording the allocator's requests of a single-stream capture to predict the schedules' memory");
-  TraceAllocations();
   if (!single_trace_) return;
-  auto fill = [this](const StreamAssignment& schedule, auto* out) {
-    const std::optional<analysis::PoolPrediction> pool = PredictPool(schedule);
+  auto fill = [this](const StreamAssignment& schedule, auto* out, const std::vector<int64_t>& seeds) {
+    const std::optional<analysis::PoolPrediction> pool = PredictPool(schedule, seeds);
     if (!pool) return;
     out->predicted_graph_pool_bytes = pool->segment_bytes;
     out->predicted_pool_streams = pool->streams;
     out->predicted_pool_peak_allocated_bytes = pool->peak_allocated_bytes;
   };
   for (ModeResult* mode : {&result_.single, &result_.multi}) {
-    if (mode->captured) fill(mode->schedule, mode);
+    if (mode->captured) fill(mode->schedule, mode, mode->pool_seed_bytes);
   }
-  for (MemoryTrial& trial : result_.memory_trials) fill(trial.schedule, &trial);
+  for (MemoryTrial& trial : result_.memory_trials) fill(trial.schedule, &trial, {});
 }
 
 void Session::TraceAllocations() {
+  const bool multi = !args_.single_stream_only && plan_.multi.num_streams > 1;
+  // The replay models the default release of cross-stream values, not the comparison policies.
+  if (!args_.predict_memory || !multi || args_.keep_cross_stream_values || args_.record_cross_stream_values) return;
+  progress_.Step("recording the allocator's requests of a single-stream capture to predict the schedules' memory");
   RewriteOptions rewrite;
   rewrite.mark_ops = true;
   StatusOr<ScheduledModel> marked = RewriteForStreams(model_.model, model_.graph, plan_.single, rewrite);
@@ -242,15 +241,17 @@ void Session::TraceAllocations() {
   }
   AllocationTrace trace = (*graph)->stats().allocation_trace;
   if (!trace.complete) {
-    progress_.Warning("the allocator's requests were not all recorded; the schedules' memory is measured, not predicted");
+    progress_.Warning("the allocator's requests were not all recorded (or its history was being recorded already); "
+                      "the schedules' memory is measured, not predicted");
     return;
   }
   single_trace_ = std::move(trace);
 }
 
-std::optional<analysis::PoolPrediction> Session::PredictPool(const StreamAssignment& schedule) {
+std::optional<analysis::PoolPrediction> Session::PredictPool(const StreamAssignment& schedule,
+                                                            const std::vector<int64_t>& seeds) {
   if (!single_trace_) return std::nullopt;
-  StatusOr<analysis::PoolPrediction> predicted = analysis::PredictGraphPool(*single_trace_, model_.graph, schedule);
+  StatusOr<analysis::PoolPrediction> predicted = analysis::PredictGraphPool(*single_trace_, model_.graph, schedule, seeds);
   if (!predicted.ok()) {
     progress_.Warning("predicting memory: " + predicted.status().message());
     return std::nullopt;
@@ -270,6 +271,7 @@ Status Session::PlanAndCapture() {
   result_.reduced_edges = static_cast<int64_t>(plan_.reduced_edges.size());
   result_.matched_edges = plan_.matched_edges;
   NIMBLE_RETURN_IF_ERROR(CaptureMode(plan_.single, &result_.single, &single_model_, &single_graph_));
+  TraceAllocations();
   int64_t budget = args_.memory_budget_bytes;
   if (args_.memory_budget_ratio > 0) {
     const auto relative = static_cast<int64_t>(args_.memory_budget_ratio * static_cast<double>(result_.single.peak_memory_bytes));
@@ -283,6 +285,7 @@ Status Session::PlanAndCapture() {
       NIMBLE_RETURN_IF_ERROR(CaptureMode(plan_.multi, &result_.multi, &multi_model_, &multi_graph_));
     }
   }
+  SeedMultiPool();
   result_.prep_ns = NowNs() - prep_start;
   return OkStatus();
 }
@@ -367,47 +370,37 @@ Status Session::CheckGraph(AotGraph& captured, ModeResult* mode) {
   return OkStatus();
 }
 
-Status Session::SeedMultiPool() {
-  if (!args_.seed_pool || !single_trace_ || multi_graph_ == nullptr || !result_.multi.captured) return OkStatus();
+void Session::SeedMultiPool() {
+  if (!args_.seed_pool || !single_trace_ || multi_graph_ == nullptr || !result_.multi.captured) return;
   StatusOr<analysis::PoolSeeds> seeds = analysis::ChoosePoolSeeds(*single_trace_, model_.graph, result_.multi.schedule);
   if (!seeds.ok()) {
     progress_.Warning("choosing pool seeds: " + seeds.status().message() + "; the multi-stream pool stays unseeded");
-    return OkStatus();
+    return;
   }
-  if (!seeds->any()) return OkStatus();
+  if (!seeds->any()) return;
   progress_.Step("seeding the multi-stream pool: predicted " + MiB(seeds->unseeded.segment_bytes) + " -> " +
                  MiB(seeds->seeded.segment_bytes) + ", capturing it again");
   ModeResult seeded = result_.multi;
   seeded.max_rel_error = 0;
   ScheduledModel scheduled;
   std::unique_ptr<AotGraph> graph;
-  Status captured = CaptureMode(result_.multi.schedule, &seeded, &scheduled, &graph, seeds->bytes);
-  if (captured.ok()) captured = CheckGraph(*graph, &seeded);
-  if (captured.ok()) {
-    StatusOr<std::vector<int64_t>> times = graph->TimeReplays(args_.iters);
-    if (times.ok()) seeded.median_ms = MedianMs(std::move(*times));
-    captured = times.status();
-  }
+  const Status captured = CaptureMode(result_.multi.schedule, &seeded, &scheduled, &graph, seeds->bytes);
   if (!captured.ok()) {
     progress_.Warning("the seeded capture failed (" + captured.message() + "); the unseeded one is kept");
-    return OkStatus();
+    return;
   }
   const int64_t budget = result_.memory_budget_bytes;
   if (seeded.graph_pool_bytes >= result_.multi.graph_pool_bytes || (budget > 0 && seeded.peak_memory_bytes > budget)) {
     progress_.Step("the seeded pool took " + MiB(seeded.graph_pool_bytes) + " against " +
                    MiB(result_.multi.graph_pool_bytes) + " unseeded; the unseeded capture is kept");
-    return OkStatus();
+    return;
   }
   seeded.unseeded_graph_pool_bytes = result_.multi.graph_pool_bytes;
-  seeded.unseeded_median_ms = result_.multi.median_ms;
   seeded.pool_seed_bytes = seeds->bytes;
-  seeded.predicted_graph_pool_bytes = seeds->seeded.segment_bytes;
-  seeded.predicted_pool_streams = seeds->seeded.streams;
-  seeded.predicted_pool_peak_allocated_bytes = seeds->seeded.peak_allocated_bytes;
   result_.multi = std::move(seeded);
   multi_model_ = std::move(scheduled);
+  unseeded_multi_graph_ = std::move(multi_graph_);  // timed beside the seeded one, then released
   multi_graph_ = std::move(graph);
-  return OkStatus();
 }
 
 Status Session::Measure() {
@@ -421,6 +414,11 @@ Status Session::Measure() {
   if (multi_graph_ != nullptr) {
     NIMBLE_ASSIGN_OR_RETURN(std::vector<int64_t> multi, multi_graph_->TimeReplays(args_.iters));
     result_.multi.median_ms = MedianMs(std::move(multi));
+  }
+  if (unseeded_multi_graph_ != nullptr) {
+    NIMBLE_ASSIGN_OR_RETURN(std::vector<int64_t> unseeded, unseeded_multi_graph_->TimeReplays(args_.iters));
+    result_.multi.unseeded_median_ms = MedianMs(std::move(unseeded));
+    unseeded_multi_graph_.reset();
   }
   return OkStatus();
 }

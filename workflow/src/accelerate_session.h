@@ -36,11 +36,8 @@ class Session {
   Status Measure();                 // baseline, single, multi: median of args.iters each
   Status Predict();                 // the kernels (--db, else recorded here), replay costs, the simulation
   void Choose();                    // which mode model.nimble runs, and why
-  void PredictMemory();             // graph pools of the captured and tried schedules, from a traced capture
-  // After PredictMemory: the multi-stream schedule captured again with its pool seeded per stream
-  // (analysis::ChoosePoolSeeds) where that is predicted smaller; checked and timed as the first capture
-  // was, it takes that capture's place when its measured pool is smaller (and within the budget).
-  Status SeedMultiPool();
+  void PredictMemory();             // graph pools of the captured and tried schedules, from the traced capture
+
   Status RecordReplays();           // options.record_replays replays of each captured mode, collector on
   Status Save();                    // model.nimble with its meta
   // What Save writes: the meta of the chosen mode, and its scheduled model.
@@ -67,11 +64,19 @@ class Session {
   // streams each time until one fits, then the most streams between that fit and the fewest found over
   // the budget (kept as the multi mode); none fitting: no multi mode.
   Status CaptureWithinBudget(int64_t budget);
-  // A second single-stream capture, of a rewrite with op markers, that records the allocator's requests
-  // op by op (single_trace_); on failure a warning, and memory goes unpredicted.
+  // After the single-stream capture, when a multi-stream one follows: a second single-stream capture,
+  // of a rewrite with op markers, that records the allocator's requests op by op (single_trace_); on
+  // failure a warning, and memory goes unpredicted.
   void TraceAllocations();
-  // The graph pool a capture of `schedule` would reserve, from single_trace_; none without a trace.
-  std::optional<analysis::PoolPrediction> PredictPool(const StreamAssignment& schedule);
+  // After the multi-stream capture: the same schedule captured again with its pool seeded per stream
+  // (analysis::ChoosePoolSeeds) where that is predicted smaller. It takes the first capture's place
+  // when its measured pool is smaller (and within the budget); the first is kept until Measure has
+  // timed it beside the seeded one (unseeded_multi_graph_). Failures warn and keep the first.
+  void SeedMultiPool();
+  // The graph pool a capture of `schedule` would reserve (with `seeds`, analysis::PredictGraphPool's),
+  // from single_trace_; none without a trace.
+  std::optional<analysis::PoolPrediction> PredictPool(const StreamAssignment& schedule,
+                                                      const std::vector<int64_t>& seeds = {});
   StatusOr<bool> TryWithinBudget(const StreamAssignment& schedule, int64_t budget);
 
   const AccelerateOptions& args_;
@@ -81,7 +86,7 @@ class Session {
   ModelGraph model_;
   Plan plan_;
   ScheduledModel single_model_, multi_model_;
-  std::unique_ptr<AotGraph> single_graph_, multi_graph_;
+  std::unique_ptr<AotGraph> single_graph_, multi_graph_, unseeded_multi_graph_;
   AccelerateResult result_;
   std::vector<ReplayRecording> recordings_;
   std::optional<AllocationTrace> single_trace_;

@@ -63,16 +63,16 @@ struct AccelerateOptions {
   // is kept in the same database as its eager run, so the three can be compared on one timeline.
   // 0: store results only.
   int32_t record_replays = 10;
-  // After the timings, a second single-stream capture that records the caching allocator's requests
-  // (accelerate/aot_graph.h, trace_allocations) to predict each captured or tried schedule's graph pool
-  // (analysis/memory_prediction.h). The allocator keeps the trace hook this attaches for the rest of the
-  // process (it cannot be removed; each later allocation then builds a trace entry), so callers inside
-  // someone else's process (the Python package) leave it off.
+  // Right after the single-stream capture, when a multi-stream one follows: a second single-stream
+  // capture that records the caching allocator's requests (accelerate/aot_graph.h, trace_allocations)
+  // to predict each captured or tried schedule's graph pool (analysis/memory_prediction.h). It turns
+  // the allocator's history on for that capture only; when the process records that history already
+  // (torch.cuda.memory._record_memory_history), it is left alone and memory is not predicted.
   bool predict_memory = true;
   // With the prediction: capture the multi-stream schedule once more with each stream's share of the
   // graph pool seeded by one segment of the size it needs (analysis::ChoosePoolSeeds; RewriteOptions::
-  // pool_seeds), and keep that capture (it goes into model.nimble) when its measured pool is smaller.
-  // Off for several buckets, whose captures share one pool and serve each other's requests.
+  // pool_seeds), and keep that capture (it goes into model.nimble) when its measured pool is smaller;
+  // both are timed. Off for several buckets, whose captures share one pool and serve each other.
   bool seed_pool = true;
   bool allow_eager_fallback = false;  // an uncapturable model is timed eagerly instead of failing
   bool cuda_fusions = false;     // the front end's cuDNN conv+relu fusions
