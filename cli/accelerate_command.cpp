@@ -225,12 +225,17 @@ void PrintAccelerateTable(const workflow::AccelerateResult& r, std::ostream& out
     }
   }
   if (!predicted.empty()) out << "graph pool predicted from the single-stream capture's allocator requests: " << predicted << "\n";
-  if (r.multi.captured && r.multi.unseeded_graph_pool_bytes >= 0) {
+  if (r.multi.captured && !r.multi.pool_seed_bytes.empty()) {
     const auto seeded = std::count_if(r.multi.pool_seed_bytes.begin(), r.multi.pool_seed_bytes.end(), [](int64_t b) { return b > 0; });
     out << "multi-stream pool seeded on " << seeded << " of " << r.multi.schedule.num_streams << " streams: "
-        << FormatMiB(r.multi.graph_pool_bytes) << " MiB against " << FormatMiB(r.multi.unseeded_graph_pool_bytes)
-        << " MiB captured unseeded (replay " << FormatMs(r.multi.median_ms) << " against " << FormatMs(r.multi.unseeded_median_ms)
-        << " ms)\n";
+        << FormatMiB(r.multi.graph_pool_bytes) << " MiB";
+    if (r.multi.unseeded_graph_pool_bytes >= 0) {
+      out << " against " << FormatMiB(r.multi.unseeded_graph_pool_bytes) << " MiB captured unseeded (replay "
+          << FormatMs(r.multi.median_ms) << " against " << FormatMs(r.multi.unseeded_median_ms) << " ms)";
+    } else {
+      out << " (the memory budget's trials were captured seeded)";
+    }
+    out << "\n";
   }
   out << "preparation (assignment + rewrite + capture): " << FormatMs(static_cast<double>(r.prep_ns) / 1e6) << " ms\n";
   if (!r.memory_choice.empty()) out << r.memory_choice << "\n";

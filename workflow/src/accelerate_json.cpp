@@ -47,6 +47,7 @@ json TrialsJson(const std::vector<MemoryTrial>& trials) {
                    {"predicted_graph_pool_bytes", t.predicted_graph_pool_bytes},
                    {"predicted_pool_peak_allocated_bytes", t.predicted_pool_peak_allocated_bytes},
                    {"predicted_pool_streams", PoolStreamsJson(t.predicted_pool_streams)},
+                   {"pool_seed_bytes", t.pool_seed_bytes},
                    {"predicted_ms", t.predicted_ms},
                    {"fits", t.fits}});
   }

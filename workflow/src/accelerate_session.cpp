@@ -216,7 +216,7 @@ void Session::PredictMemory() {
   for (ModeResult* mode : {&result_.single, &result_.multi}) {
     if (mode->captured) fill(mode->schedule, mode, mode->pool_seed_bytes);
   }
-  for (MemoryTrial& trial : result_.memory_trials) fill(trial.schedule, &trial, {});
+  for (MemoryTrial& trial : result_.memory_trials) fill(trial.schedule, &trial, trial.pool_seed_bytes);
 }
 
 void Session::TraceAllocations() {
@@ -295,9 +295,10 @@ Status Session::PlanAndCapture() {
 StatusOr<bool> Session::TryWithinBudget(const StreamAssignment& schedule, int64_t budget) {
   ModeResult trial_mode;
   trial_mode.mode = RunMode::kAotMulti;
+  trial_mode.pool_seed_bytes = SeedsFor(schedule);
   ScheduledModel scheduled;
   std::unique_ptr<AotGraph> graph;
-  const Status captured = CaptureMode(schedule, &trial_mode, &scheduled, &graph);
+  const Status captured = CaptureMode(schedule, &trial_mode, &scheduled, &graph, trial_mode.pool_seed_bytes);
   if (!captured.ok() && captured.code() != StatusCode::kUnavailable) return captured;
   if (!captured.ok()) trial_mode.peak_memory_bytes = std::numeric_limits<int64_t>::max();
   MemoryTrial trial;
@@ -306,10 +307,12 @@ StatusOr<bool> Session::TryWithinBudget(const StreamAssignment& schedule, int64_
   trial.peak_allocated_bytes = trial_mode.peak_allocated_bytes;
   trial.peak_reserved_bytes = trial_mode.peak_memory_bytes;
   trial.graph_pool_bytes = trial_mode.graph_pool_bytes;
+  trial.pool_seed_bytes = trial_mode.pool_seed_bytes;
   trial.fits = captured.ok() && trial.peak_reserved_bytes <= budget;
   trial.schedule = schedule;
   result_.memory_trials.push_back(trial);
   progress_.Step("memory budget " + MiB(budget) + ": " + std::to_string(trial.streams) + " streams " +
+                 (trial.pool_seed_bytes.empty() ? "" : "(pool seeded) ") +
                  (captured.ok() ? "take " + MiB(trial.peak_reserved_bytes) + (trial.fits ? ", within it" : ", over it")
                                 : "ran out of GPU memory (" + captured.message() + ")"));
   if (!trial.fits) return false;
@@ -337,7 +340,8 @@ Status Session::CaptureWithinBudget(int64_t budget) {
   NIMBLE_ASSIGN_OR_RETURN(const int32_t best, SearchStreamCounts(plan_.multi.num_streams, streams_for, fits));
   if (best > 0 && multi_graph_ == nullptr) {  // a later trial was over: the best fit is captured again
     const StreamAssignment schedule = result_.multi.schedule;
-    return CaptureMode(schedule, &result_.multi, &multi_model_, &multi_graph_);
+    const std::vector<int64_t> seeds = result_.multi.pool_seed_bytes;
+    return CaptureMode(schedule, &result_.multi, &multi_model_, &multi_graph_, seeds);
   }
   return OkStatus();
 }
@@ -370,8 +374,16 @@ Status Session::CheckGraph(AotGraph& captured, ModeResult* mode) {
   return OkStatus();
 }
 
+std::vector<int64_t> Session::SeedsFor(const StreamAssignment& schedule) {
+  if (!args_.seed_pool || !single_trace_) return {};
+  StatusOr<analysis::PoolSeeds> seeds = analysis::ChoosePoolSeeds(*single_trace_, model_.graph, schedule);
+  if (!seeds.ok() || !seeds->any()) return {};
+  return seeds->bytes;
+}
+
 void Session::SeedMultiPool() {
   if (!args_.seed_pool || !single_trace_ || multi_graph_ == nullptr || !result_.multi.captured) return;
+  if (!result_.multi.pool_seed_bytes.empty()) return;  // a budget trial, seeded already
   StatusOr<analysis::PoolSeeds> seeds = analysis::ChoosePoolSeeds(*single_trace_, model_.graph, result_.multi.schedule);
   if (!seeds.ok()) {
     progress_.Warning("choosing pool seeds: " + seeds.status().message() + "; the multi-stream pool stays unseeded");

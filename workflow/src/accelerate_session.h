@@ -73,6 +73,9 @@ class Session {
   // when its measured pool is smaller (and within the budget); the first is kept until Measure has
   // timed it beside the seeded one (unseeded_multi_graph_). Failures warn and keep the first.
   void SeedMultiPool();
+  // The seeds analysis::ChoosePoolSeeds finds for `schedule` (empty: none, or no trace). The budget's
+  // trials are captured seeded, so that a schedule fits by its seeded pool.
+  std::vector<int64_t> SeedsFor(const StreamAssignment& schedule);
   // The graph pool a capture of `schedule` would reserve (with `seeds`, analysis::PredictGraphPool's),
   // from single_trace_; none without a trace.
   std::optional<analysis::PoolPrediction> PredictPool(const StreamAssignment& schedule,

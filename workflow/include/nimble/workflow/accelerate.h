@@ -119,9 +119,10 @@ struct MemoryTrial {
   int64_t peak_allocated_bytes = 0;
   int64_t peak_reserved_bytes = 0;
   int64_t graph_pool_bytes = 0;
-  int64_t predicted_graph_pool_bytes = -1;  // as ModeResult's, and the two below
+  int64_t predicted_graph_pool_bytes = -1;  // as ModeResult's, and the three below
   std::vector<analysis::CachingAllocatorModel::StreamUse> predicted_pool_streams;
   int64_t predicted_pool_peak_allocated_bytes = -1;
+  std::vector<int64_t> pool_seed_bytes;  // the trial was captured with these seeds (empty: unseeded)
   double predicted_ms = 0;  // the schedule's replay, simulated (after Predict)
   bool fits = false;
   StreamAssignment schedule;
