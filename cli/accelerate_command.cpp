@@ -70,6 +70,10 @@ void AddAccelerateOptions(CLI::App& app, AccelerateArgs& args) {
                  "smaller of the two)")
       ->check(CLI::PositiveNumber);
   app.add_flag("--single-stream-only", o.single_stream_only, "capture the single-stream schedule only");
+  app.add_flag_callback("--no-seed-pool", [&o] { o.seed_pool = false; },
+                        "capture each mode once: without seeding its graph pool per stream (by default a mode "
+                        "is captured again with each stream's pool seeded by one segment of the size the "
+                        "allocator trace predicts it needs, and that capture is kept when its pool is smaller)");
   CLI::Option* keep = app.add_flag("--keep-cross-stream-values", o.keep_cross_stream_values,
                                    "hold every value read on another stream until the streams join instead of "
                                    "freeing it after its last reader (more memory; for comparison)");

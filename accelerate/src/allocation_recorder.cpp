@@ -20,10 +20,13 @@ struct OpContext final : c10::GatheredContext {
   int32_t op;
 };
 
-// Called by the allocator under its lock for each entry: no allocator calls in here.
+// Called by the allocator for each entry while the history is on, on the thread that made the
+// request (for some entries with the allocator's lock held): no allocator calls in here. Threads
+// without a recorder get no context, as with the history off.
 std::shared_ptr<c10::GatheredContext> CurrentOp() {
   const AllocationRecorder* recorder = g_recorder;
-  return std::make_shared<OpContext>(recorder != nullptr ? recorder->op() : -1);
+  if (recorder == nullptr) return nullptr;
+  return std::make_shared<OpContext>(recorder->op());
 }
 
 // More entries than one capture makes (a few per op); a history that fills it has lost its oldest.

@@ -1,7 +1,8 @@
-// Records the caching allocator's requests in one memory pool, op by op, while a scheduled graph runs
-// on the calling thread (core/allocation_trace.h): the nimble::op_begin operators a marked rewrite
-// inserts (stream_rewrite.h, RewriteOptions::mark_ops) name the op in progress. Installed by the capture
-// (AotGraph, CaptureOptions::trace_allocations); one recorder per thread at a time.
+// Records the caching allocator's requests in one memory pool, op by op, while a scheduled graph is
+// captured into it on the calling thread (core/allocation_trace.h): the nimble::op_begin operators a
+// marked rewrite inserts (stream_rewrite.h, RewriteOptions::mark_ops) name the op in progress; requests
+// from threads without a recorder carry none (op -1). Installed by the capture (AotGraph,
+// CaptureOptions::trace_allocations); one recorder per thread at a time.
 //
 // It turns the allocator's history on (CUDACachingAllocator::recordHistory, with the op in progress as
 // each entry's context) for its lifetime only, and off again: nothing stays attached to the allocator

@@ -121,7 +121,7 @@ std::vector<ArtifactBucket> ArtifactBuckets(const ArtifactMeta& meta) {
 
 std::string EncodeArtifactMeta(const ArtifactMeta& meta) {
   const int32_t version =
-      std::max(meta.format_version, meta.buckets.empty() ? kArtifactFormatVersionSingle : kArtifactFormatVersion);
+      std::max(meta.format_version, meta.buckets.empty() ? kArtifactFormatVersionSingle : kArtifactFormatVersionBuckets);
   json j = {
       {"format_version", version}, {"nimble_version", meta.nimble_version},
       {"torch_version", meta.torch_version},   {"device_name", meta.device_name},

@@ -91,6 +91,11 @@ int64_t CachingAllocatorModel::Allocate(int32_t stream, int64_t bytes) {
   return id;
 }
 
+void CachingAllocatorModel::ResetPeaks() {
+  peak_allocated_ = allocated_;
+  for (auto& [stream, use] : stream_use_) use.peak_allocated_bytes = stream_allocated_[stream];
+}
+
 Status CachingAllocatorModel::Free(int64_t id) {
   auto it = live_.find(id);
   if (it == live_.end()) return InvalidArgument("block " + std::to_string(id) + " is not allocated");
@@ -291,6 +296,7 @@ StatusOr<PoolPrediction> PredictGraphPool(const AllocationTrace& trace, const Op
   for (size_t stream = 0; stream < seed_bytes.size(); ++stream) {
     if (seed_bytes[stream] > 0) NIMBLE_RETURN_IF_ERROR(model.Free(model.Allocate(static_cast<int32_t>(stream), seed_bytes[stream])));
   }
+  model.ResetPeaks();
   std::unordered_map<int64_t, int64_t> ids;
   for (const Action& a : actions) {
     if (a.alloc) {
@@ -321,8 +327,10 @@ StatusOr<PoolSeeds> ChoosePoolSeeds(const AllocationTrace& trace, const OpGraph&
     best[s] = seeds.unseeded.streams[s].segment_bytes;
     largest = std::max(largest, best[s]);
   }
-  // Every stream tries the same seed at once: they do not affect one another.
-  for (int64_t seed = kOwnSegment; seed < largest; seed += kOwnSegmentRound) {
+  // Every stream tries the same seed at once: they do not affect one another. At most 64 seeds are
+  // tried, evenly spaced in 2 MiB steps or wider.
+  const int64_t step = std::max(kOwnSegmentRound, RoundUp((largest - kOwnSegment) / 64 + 1, kOwnSegmentRound));
+  for (int64_t seed = kOwnSegment; seed < largest; seed += step) {
     std::vector<int64_t> trial(n, 0);
     for (size_t s = 0; s < n; ++s) {
       if (seed < seeds.unseeded.streams[s].segment_bytes) trial[s] = seed;

@@ -273,7 +273,7 @@ def accelerate(model: _inputs.ModelArg, example_inputs: _inputs.Inputs, *, mode:
                memory_budget_mib: Optional[float] = None, memory_ratio: Optional[float] = None,
                record_replays: int = 10, batch_sizes: Optional[Sequence[int]] = None,
                buckets: Optional[Sequence[Sequence[str]]] = None,
-               calibration: "Optional[str | os.PathLike[str]]" = None,
+               calibration: "Optional[str | os.PathLike[str]]" = None, seed_pool: bool = True,
                progress: _progress.ProgressArg = None) -> AcceleratedModule:
     """Schedules ``model`` (an nn.Module, traced on ``example_inputs``; a ScriptModule; a
     ``torch.export`` ExportedProgram; or a path to a .pt2 or TorchScript file) ahead of time as ``nimble-accelerate`` does and returns the captured module.
@@ -297,8 +297,10 @@ def accelerate(model: _inputs.ModelArg, example_inputs: _inputs.Inputs, *, mode:
     differ from the example elsewhere only against the traced model); the module runs the one whose
     shapes a call's inputs have. ``calibration``: a file written by ``nimble-prof calibrate``, saying
     how kernels on several streams share this GPU in the multi-stream prediction (default: the one
-    built in for the GPU, if any). The returned module's ``report`` holds the measured and
-    predicted latencies and the assignment."""
+    built in for the GPU, if any). ``seed_pool``: capture each mode once more with its graph pool
+    seeded per stream where the allocator trace predicts a smaller pool, and keep that capture when it
+    measures smaller (``ModeReport.unseeded_graph_pool_bytes``); False: one capture per mode. The
+    returned module's ``report`` holds the measured and predicted latencies and the assignment."""
     what = "nimble.accelerate"
     inputs = _inputs.as_tuple(example_inputs, what)
     if mode not in ("auto", "single", "multi"):
@@ -333,7 +335,8 @@ def accelerate(model: _inputs.ModelArg, example_inputs: _inputs.Inputs, *, mode:
                                  bool(cuda_fusions), target, False, command, _progress.callback(progress),
                                  memory_budget_mib=float(memory_budget_mib or 0), memory_ratio=float(memory_ratio or 0),
                                  record_replays=int(record_replays), batch_sizes=sizes, buckets=bucket_specs,
-                                 calibration=os.fspath(calibration) if calibration else "")
+                                 calibration=os.fspath(calibration) if calibration else "",
+                                 seed_pool=bool(seed_pool))
             runner = _C.Runner(artifact, target)
         if os.path.dirname(model_path) == workdir:
             os.remove(model_path)  # a copy of the weights; the artifact has its own

@@ -63,6 +63,21 @@ ReplayRecording MultiRecording() {
   return recording;
 }
 
+ModeResult Mode(RunMode kind, int32_t streams, double ms, double predicted_ms, int64_t peak_allocated,
+              int64_t peak_reserved, int64_t pool) {
+  ModeResult mode;
+  mode.mode = kind;
+  mode.captured = true;
+  mode.schedule = Streams(streams);
+  mode.median_ms = ms;
+  mode.predicted_ms = predicted_ms;
+  mode.capture_ns = 1000;
+  mode.peak_allocated_bytes = peak_allocated;
+  mode.peak_memory_bytes = peak_reserved;
+  mode.graph_pool_bytes = pool;
+  return mode;
+}
+
 AccelerateResult Result() {
   AccelerateResult r;
   r.model = "m.pt";
@@ -70,8 +85,8 @@ AccelerateResult Result() {
   r.device = "GPU";
   r.iterations = 200;
   r.baseline_ms = 1.0;
-  r.single = {RunMode::kAotSingle, true, Streams(1), 0.5, 0.52, 0, 1000, 4 << 20, 8 << 20, 2 << 20, -1, {}, -1, {}, -1, -1};
-  r.multi = {RunMode::kAotMulti, true, Streams(2), 0.3, 0.31, 0, 1000, 5 << 20, 10 << 20, 3 << 20, -1, {}, -1, {}, -1, -1};
+  r.single = Mode(RunMode::kAotSingle, 1, 0.5, 0.52, 4 << 20, 8 << 20, 2 << 20);
+  r.multi = Mode(RunMode::kAotMulti, 2, 0.3, 0.31, 5 << 20, 10 << 20, 3 << 20);
   return r;
 }
 

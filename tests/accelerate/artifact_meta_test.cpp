@@ -40,6 +40,19 @@ TEST(ArtifactMetaTest, RoundTrip) {
   EXPECT_TRUE(CheckArtifactCompatible(meta, H100Host(), "m.nimble").ok());
 }
 
+// A seeded graph is written as format 3, which this nimble reads and nimbles that know 2 refuse by
+// its number, before its unknown operator could fail the load.
+TEST(ArtifactMetaTest, ASeededGraphIsFormat3) {
+  ArtifactMeta meta = H100Meta();
+  meta.format_version = kArtifactFormatVersionSeeded;
+  const std::string text = EncodeArtifactMeta(meta);
+  EXPECT_NE(text.find("\"format_version\": 3"), std::string::npos) << text;
+  StatusOr<ArtifactMeta> decoded = DecodeArtifactMeta(text, "m.nimble");
+  ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+  EXPECT_EQ(decoded->format_version, 3);
+  EXPECT_TRUE(CheckArtifactCompatible(*decoded, H100Host(), "m.nimble").ok());
+}
+
 TEST(ArtifactMetaTest, BucketsRoundTripAsFormat2AndOneGraphStaysFormat1) {
   ArtifactMeta meta = H100Meta();
   EXPECT_NE(EncodeArtifactMeta(meta).find("\"format_version\": 1"), std::string::npos);

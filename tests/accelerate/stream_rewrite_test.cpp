@@ -203,8 +203,9 @@ TEST(StreamRewriteTest, MarkedRewritesNameEachOpAheadOfItsStreamOperators) {
 }
 
 // Pool seeds: one nimble::seed_pool right after nimble::fork_streams, holding the bytes per stream; it
-// survives the artifact's save and load, and outside a capture (here on the CPU) it changes nothing.
-// Seeds that do not match the streams are refused; all zero inserts nothing.
+// survives the artifact's save and load, and the rewritten model still computes the frozen one's
+// outputs (CheckSchedule; on the CPU, with no stream context, the operator is not reached; its effect in
+// a capture is the GPU test's). Seeds that do not match the streams are refused; all zero inserts nothing.
 TEST(StreamRewriteTest, PoolSeedsFollowTheForkAndAreCheckedAgainstTheStreams) {
   StatusOr<ModelGraph> model = LoadModelGraph(SaveModelFromSource(kSideTanh, {}), {{2, 3}});
   ASSERT_TRUE(model.ok()) << model.status().ToString();

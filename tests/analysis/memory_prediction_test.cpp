@@ -206,6 +206,9 @@ TEST(MemoryPredictionTest, SeedsArePickedPerStreamToTheSmallestThatServesIt) {
   ASSERT_TRUE(ten.ok()) << ten.status().ToString();
   EXPECT_EQ(ten->streams[1].segment_bytes, 10 * kMiB);
   EXPECT_EQ(ten->streams[0].segment_bytes, 30 * kMiB);  // the workspace starts a 20 MiB segment
+  // A seed reserves; it is not in use: stream 1's peak is z and its workspace, as unseeded.
+  EXPECT_EQ(ten->streams[1].peak_allocated_bytes, 5 * kMiB + 2 * kMiB);
+  EXPECT_EQ(ten->peak_allocated_bytes, 4 * 5 * kMiB);
   const auto fourteen = PredictGraphPool(d.trace, d.graph, two, {14 * kMiB, 0});
   ASSERT_TRUE(fourteen.ok());
   EXPECT_EQ(fourteen->streams[0].segment_bytes, 34 * kMiB);

@@ -220,9 +220,8 @@ void Session::PredictMemory() {
 }
 
 void Session::TraceAllocations() {
-  const bool multi = !args_.single_stream_only && plan_.multi.num_streams > 1;
   // The replay models the default release of cross-stream values, not the comparison policies.
-  if (!args_.predict_memory || !multi || args_.keep_cross_stream_values || args_.record_cross_stream_values) return;
+  if (!args_.predict_memory || args_.keep_cross_stream_values || args_.record_cross_stream_values) return;
   progress_.Step("recording the allocator's requests of a single-stream capture to predict the schedules' memory");
   RewriteOptions rewrite;
   rewrite.mark_ops = true;
@@ -272,6 +271,7 @@ Status Session::PlanAndCapture() {
   result_.matched_edges = plan_.matched_edges;
   NIMBLE_RETURN_IF_ERROR(CaptureMode(plan_.single, &result_.single, &single_model_, &single_graph_));
   TraceAllocations();
+  SeedPool(&result_.single, &single_model_, &single_graph_, &unseeded_single_graph_);
   int64_t budget = args_.memory_budget_bytes;
   if (args_.memory_budget_ratio > 0) {
     const auto relative = static_cast<int64_t>(args_.memory_budget_ratio * static_cast<double>(result_.single.peak_memory_bytes));
@@ -285,7 +285,7 @@ Status Session::PlanAndCapture() {
       NIMBLE_RETURN_IF_ERROR(CaptureMode(plan_.multi, &result_.multi, &multi_model_, &multi_graph_));
     }
   }
-  SeedMultiPool();
+  SeedPool(&result_.multi, &multi_model_, &multi_graph_, &unseeded_multi_graph_);
   result_.prep_ns = NowNs() - prep_start;
   return OkStatus();
 }
@@ -293,33 +293,41 @@ Status Session::PlanAndCapture() {
 // Captures `schedule`, records it as a memory trial and, when it fits `budget`, makes it the
 // multi-stream mode. Out of GPU memory is over any budget; other failures are the model's.
 StatusOr<bool> Session::TryWithinBudget(const StreamAssignment& schedule, int64_t budget) {
-  ModeResult trial_mode;
-  trial_mode.mode = RunMode::kAotMulti;
-  trial_mode.pool_seed_bytes = SeedsFor(schedule);
-  ScheduledModel scheduled;
-  std::unique_ptr<AotGraph> graph;
-  const Status captured = CaptureMode(schedule, &trial_mode, &scheduled, &graph, trial_mode.pool_seed_bytes);
-  if (!captured.ok() && captured.code() != StatusCode::kUnavailable) return captured;
-  if (!captured.ok()) trial_mode.peak_memory_bytes = std::numeric_limits<int64_t>::max();
-  MemoryTrial trial;
-  trial.streams = schedule.num_streams;
-  trial.syncs = static_cast<int32_t>(schedule.syncs.size());
-  trial.peak_allocated_bytes = trial_mode.peak_allocated_bytes;
-  trial.peak_reserved_bytes = trial_mode.peak_memory_bytes;
-  trial.graph_pool_bytes = trial_mode.graph_pool_bytes;
-  trial.pool_seed_bytes = trial_mode.pool_seed_bytes;
-  trial.fits = captured.ok() && trial.peak_reserved_bytes <= budget;
-  trial.schedule = schedule;
-  result_.memory_trials.push_back(trial);
-  progress_.Step("memory budget " + MiB(budget) + ": " + std::to_string(trial.streams) + " streams " +
-                 (trial.pool_seed_bytes.empty() ? "" : "(pool seeded) ") +
-                 (captured.ok() ? "take " + MiB(trial.peak_reserved_bytes) + (trial.fits ? ", within it" : ", over it")
-                                : "ran out of GPU memory (" + captured.message() + ")"));
-  if (!trial.fits) return false;
-  result_.multi = trial_mode;
-  multi_model_ = std::move(scheduled);
-  multi_graph_ = std::move(graph);
-  return true;
+  // Seeded first (the pool a deployment keeps, as predicted); a seeded capture over the budget is tried
+  // once more unseeded, since seeding is kept only where it measures smaller.
+  const std::vector<int64_t> seeds = SeedsFor(schedule);
+  for (const std::vector<int64_t>& attempt : {seeds, std::vector<int64_t>{}}) {
+    ModeResult trial_mode;
+    trial_mode.mode = RunMode::kAotMulti;
+    trial_mode.pool_seed_bytes = attempt;
+    ScheduledModel scheduled;
+    std::unique_ptr<AotGraph> graph;
+    const Status captured = CaptureMode(schedule, &trial_mode, &scheduled, &graph, attempt);
+    if (!captured.ok() && captured.code() != StatusCode::kUnavailable) return captured;
+    if (!captured.ok()) trial_mode.peak_memory_bytes = std::numeric_limits<int64_t>::max();
+    MemoryTrial trial;
+    trial.streams = schedule.num_streams;
+    trial.syncs = static_cast<int32_t>(schedule.syncs.size());
+    trial.peak_allocated_bytes = trial_mode.peak_allocated_bytes;
+    trial.peak_reserved_bytes = trial_mode.peak_memory_bytes;
+    trial.graph_pool_bytes = trial_mode.graph_pool_bytes;
+    trial.pool_seed_bytes = trial_mode.pool_seed_bytes;
+    trial.fits = captured.ok() && trial.peak_reserved_bytes <= budget;
+    trial.schedule = schedule;
+    result_.memory_trials.push_back(trial);
+    progress_.Step("memory budget " + MiB(budget) + ": " + std::to_string(trial.streams) + " streams " +
+                   (attempt.empty() ? "" : "(pool seeded) ") +
+                   (captured.ok() ? "take " + MiB(trial.peak_reserved_bytes) + (trial.fits ? ", within it" : ", over it")
+                                  : "ran out of GPU memory (" + captured.message() + ")"));
+    if (trial.fits) {
+      result_.multi = trial_mode;
+      multi_model_ = std::move(scheduled);
+      multi_graph_ = std::move(graph);
+      return true;
+    }
+    if (attempt.empty()) break;
+  }
+  return false;
 }
 
 // The search is SearchStreamCounts (accelerate_plan.h); each count's schedule is the plan's own for
@@ -377,42 +385,47 @@ Status Session::CheckGraph(AotGraph& captured, ModeResult* mode) {
 std::vector<int64_t> Session::SeedsFor(const StreamAssignment& schedule) {
   if (!args_.seed_pool || !single_trace_) return {};
   StatusOr<analysis::PoolSeeds> seeds = analysis::ChoosePoolSeeds(*single_trace_, model_.graph, schedule);
-  if (!seeds.ok() || !seeds->any()) return {};
-  return seeds->bytes;
+  if (!seeds.ok()) {
+    progress_.Warning("choosing pool seeds: " + seeds.status().message() + "; captured unseeded");
+    return {};
+  }
+  return seeds->any() ? seeds->bytes : std::vector<int64_t>{};
 }
 
-void Session::SeedMultiPool() {
-  if (!args_.seed_pool || !single_trace_ || multi_graph_ == nullptr || !result_.multi.captured) return;
-  if (!result_.multi.pool_seed_bytes.empty()) return;  // a budget trial, seeded already
-  StatusOr<analysis::PoolSeeds> seeds = analysis::ChoosePoolSeeds(*single_trace_, model_.graph, result_.multi.schedule);
+void Session::SeedPool(ModeResult* mode, ScheduledModel* model, std::unique_ptr<AotGraph>* graph,
+                       std::unique_ptr<AotGraph>* unseeded) {
+  if (!args_.seed_pool || !single_trace_ || *graph == nullptr || !mode->captured) return;
+  // Under a budget the trials have decided, seeded or not (TryWithinBudget).
+  if (mode->mode == RunMode::kAotMulti && result_.memory_budget_bytes > 0) return;
+  const std::string name = mode->mode == RunMode::kAotMulti ? "multi-stream" : "single-stream";
+  StatusOr<analysis::PoolSeeds> seeds = analysis::ChoosePoolSeeds(*single_trace_, model_.graph, mode->schedule);
   if (!seeds.ok()) {
-    progress_.Warning("choosing pool seeds: " + seeds.status().message() + "; the multi-stream pool stays unseeded");
+    progress_.Warning("choosing pool seeds: " + seeds.status().message() + "; the " + name + " pool stays unseeded");
     return;
   }
   if (!seeds->any()) return;
-  progress_.Step("seeding the multi-stream pool: predicted " + MiB(seeds->unseeded.segment_bytes) + " -> " +
+  progress_.Step("seeding the " + name + " pool: predicted " + MiB(seeds->unseeded.segment_bytes) + " -> " +
                  MiB(seeds->seeded.segment_bytes) + ", capturing it again");
-  ModeResult seeded = result_.multi;
+  ModeResult seeded = *mode;
   seeded.max_rel_error = 0;
   ScheduledModel scheduled;
-  std::unique_ptr<AotGraph> graph;
-  const Status captured = CaptureMode(result_.multi.schedule, &seeded, &scheduled, &graph, seeds->bytes);
+  std::unique_ptr<AotGraph> seeded_graph;
+  const Status captured = CaptureMode(mode->schedule, &seeded, &scheduled, &seeded_graph, seeds->bytes);
   if (!captured.ok()) {
     progress_.Warning("the seeded capture failed (" + captured.message() + "); the unseeded one is kept");
     return;
   }
-  const int64_t budget = result_.memory_budget_bytes;
-  if (seeded.graph_pool_bytes >= result_.multi.graph_pool_bytes || (budget > 0 && seeded.peak_memory_bytes > budget)) {
-    progress_.Step("the seeded pool took " + MiB(seeded.graph_pool_bytes) + " against " +
-                   MiB(result_.multi.graph_pool_bytes) + " unseeded; the unseeded capture is kept");
+  if (seeded.graph_pool_bytes >= mode->graph_pool_bytes) {
+    progress_.Step("the seeded pool took " + MiB(seeded.graph_pool_bytes) + " against " + MiB(mode->graph_pool_bytes) +
+                   " unseeded; the unseeded capture is kept");
     return;
   }
-  seeded.unseeded_graph_pool_bytes = result_.multi.graph_pool_bytes;
+  seeded.unseeded_graph_pool_bytes = mode->graph_pool_bytes;
   seeded.pool_seed_bytes = seeds->bytes;
-  result_.multi = std::move(seeded);
-  multi_model_ = std::move(scheduled);
-  unseeded_multi_graph_ = std::move(multi_graph_);  // timed beside the seeded one, then released
-  multi_graph_ = std::move(graph);
+  *mode = std::move(seeded);
+  *model = std::move(scheduled);
+  *unseeded = std::move(*graph);  // timed beside the seeded one, then released
+  *graph = std::move(seeded_graph);
 }
 
 Status Session::Measure() {
@@ -421,17 +434,33 @@ Status Session::Measure() {
   NIMBLE_ASSIGN_OR_RETURN(MemoryUse eager, ForwardMemory(model_.model));
   result_.baseline_peak_allocated_bytes = eager.peak_allocated_bytes;
   result_.baseline_peak_reserved_bytes = eager.peak_reserved_bytes;
-  NIMBLE_ASSIGN_OR_RETURN(std::vector<int64_t> single, single_graph_->TimeReplays(args_.iters));
-  result_.single.median_ms = MedianMs(std::move(single));
-  if (multi_graph_ != nullptr) {
-    NIMBLE_ASSIGN_OR_RETURN(std::vector<int64_t> multi, multi_graph_->TimeReplays(args_.iters));
-    result_.multi.median_ms = MedianMs(std::move(multi));
+  NIMBLE_RETURN_IF_ERROR(TimeMode(*single_graph_, unseeded_single_graph_, &result_.single));
+  if (multi_graph_ != nullptr) NIMBLE_RETURN_IF_ERROR(TimeMode(*multi_graph_, unseeded_multi_graph_, &result_.multi));
+  return OkStatus();
+}
+
+// A seeded graph and the unseeded one it replaced are timed in alternating halves, so that neither
+// gains from going first; the unseeded one is released after.
+Status Session::TimeMode(AotGraph& graph, std::unique_ptr<AotGraph>& unseeded, ModeResult* mode) {
+  if (unseeded == nullptr) {
+    NIMBLE_ASSIGN_OR_RETURN(std::vector<int64_t> times, graph.TimeReplays(args_.iters));
+    mode->median_ms = MedianMs(std::move(times));
+    return OkStatus();
   }
-  if (unseeded_multi_graph_ != nullptr) {
-    NIMBLE_ASSIGN_OR_RETURN(std::vector<int64_t> unseeded, unseeded_multi_graph_->TimeReplays(args_.iters));
-    result_.multi.unseeded_median_ms = MedianMs(std::move(unseeded));
-    unseeded_multi_graph_.reset();
+  const int32_t half = std::max(1, args_.iters / 2);
+  std::vector<int64_t> seeded_times, unseeded_times;
+  for (int round = 0; round < 2; ++round) {
+    AotGraph* order[2] = {&graph, unseeded.get()};
+    if (round == 1) std::swap(order[0], order[1]);
+    for (AotGraph* g : order) {
+      NIMBLE_ASSIGN_OR_RETURN(std::vector<int64_t> times, g->TimeReplays(half));
+      std::vector<int64_t>& into = g == &graph ? seeded_times : unseeded_times;
+      into.insert(into.end(), times.begin(), times.end());
+    }
   }
+  mode->median_ms = MedianMs(std::move(seeded_times));
+  mode->unseeded_median_ms = MedianMs(std::move(unseeded_times));
+  unseeded.reset();
   return OkStatus();
 }
 
@@ -557,6 +586,10 @@ StatusOr<ArtifactMeta> Session::Meta() const {
   meta.inputs = specs_;
   meta.float32_precision = Precision();  // Load set it for every run and check
   meta.schedule = multi ? result_.multi.schedule : result_.single.schedule;
+  const std::vector<int64_t>& seeds = (multi ? result_.multi : result_.single).pool_seed_bytes;
+  if (std::any_of(seeds.begin(), seeds.end(), [](int64_t b) { return b > 0; })) {
+    meta.format_version = accelerate::kArtifactFormatVersionSeeded;  // its graph calls nimble::seed_pool
+  }
   meta.figures = {{"baseline_ms", result_.baseline_ms},
                   {"measured_aot_single_ms", result_.single.median_ms},
                   {"measured_aot_multi_ms", result_.multi.median_ms},

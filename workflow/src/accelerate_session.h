@@ -64,15 +64,18 @@ class Session {
   // streams each time until one fits, then the most streams between that fit and the fewest found over
   // the budget (kept as the multi mode); none fitting: no multi mode.
   Status CaptureWithinBudget(int64_t budget);
-  // After the single-stream capture, when a multi-stream one follows: a second single-stream capture,
-  // of a rewrite with op markers, that records the allocator's requests op by op (single_trace_); on
-  // failure a warning, and memory goes unpredicted.
+  // After the single-stream capture: a second single-stream capture, of a rewrite with op markers,
+  // that records the allocator's requests op by op (single_trace_); on failure a warning, and memory
+  // goes unpredicted.
   void TraceAllocations();
-  // After the multi-stream capture: the same schedule captured again with its pool seeded per stream
+  // After a mode's capture: its schedule captured again with its pool seeded per stream
   // (analysis::ChoosePoolSeeds) where that is predicted smaller. It takes the first capture's place
-  // when its measured pool is smaller (and within the budget); the first is kept until Measure has
-  // timed it beside the seeded one (unseeded_multi_graph_). Failures warn and keep the first.
-  void SeedMultiPool();
+  // (`mode`, `model`, `graph`) when its measured pool is smaller;
+  // the first goes to `unseeded` until Measure has timed it beside the seeded one. Failures warn and
+  // keep the first.
+  void SeedPool(ModeResult* mode, ScheduledModel* model, std::unique_ptr<AotGraph>* graph,
+                std::unique_ptr<AotGraph>* unseeded);
+  Status TimeMode(AotGraph& graph, std::unique_ptr<AotGraph>& unseeded, ModeResult* mode);
   // The seeds analysis::ChoosePoolSeeds finds for `schedule` (empty: none, or no trace). The budget's
   // trials are captured seeded, so that a schedule fits by its seeded pool.
   std::vector<int64_t> SeedsFor(const StreamAssignment& schedule);
@@ -89,7 +92,7 @@ class Session {
   ModelGraph model_;
   Plan plan_;
   ScheduledModel single_model_, multi_model_;
-  std::unique_ptr<AotGraph> single_graph_, multi_graph_, unseeded_multi_graph_;
+  std::unique_ptr<AotGraph> single_graph_, multi_graph_, unseeded_single_graph_, unseeded_multi_graph_;
   AccelerateResult result_;
   std::vector<ReplayRecording> recordings_;
   std::optional<AllocationTrace> single_trace_;

@@ -17,9 +17,13 @@ namespace nimble::accelerate {
 
 // The newest format this nimble reads and writes. Version 1: one captured graph ("forward"); version 2
 // adds "buckets", one graph per input shape (written only when there are several, so that a
-// single-shape model.nimble stays readable by nimbles that know version 1 alone).
-inline constexpr int32_t kArtifactFormatVersion = 2;
+// single-shape model.nimble stays readable by nimbles that know version 1 alone); version 3: the graph
+// may call nimble::seed_pool (RewriteOptions::pool_seeds), unknown to nimbles before it (written only
+// for a seeded graph).
+inline constexpr int32_t kArtifactFormatVersion = 3;
 inline constexpr int32_t kArtifactFormatVersionSingle = 1;
+inline constexpr int32_t kArtifactFormatVersionBuckets = 2;
+inline constexpr int32_t kArtifactFormatVersionSeeded = 3;
 inline constexpr const char* kArtifactMetaFile = "nimble/meta.json";
 // float32 math in IEEE fp32: TF32 off in cuBLAS and cuDNN (SetFloat32Precision, model_timing.h). What
 // nimble-accelerate checks the outputs with by default, and so what a replay must capture with.
@@ -39,7 +43,7 @@ struct ArtifactBucket {
 };
 
 struct ArtifactMeta {
-  int32_t format_version = kArtifactFormatVersionSingle;  // as read; written as at least 2 with buckets
+  int32_t format_version = kArtifactFormatVersionSingle;  // as read; written as at least 2 with buckets, 3 when seeded
   std::string nimble_version;
   std::string torch_version;       // "2.11.0"
   std::string device_name;         // "NVIDIA H100 80GB HBM3", or "cpu"

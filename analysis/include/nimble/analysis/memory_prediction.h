@@ -44,6 +44,9 @@ class CachingAllocatorModel {
   int64_t peak_allocated_bytes() const { return peak_allocated_; }
   int32_t segments() const { return segments_; }
 
+  // Starts the peaks over from what is in use now (after seeding: a seed reserves, it is not used).
+  void ResetPeaks();
+
   // Per stream: the segments it reserved (small and large pools together) and the most bytes its blocks
   // held at once. A stream that never allocated is absent.
   struct StreamUse {
