@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <random>
 
 namespace nimble::analysis {
@@ -232,6 +233,40 @@ TEST(MemoryPredictionTest, SeedsArePickedPerStreamToTheSmallestThatServesIt) {
   // One seed per stream, none negative.
   EXPECT_FALSE(PredictGraphPool(d.trace, d.graph, two, {10 * kMiB}).ok());
   EXPECT_FALSE(PredictGraphPool(d.trace, d.graph, two, {-1, 0}).ok());
+}
+
+// The diamond's requests at random sizes, on each of its schedules: the chosen seeds never leave a
+// stream more segment bytes than unseeded, are 0 or from 10 MiB in 2 MiB steps, and the prediction
+// with them is the one ChoosePoolSeeds reports.
+TEST(MemoryPredictionTest, ChosenSeedsNeverCostAStreamMore) {
+  std::mt19937_64 rng(11);
+  const std::vector<StreamAssignment> schedules = {
+      OnStreams({0, 0, 0, 0, 0}, {}),
+      OnStreams({0, 0, 1, 0, 0}, {{OpId(0), OpId(2)}, {OpId(2), OpId(4)}}),
+      OnStreams({0, 1, 1, 1, 1}, {{OpId(0), OpId(1)}}),
+      OnStreams({0, 1, 2, 1, 0}, {{OpId(0), OpId(1)}, {OpId(0), OpId(2)}, {OpId(2), OpId(4)}, {OpId(3), OpId(4)}})};
+  for (int trial = 0; trial < 200; ++trial) {
+    Diamond d = MakeDiamond();
+    std::map<int64_t, int64_t> size;  // a block's free repeats its allocation's size
+    for (AllocationEvent& e : d.trace.events) {
+      if (e.kind == AllocationEvent::Kind::kAlloc) size[e.block] = 256 * 1024 + static_cast<int64_t>(rng() % (14 * kMiB));
+      e.bytes = size[e.block];
+    }
+    for (const StreamAssignment& schedule : schedules) {
+      const auto seeds = ChoosePoolSeeds(d.trace, d.graph, schedule);
+      ASSERT_TRUE(seeds.ok()) << seeds.status().ToString();
+      ASSERT_EQ(seeds->bytes.size(), static_cast<size_t>(schedule.num_streams));
+      for (size_t s = 0; s < seeds->bytes.size(); ++s) {
+        const int64_t seed = seeds->bytes[s];
+        EXPECT_TRUE(seed == 0 || (seed >= 10 * kMiB && seed % (2 * kMiB) == 0)) << seed;
+        EXPECT_LE(seeds->seeded.streams[s].segment_bytes, seeds->unseeded.streams[s].segment_bytes) << "stream " << s;
+        if (seed > 0) EXPECT_LT(seeds->seeded.streams[s].segment_bytes, seeds->unseeded.streams[s].segment_bytes);
+      }
+      const auto again = PredictGraphPool(d.trace, d.graph, schedule, seeds->bytes);
+      ASSERT_TRUE(again.ok());
+      EXPECT_EQ(again->segment_bytes, seeds->seeded.segment_bytes);
+    }
+  }
 }
 
 TEST(MemoryPredictionTest, RefusesTracesThatDoNotFitTheGraphOrSchedule) {
