@@ -6,6 +6,7 @@ Two subcommands, each run in its own process by bench/zoo_bench.sh:
                            it traces), and OUT/MODEL-DTYPE.json with the --input text of each input
   torch MODEL DTYPE MODE   one PyTorch baseline, the median latency in ms as JSON on the last line:
                            eager (the nn.Module), cudagraph (the nn.Module captured with torch.cuda.graph),
+                           cudagraph-cl (the same with the module and its 4-D inputs in channels_last),
                            exported-graph (the .pt2's ExportedProgram.module() captured the same way),
                            compile (torch.compile mode="reduce-overhead")
 Weights are random (no downloads): the architectures are those of the named models. float32 rows run
@@ -183,6 +184,12 @@ def baseline(args) -> int:
             fn = lambda: model(*inputs)  # noqa: E731
         elif args.mode == "cudagraph":
             fn = graphed(model, inputs)
+        elif args.mode == "cudagraph-cl":
+            if not any(t.dim() == 4 and t.is_floating_point() for t in inputs):
+                raise SystemExit(f"{args.model}: no 4-D input to put in channels_last")
+            model = model.to(memory_format=torch.channels_last)
+            fn = graphed(model, tuple(t.contiguous(memory_format=torch.channels_last) if t.dim() == 4 else t
+                                      for t in inputs))
         elif args.mode == "exported-graph":
             program = torch.export.load(str(pathlib.Path(args.out) / f"{args.model}-{args.dtype}.pt2"))
             fn = graphed(program.module(), inputs)
@@ -211,7 +218,7 @@ def main(argv) -> int:
     t = sub.add_parser("torch")
     t.add_argument("model")
     t.add_argument("dtype", choices=list(DTYPES))
-    t.add_argument("mode", choices=["eager", "cudagraph", "exported-graph", "compile"])
+    t.add_argument("mode", choices=["eager", "cudagraph", "cudagraph-cl", "exported-graph", "compile"])
     t.add_argument("--out", default=".", help="where export wrote the .pt2 (exported-graph)")
     t.add_argument("--iters", type=int, default=200)
     args = parser.parse_args(argv)

@@ -3,21 +3,24 @@
 # a .pt, times PyTorch (eager, torch.cuda.graph of the module, of the .pt2's module, the same with
 # cuBLASLt given cuBLAS's workspace, and with --compile torch.compile reduce-overhead), each in its own
 # process, then nimble-accelerate on the .pt2 (and with --pt on the .pt), which records the model's
-# kernels for its prediction itself. Prints a markdown table; nimble-accelerate's JSON (nimble.jsonl), PyTorch's
+# kernels for its prediction itself. With --layouts, also PyTorch's CUDA graph with the module and its
+# inputs in channels_last, and nimble-accelerate once more with --memory-format contiguous (its chosen
+# mode's time). Prints a markdown table; nimble-accelerate's JSON (nimble.jsonl), PyTorch's
 # (torch.jsonl) and the log go to OUT_DIR.
-#   bench/zoo_bench.sh BUILD_DIR OUT_DIR [--compile] [--pt] [--models "gpt2 bert_base"] [--dtypes "float32 bfloat16"]
+#   bench/zoo_bench.sh BUILD_DIR OUT_DIR [--compile] [--pt] [--layouts] [--models "gpt2 bert_base"] [--dtypes "float32 bfloat16"]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${1:?usage: zoo_bench.sh BUILD_DIR OUT_DIR [options]}
 out=${2:?usage: zoo_bench.sh BUILD_DIR OUT_DIR [options]}
 shift 2
-compile=0 pt=0
+compile=0 pt=0 layouts=0
 models="resnet50 inception_v3 mobilenet_v2 efficientnet_b0 nasnetalarge vit_b_16 bert_base gpt2 moe"
 dtypes="float32 float16"
 while [ $# -gt 0 ]; do
   case $1 in
     --compile) compile=1 ;;
     --pt) pt=1 ;;
+    --layouts) layouts=1 ;;
     --models) models=$2; shift ;;
     --dtypes) dtypes=$2; shift ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
@@ -55,12 +58,23 @@ print(f"{s['measured_ms']:.3f} | {multi} | {d['width_streams']} | {pred} | {rel:
 PY
 }
 
+chosen_ms() {  # nimble-accelerate --json -> the chosen mode's measured ms
+  python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+mode = d['multi'] if d.get('chosen') == 'aot-multi' and d['multi'] else d['single']
+print('%.3f' % mode['measured_ms'])" "$1" 2>/dev/null || echo failed
+}
+
 echo "Model zoo, $(date -u +%Y-%m-%d), $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1), batch 1," \
      "median of $iters (ms); float32 rows with TF32 off everywhere; predictions by nimble-accelerate without --db"
-echo "command: bench/zoo_bench.sh BUILD OUT$([ $compile -eq 1 ] && echo ' --compile')$([ $pt -eq 1 ] && echo ' --pt') --models \"$models\" --dtypes \"$dtypes\""
+echo "command: bench/zoo_bench.sh BUILD OUT$([ $compile -eq 1 ] && echo ' --compile')$([ $pt -eq 1 ] && echo ' --pt')$([ $layouts -eq 1 ] && echo ' --layouts') --models \"$models\" --dtypes \"$dtypes\""
 echo
-echo "| model | dtype | file | PyTorch eager | CUDA graph | CUDA graph of .pt2 | CUDA graph, cuBLASLt $((lt_kib / 1024)) MiB | torch.compile r-o | Nimble single | Nimble multi | width | predicted single / multi (error) | max rel err | chosen |"
-echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+layout_head="" layout_rule=""
+[ $layouts -eq 1 ] && layout_head=" CUDA graph, channels_last | Nimble chosen, --memory-format contiguous | memory format |" \
+  && layout_rule=" --- | --- | --- |"
+echo "| model | dtype | file | PyTorch eager | CUDA graph | CUDA graph of .pt2 | CUDA graph, cuBLASLt $((lt_kib / 1024)) MiB | torch.compile r-o | Nimble single | Nimble multi | width | predicted single / multi (error) | max rel err | chosen |$layout_head"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |$layout_rule"
 for model in $models; do
   for dtype in $dtypes; do
     python3 bench/zoo_bench.py export "$model" "$dtype" "$out/models" >>"$log" 2>&1
@@ -73,6 +87,7 @@ for model in $models; do
     exported="-"
     [ -f "$out/models/$model-$dtype.pt2" ] && exported=$(py_ms "$model" "$dtype" exported-graph)
     compiled="-"; [ $compile -eq 1 ] && compiled=$(py_ms "$model" "$dtype" compile)
+    graph_cl="-"; [ $layouts -eq 1 ] && graph_cl=$(py_ms "$model" "$dtype" cudagraph-cl)
     for ext in pt2 pt; do
       [ "$ext" = pt ] && [ $pt -eq 0 ] && continue
       file=$out/models/$model-$dtype.$ext
@@ -85,7 +100,17 @@ for model in $models; do
       # shellcheck disable=SC2086
       "$build/cli/nimble-accelerate" "$file" $inputs --iters "$iters" --json -o "$out/$model-$dtype.nimble" \
         >"$json" 2>>"$log" || echo "nimble-accelerate failed for $file" >>"$log"
-      echo "| $model | $dtype | .$ext | $eager | $graph | $exported | $graph_ws | $compiled | $(nimble_cells "$json") |"
+      layout_cells=""
+      if [ $layouts -eq 1 ]; then
+        # shellcheck disable=SC2086
+        "$build/cli/nimble-accelerate" "$file" $inputs --iters "$iters" --json --memory-format contiguous \
+          -o "$out/$model-$dtype-contiguous.nimble" >"$json.contiguous" 2>>"$log" \
+          || echo "nimble-accelerate --memory-format contiguous failed for $file" >>"$log"
+        layout_cells=" $graph_cl | $(chosen_ms "$json.contiguous") | $(python3 -c "import json;print(json.load(open('$json')).get('memory_format', '-'))" 2>/dev/null || echo -) |"
+        { tr -d '\n' <"$json.contiguous"; echo; } >>"$out/nimble-contiguous.jsonl"
+        rm -f "$json.contiguous" "$out/$model-$dtype-contiguous.nimble"
+      fi
+      echo "| $model | $dtype | .$ext | $eager | $graph | $exported | $graph_ws | $compiled | $(nimble_cells "$json") |$layout_cells"
       { tr -d '\n' <"$json"; echo; } >>"$out/nimble.jsonl"
       rm -f "$json"
     done

@@ -40,6 +40,11 @@ void AddAccelerateOptions(CLI::App& app, AccelerateArgs& args) {
   app.add_option("-o,--output", o.output, "where to write the optimized runner (model.nimble)")->required();
   app.add_flag("--cuda-fusions", o.cuda_fusions,
                "use the front end's cuDNN conv+relu fusions (slower in fp32 without TF32 on the models measured)");
+  app.add_option("--memory-format", o.memory_format,
+                 "the convolutions' layout: auto (channels_last for float16/bfloat16 convolutions, none depthwise), "
+                 "contiguous (NCHW, as the file holds them) or channels_last (weights converted, 4-D inputs on entry)")
+      ->check(CLI::IsMember({"auto", "contiguous", "channels_last"}))
+      ->capture_default_str();
   app.add_flag("--tf32", o.tf32,
                "let cuDNN use TF32 for fp32 convolutions, as PyTorch does by default (all sides: baseline, "
                "capture, output check; recorded in model.nimble); default: IEEE fp32 throughout");
@@ -195,8 +200,8 @@ void PrintBucketTable(const workflow::AccelerateResult& r, std::ostream& out) {
 }
 
 void PrintAccelerateTable(const workflow::AccelerateResult& r, std::ostream& out) {
-  out << "model " << r.model << " (" << r.inputs << ") on " << r.device << ": " << r.num_ops << " ops, "
-      << r.width_streams << " chains (streams of the assignment), |E'| " << r.reduced_edges << ", |M| "
+  out << "model " << r.model << " (" << r.inputs << ") on " << r.device << ": " << r.num_ops << " ops"
+      << (r.channels_last ? " (convolutions channels_last)" : "") << ", " << r.width_streams << " chains (streams of the assignment), |E'| " << r.reduced_edges << ", |M| "
       << r.matched_edges << "\nprediction: " << r.op_time_source << "; replay costs "
       << workflow::ReplayCostsText(r.replay_costs) << ", " << r.replay_cost_source << "; GPU sharing "
       << workflow::SharingText(r.replay_costs.sharing) << "\n\n";

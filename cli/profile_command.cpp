@@ -97,6 +97,10 @@ void RegisterProfileCommand(CLI::App& app, Action& action, std::shared_ptr<const
   cmd->add_flag("--cuda-fusions", o.cuda_fusions,
                 "fuse conv+add+relu into cuDNN calls (as nimble-accelerate --cuda-fusions; a recording weighs the "
                 "ops of one choice only)");
+  cmd->add_option("--memory-format", o.memory_format,
+                  "the convolutions' layout, as nimble-accelerate --memory-format (auto, contiguous, channels_last)")
+      ->check(CLI::IsMember({"auto", "contiguous", "channels_last"}))
+      ->capture_default_str();
   cmd->add_flag("--no-tf32", args->no_tf32,
                 "fp32 convolutions and matmuls without TF32, as nimble-accelerate runs them (needed for its --db)");
   cmd->add_option("--save-module", o.save_module,

@@ -26,6 +26,7 @@ StatusOr<ModelGraph> LoadModelGraph(const std::string& path, const std::vector<T
   if (options.device.starts_with("cuda")) result.blas = MatchBlasLtWorkspace();
   auto start = std::chrono::steady_clock::now();
   NIMBLE_ASSIGN_OR_RETURN(std::shared_ptr<LoadedModel::Impl> impl, LoadFrozenModel(path, inputs, options));
+  result.channels_last = impl->channels_last;
   result.model = LoadedModel(std::move(impl));
   result.load_ns = NsSince(start);
   start = std::chrono::steady_clock::now();

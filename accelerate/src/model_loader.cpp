@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "conv_layout.h"
 #include "export_program.h"
 #include "loaded_model_impl.h"
 #include "node_names.h"
@@ -169,6 +170,22 @@ Status CheckStraightLine(const Graph& graph, const std::string& path) {
 
 }  // namespace
 
+std::string_view MemoryFormatName(MemoryFormat format) {
+  switch (format) {
+    case MemoryFormat::kAuto: return "auto";
+    case MemoryFormat::kContiguous: return "contiguous";
+    case MemoryFormat::kChannelsLast: return "channels_last";
+  }
+  return "auto";
+}
+
+std::optional<MemoryFormat> ParseMemoryFormat(std::string_view name) {
+  for (const MemoryFormat format : {MemoryFormat::kAuto, MemoryFormat::kContiguous, MemoryFormat::kChannelsLast}) {
+    if (name == MemoryFormatName(format)) return format;
+  }
+  return std::nullopt;
+}
+
 StatusOr<std::shared_ptr<LoadedModel::Impl>> LoadFrozenModel(const std::string& path,
                                                              const std::vector<TensorSpec>& inputs,
                                                              const FrontEndOptions& options) {
@@ -190,6 +207,12 @@ StatusOr<std::shared_ptr<LoadedModel::Impl>> LoadFrozenModel(const std::string& 
     impl->graph = impl->module.get_method("forward").graph();
   }
   NIMBLE_RETURN_IF_ERROR(Simplify(impl->graph, path, options.optimize && options.cuda_fusions));
+  const bool channels_last = options.memory_format == MemoryFormat::kChannelsLast ||
+                             (options.memory_format == MemoryFormat::kAuto &&
+                              ChannelsLastPays(SummarizeConvolutions(*impl->graph)));
+  if (channels_last) {
+    NIMBLE_ASSIGN_OR_RETURN(impl->channels_last, ConvertToChannelsLast(impl->graph, inputs, path));
+  }
   NIMBLE_RETURN_IF_ERROR(SetConvolutionPrecision(impl->graph, path, options.tf32));
   NIMBLE_RETURN_IF_ERROR(CheckStraightLine(*impl->graph, path));
   return impl;

@@ -455,5 +455,41 @@ TEST(AotGpuTest, AProgramWithoutInputFlagsRunsOnItsSignature) {
   EXPECT_NE(text.find("inputs from the program's signature"), std::string::npos) << text;
 }
 
+// float16 convolutions go channels_last by default (FrontEndOptions::memory_format): nimble-accelerate
+// says so, and the model.nimble it writes computes in a new process what the contiguous model does.
+TEST(AotGpuTest, HalfPrecisionConvolutionsRunChannelsLastAndAgreeWithTheContiguousModel) {
+  SKIP_WITHOUT_GPU();
+  const std::string model = testing::SaveModelFromSource(R"(
+def forward(self, x):
+    a = torch.relu(torch.conv2d(x, self.w0.to(5), None, [1, 1], [1, 1]))
+    b = torch.relu(torch.conv2d(x, self.w1.to(5), None, [1, 1], [1, 1]))
+    return torch.conv2d(a + b, self.w2.to(5), None, [1, 1], [1, 1])
+)", {{8, 3, 3, 3}, {8, 3, 3, 3}, {4, 8, 3, 3}});
+  const std::string artifact = testing::TestDir() + "/half_nhwc.nimble";
+  const std::string json = testing::TestDir() + "/half_nhwc.json";
+  const std::string bin = std::string(NIMBLE_BINARY_DIR) + "/cli/";
+  ASSERT_EQ(std::system((bin + "nimble-accelerate " + model + " --input 1x3x16x16:float16 --iters 10 --json -o " +
+                         artifact + " > " + json).c_str()),
+            0);
+  std::ifstream in(json);
+  const nlohmann::json result = nlohmann::json::parse(in);
+  EXPECT_EQ(result["memory_format"], "channels_last");
+  StatusOr<ModelGraph> contiguous = LoadModelGraph(
+      model, {TensorSpec{.shape = {1, 3, 16, 16}, .dtype = DType::kFloat16}},
+      FrontEndOptions{.memory_format = MemoryFormat::kContiguous, .device = "cuda"});
+  ASSERT_TRUE(contiguous.ok()) << contiguous.status().ToString();
+  HostTensor input = HostTensor::Random({1, 3, 16, 16}, 3);
+  input.dtype = DType::kFloat16;
+  StatusOr<std::vector<HostTensor>> expected = RunOnce(contiguous->model, {input});
+  ASSERT_TRUE(expected.ok()) << expected.status().ToString();
+  StatusOr<Runner> runner = Runner::Load(artifact);
+  ASSERT_TRUE(runner.ok()) << runner.status().ToString();
+  StatusOr<std::vector<HostTensor>> replayed = runner->Run({input});
+  ASSERT_TRUE(replayed.ok()) << replayed.status().ToString();
+  StatusOr<double> error = MaxRelativeError(*replayed, *expected);
+  ASSERT_TRUE(error.ok()) << error.status().ToString();
+  EXPECT_LE(*error, 1e-2);
+}
+
 }  // namespace
 }  // namespace nimble::accelerate

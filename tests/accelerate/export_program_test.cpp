@@ -292,6 +292,22 @@ TEST(ExportFrontEndTest, CnnBecomesAnOpGraphWithBatchNormFolded) {
   EXPECT_EQ(optimized->model.inputs(), Float32Specs({{2, 3, 8, 8}}));
 }
 
+// A program's weights are constants of its graph too, so its convolutions take the memory format asked
+// for, in the exporter's aten::conv2d and in core ATen's aten::convolution alike.
+TEST(ExportFrontEndTest, ConvolutionsGoChannelsLastWhenAsked) {
+  for (const char* name : {"cnn_branches.pt2", "cnn_core_aten.pt2"}) {
+    const std::string path = (DataDir() / name).string();
+    StatusOr<ModelGraph> nhwc =
+        LoadModelGraph(path, {{2, 3, 8, 8}}, FrontEndOptions{.memory_format = MemoryFormat::kChannelsLast});
+    ASSERT_TRUE(nhwc.ok()) << nhwc.status().message();
+    EXPECT_TRUE(nhwc->channels_last) << name;
+    EXPECT_EQ(nhwc->graph.ops.front().kind, "aten::contiguous") << name;
+    StatusOr<ModelGraph> automatic = LoadModelGraph(path, {{2, 3, 8, 8}});  // float32: contiguous
+    ASSERT_TRUE(automatic.ok()) << automatic.status().message();
+    EXPECT_FALSE(automatic->channels_last) << name;
+  }
+}
+
 TEST(ExportFrontEndTest, TokenIdsGoInAsInt64) {
   const TensorSpec ids{.shape = {2, 6}, .dtype = DType::kInt64, .low = 0, .high = 19};
   StatusOr<ModelGraph> model = LoadModelGraph((DataDir() / "token_embedding.pt2").string(), {ids});

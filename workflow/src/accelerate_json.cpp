@@ -74,6 +74,7 @@ json AccelerateResultToJson(const AccelerateResult& r) {
             {"device", r.device},
             {"command", r.command},
             {"ops", r.num_ops},
+            {"memory_format", r.channels_last ? "channels_last" : "contiguous"},
             {"width_streams", r.width_streams},
             {"reduced_edges", r.reduced_edges},
             {"matched_edges", r.matched_edges},

@@ -75,7 +75,14 @@ Status Session::Load() {
   options.device = args_.device;
   options.cuda_fusions = args_.cuda_fusions;
   options.tf32 = args_.tf32;
+  const std::optional<MemoryFormat> format = ParseMemoryFormat(args_.memory_format);
+  if (!format) {
+    return InvalidArgument("memory format '" + args_.memory_format + "': expected auto, contiguous or channels_last");
+  }
+  options.memory_format = *format;
   NIMBLE_ASSIGN_OR_RETURN(model_, LoadModelGraph(args_.model, specs_, options));
+  result_.channels_last = model_.channels_last;
+  if (model_.channels_last) progress_.Step("convolutions in channels_last (--memory-format " + args_.memory_format + ")");
   if (!model_.blas.warning.empty()) progress_.Warning(model_.blas.warning);
   NIMBLE_ASSIGN_OR_RETURN(GpuLimits limits, DeviceLimits(args_.device));
   result_.device = limits.name;
@@ -112,6 +119,8 @@ StatusOr<MeasuredWorkload> Session::RecordWorkload() {
   profile.device = args_.device;
   profile.cuda_fusions = args_.cuda_fusions;
   profile.tf32 = args_.tf32;
+  // The recording must weigh the ops this session captures: the same layout, and so the same graph.
+  profile.memory_format = model_.channels_last ? "channels_last" : "contiguous";
   profile.command_line = into_db ? "recorded by " + args_.command_line : "recorded by nimble-accelerate for its prediction";
   // The recording's own steps would interleave with this workflow's; its warnings still come through.
   ProgressFn warnings_only = [this](const ProgressUpdate& update) {

@@ -44,8 +44,15 @@ Status LoadModel(Session& s) {
   const ProfileOptions& o = s.options;
   s.progress.Step("loading " + o.model + " on " + o.device);
   if (!o.tf32) accelerate::DisableTf32();
-  const accelerate::FrontEndOptions front{
-      .optimize = o.optimize, .cuda_fusions = o.cuda_fusions, .tf32 = o.tf32, .device = o.device};
+  const std::optional<accelerate::MemoryFormat> format = accelerate::ParseMemoryFormat(o.memory_format);
+  if (!format) {
+    return InvalidArgument("memory format '" + o.memory_format + "': expected auto, contiguous or channels_last");
+  }
+  const accelerate::FrontEndOptions front{.optimize = o.optimize,
+                                          .cuda_fusions = o.cuda_fusions,
+                                          .tf32 = o.tf32,
+                                          .memory_format = *format,
+                                          .device = o.device};
   auto loaded = accelerate::LoadModelGraph(o.model, o.inputs, front);
   if (!loaded.ok() && loaded.status().code() == StatusCode::kUnavailable && accelerate::CudaDeviceCount() == 0) {
     return kNoGpu;

@@ -5,7 +5,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "nimble/accelerate/blas_workspace.h"
@@ -14,6 +16,16 @@
 #include "nimble/core/status.h"
 
 namespace nimble::accelerate {
+
+// The memory format of the convolutions' weights and activations (conv_layout.h).
+enum class MemoryFormat : uint8_t {
+  kAuto,          // channels_last where it pays: half-precision convolutions, none of them depthwise
+  kContiguous,    // as the file holds them (NCHW)
+  kChannelsLast,  // every 2-D convolution's constant weight, and each 4-D floating input on entry
+};
+// "auto", "contiguous", "channels_last".
+std::string_view MemoryFormatName(MemoryFormat format);
+std::optional<MemoryFormat> ParseMemoryFormat(std::string_view name);
 
 struct FrontEndOptions {
   // Fold batch norm and constant add/mul into convolutions when freezing. Of
@@ -31,6 +43,10 @@ struct FrontEndOptions {
   // Measured: ResNet-50 and Inception-v3 traced with PyTorch's default (TF32) ran their AoT replays
   // about 2x faster than the same models in IEEE fp32 (bench/results/python_api.md).
   bool tf32 = false;
+  // Measured on the H100 at batch 1 in float16: ResNet-50's replay 1.69x and Inception-v3's 1.60x
+  // faster in channels_last (cuDNN drops a pair of layout transposes around each NCHW convolution);
+  // MobileNetV2's and EfficientNet-B0's (depthwise) 12 % and 11 % slower (bench/results/zoo.md).
+  MemoryFormat memory_format = MemoryFormat::kAuto;
   // Where the model is loaded and its shape run happens: "cpu", "cuda" or "cuda:N".
   std::string device = "cpu";
 };
@@ -38,6 +54,7 @@ struct FrontEndOptions {
 struct ModelGraph {
   OpGraph graph;
   LoadedModel model;            // the frozen module; model.impl() maps ops back to their nodes
+  bool channels_last = false;   // the convolutions run channels_last (FrontEndOptions::memory_format)
   int32_t graph_nodes = 0;      // nodes in the frozen graph, ops and folded ones together
   int64_t load_ns = 0;          // reading, freezing and simplifying the module
   int32_t folded_shape_queries = 0;  // x.size() and the like, replaced by their value (static shapes)

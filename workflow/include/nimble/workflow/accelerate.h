@@ -77,6 +77,9 @@ struct AccelerateOptions {
   bool allow_eager_fallback = false;  // an uncapturable model is timed eagerly instead of failing
   bool cuda_fusions = false;     // the front end's cuDNN conv+relu fusions
   bool tf32 = false;             // TF32 convolutions (PyTorch's default); off: IEEE fp32 everywhere
+  // The convolutions' memory format: "auto" (channels_last for half-precision convolutions, none of
+  // them depthwise), "contiguous" or "channels_last" (accelerate::FrontEndOptions::memory_format).
+  std::string memory_format = "auto";
   // How concurrent kernels share the GPU in the multi-stream prediction: a calibration file written by
   // `nimble-prof calibrate`; empty: the calibration built in for this device (analysis/gpu_sharing.h),
   // else occupancy shares as they are.
@@ -131,6 +134,7 @@ struct MemoryTrial {
 struct AccelerateResult {
   std::string model, inputs, device, command;
   int32_t num_ops = 0, width_streams = 0, iterations = 0;
+  bool channels_last = false;    // the front end made the convolutions channels_last
   int64_t reduced_edges = 0;
   int32_t matched_edges = 0;
   std::string op_time_source;    // where the workload came from: a recorded run, or op-by-op timing

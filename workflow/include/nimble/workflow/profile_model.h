@@ -33,6 +33,7 @@ struct ProfileOptions {
   bool optimize = true;         // conv-batchnorm folding
   bool cuda_fusions = false;    // cuDNN conv+add+relu fusions
   bool tf32 = true;             // PyTorch's default; false: IEEE fp32, as nimble-accelerate runs
+  std::string memory_format = "auto";  // the convolutions' layout, as nimble-accelerate --memory-format
   std::string save_module;      // where to write the module as profiled; empty: nowhere
   size_t top_gaps = 10;
   std::string command_line;     // stored with the run

@@ -1,0 +1,40 @@
+// Convolutions in channels_last (NHWC): the frozen graph's 2-D convolution weights stored channels_last
+// and each 4-D floating input converted on entry, so that cuDNN runs its NHWC kernels without the
+// layout transposes it puts around each NCHW convolution in half precision. The values computed are
+// the same; only the memory layout of weights and activations changes (outputs of rank 4 come out
+// channels_last). Private to accelerate/src.
+#pragma once
+
+#include <torch/csrc/jit/ir/ir.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "nimble/accelerate/model_graph.h"
+#include "nimble/core/status.h"
+#include "nimble/core/tensor_spec.h"
+
+namespace nimble::accelerate {
+
+// What the graph's convolutions are, for the automatic choice.
+struct ConvSummary {
+  int32_t convolutions = 0;   // 2-D convolutions with a constant 4-D weight
+  int32_t half = 0;           // of them, float16 or bfloat16 weights
+  int32_t depthwise = 0;      // of them, one input channel per group (groups > 1)
+};
+
+ConvSummary SummarizeConvolutions(const torch::jit::Graph& graph);
+
+// ConvLayout::kAuto's rule: channels_last when there are half-precision convolutions and none is
+// depthwise. Measured on the H100 at batch 1 in float16 (bench/results/zoo.md): ResNet-50 1.69x and
+// Inception-v3 1.60x faster replays in channels_last, MobileNetV2 and EfficientNet-B0 (depthwise)
+// 12 % and 11 % slower.
+bool ChannelsLastPays(const ConvSummary& summary);
+
+// Converts the convolution weights and the 4-D floating inputs (`inputs`: one spec per forward
+// argument). Returns whether anything was converted. Internal naming `path` on a libtorch failure.
+StatusOr<bool> ConvertToChannelsLast(std::shared_ptr<torch::jit::Graph>& graph,
+                                     const std::vector<TensorSpec>& inputs, const std::string& path);
+
+}  // namespace nimble::accelerate

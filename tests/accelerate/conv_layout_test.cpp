@@ -1,0 +1,98 @@
+// The front end's memory format (FrontEndOptions::memory_format): which convolutions "auto" puts in
+// channels_last, what the graph gains (one conversion of the input), and that the values stay those
+// of the contiguous graph.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "nimble/accelerate/model_graph.h"
+#include "nimble/accelerate/model_timing.h"
+#include "test_models.h"
+
+namespace nimble::testing {
+
+using namespace ::nimble::accelerate;  // NOLINT: the module under test
+namespace {
+
+// Two 3x3 convolutions side by side on one input, their weights cast to `dtype` in forward (a
+// constant once frozen); `groups` 3 makes the first depthwise.
+std::string TwoConvolutions(DType dtype, int groups) {
+  // c10::ScalarType's numbers: TorchScript source compiled here has no torch.bfloat16 to name.
+  const std::string cast = std::string(".to(") + (dtype == DType::kBFloat16 ? "15" : "6") + ")";
+  return SaveModelFromSource(
+      "def forward(self, x):\n"
+      "    a = torch.conv2d(x, self.w0" + cast + ", None, [1, 1], [1, 1], [1, 1], " + std::to_string(groups) + ")\n"
+      "    b = torch.conv2d(x, self.w1" + cast + ", None, [1, 1], [1, 1], [1, 1], 1)\n"
+      "    return torch.relu(a) + b\n",
+      {{3, groups == 1 ? 3 : 1, 3, 3}, {3, 3, 3, 3}});
+}
+
+std::vector<TensorSpec> Image(DType dtype) { return {TensorSpec{.shape = {1, 3, 8, 8}, .dtype = dtype}}; }
+
+ModelGraph Load(const std::string& path, DType dtype, MemoryFormat format) {
+  StatusOr<ModelGraph> model = LoadModelGraph(path, Image(dtype), FrontEndOptions{.memory_format = format});
+  EXPECT_TRUE(model.ok()) << model.status().ToString();
+  return model.ok() ? std::move(model).value() : ModelGraph{};
+}
+
+std::vector<std::string> Kinds(const OpGraph& graph) {
+  std::vector<std::string> kinds;
+  for (const Op& op : graph.ops) kinds.push_back(op.kind);
+  return kinds;
+}
+
+// The largest relative difference between the two graphs' outputs on one random input.
+double Difference(const ModelGraph& a, const ModelGraph& b, DType dtype) {
+  HostTensor input = HostTensor::Random({1, 3, 8, 8}, 7);
+  input.dtype = dtype;
+  StatusOr<std::vector<HostTensor>> out_a = RunOnce(a.model, {input});
+  StatusOr<std::vector<HostTensor>> out_b = RunOnce(b.model, {input});
+  EXPECT_TRUE(out_a.ok() && out_b.ok());
+  if (!out_a.ok() || !out_b.ok()) return 1.0;
+  StatusOr<double> error = MaxRelativeError(*out_a, *out_b);
+  EXPECT_TRUE(error.ok()) << error.status().ToString();
+  return error.ok() ? *error : 1.0;
+}
+
+TEST(ConvLayoutTest, HalfPrecisionConvolutionsGoChannelsLastByDefault) {
+  const std::string path = TwoConvolutions(DType::kBFloat16, 1);
+  const ModelGraph automatic = Load(path, DType::kBFloat16, MemoryFormat::kAuto);
+  const ModelGraph contiguous = Load(path, DType::kBFloat16, MemoryFormat::kContiguous);
+  EXPECT_TRUE(automatic.channels_last);
+  EXPECT_FALSE(contiguous.channels_last);
+  // One op more: the input converted once, ahead of both convolutions.
+  ASSERT_EQ(automatic.graph.ops.size(), contiguous.graph.ops.size() + 1);
+  EXPECT_EQ(Kinds(automatic.graph).front(), "aten::contiguous");
+  EXPECT_NE(Kinds(contiguous.graph).front(), "aten::contiguous");
+  EXPECT_LE(Difference(automatic, contiguous, DType::kBFloat16), 1e-2);
+}
+
+TEST(ConvLayoutTest, DepthwiseOrFloat32ConvolutionsStayContiguousUnlessAsked) {
+  EXPECT_FALSE(Load(TwoConvolutions(DType::kBFloat16, 3), DType::kBFloat16, MemoryFormat::kAuto).channels_last);
+  const std::string path = TwoConvolutions(DType::kFloat32, 1);
+  const ModelGraph automatic = Load(path, DType::kFloat32, MemoryFormat::kAuto);
+  EXPECT_FALSE(automatic.channels_last);
+  const ModelGraph forced = Load(path, DType::kFloat32, MemoryFormat::kChannelsLast);
+  EXPECT_TRUE(forced.channels_last);
+  EXPECT_EQ(Kinds(forced.graph).front(), "aten::contiguous");
+  EXPECT_LE(Difference(forced, automatic, DType::kFloat32), 1e-5);
+}
+
+TEST(ConvLayoutTest, ModelsWithoutConvolutionsAreLeftAlone) {
+  StatusOr<ModelGraph> model = LoadModelGraph(SaveTestModel(TestModel::kTwoInputs), {{2, 3}, {2, 3}},
+                                               FrontEndOptions{.memory_format = MemoryFormat::kChannelsLast});
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  EXPECT_FALSE(model->channels_last);
+  EXPECT_EQ(Kinds(model->graph), (std::vector<std::string>{"aten::relu", "aten::sigmoid", "aten::add"}));
+}
+
+TEST(ConvLayoutTest, NamesParseBack) {
+  for (MemoryFormat format : {MemoryFormat::kAuto, MemoryFormat::kContiguous, MemoryFormat::kChannelsLast}) {
+    EXPECT_EQ(ParseMemoryFormat(MemoryFormatName(format)), format);
+  }
+  EXPECT_EQ(ParseMemoryFormat("nhwc"), std::nullopt);
+}
+
+}  // namespace
+}  // namespace nimble::testing
