@@ -1,14 +1,16 @@
-"""Does channels_last help half-precision inference replays? torchvision CNNs (random weights) at batch 1,
-float16, traced, frozen and optimized for inference as nimble-accelerate does (conv-batchnorm folding,
+"""Does channels_last help inference replays? torchvision CNNs (random weights) at batch 1, in the dtypes
+given (default float16; float32 with TF32 off), traced, frozen and optimized for inference as nimble-accelerate does (conv-batchnorm folding,
 conv-add-relu fusion), captured with torch.cuda.graph once in NCHW and once with the frozen graph's
 convolution weights and the input converted to channels_last. cuDNN's timed picks. Median of 5 rounds
 of 200 replays (ms), both layouts timed in one process. Also counts the kernels of one replay's eager
 run with torch.profiler, to show the layout transposes.
-    python3 bench/half_layout.py resnet50 inception_v3 googlenet mobilenet_v2
+    python3 bench/half_layout.py [--dtypes float16,bfloat16,float32] resnet50 inception_v3 googlenet mobilenet_v2
 """
 import sys, time, torch, torchvision
 
 torch.backends.cudnn.benchmark = True
+torch.backends.cudnn.allow_tf32 = False
+torch.backends.cuda.matmul.allow_tf32 = False
 
 
 def frozen(name, dtype):
@@ -68,8 +70,13 @@ def time_graph(f, x, layout):
     return rounds[2], out.float(), len(kernels), transposes
 
 
-for name in sys.argv[1:]:
-    for dtype in (torch.float16,):
+args = sys.argv[1:]
+dtypes = [torch.float16]
+if args and args[0] == "--dtypes":
+    dtypes = [getattr(torch, d) for d in args[1].split(",")]
+    args = args[2:]
+for name in args:
+    for dtype in dtypes:
         f, x = frozen(name, dtype)
         nchw, ref, k1, t1 = time_graph(f, x, "nchw")
         n = to_channels_last(f)
