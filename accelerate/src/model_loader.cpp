@@ -17,6 +17,7 @@
 
 #include "conv_layout.h"
 #include "export_program.h"
+#include "gelu_fusion.h"
 #include "loaded_model_impl.h"
 #include "node_names.h"
 #include "torch_errors.h"
@@ -94,13 +95,17 @@ StatusOr<Module> Freeze(Module module, const std::string& path, bool optimize) {
 }
 
 // Makes the graph straight-line where it is static, and applies the optional optimizations.
-Status Simplify(std::shared_ptr<Graph>& graph, const std::string& path, bool fuse) {
+Status Simplify(std::shared_ptr<Graph>& graph, const std::string& path, bool optimize, bool fuse) {
   try {
     // Loops with a constant trip count become straight-line code; branches on constants go away.
     torch::jit::UnrollConstantLoops(graph);
     torch::jit::ConstantPropagation(graph);
     // `xs = []; xs.append(a)` becomes one list construction, so list values carry their producers.
     torch::jit::RemoveListMutation(graph);
+    if (optimize) {
+      // GELU's tanh approximation written out element by element becomes one aten::gelu kernel.
+      FuseTanhGelu(graph);
+    }
     if (fuse) {
       // Of what torch::jit::optimize_for_inference adds to freezing, only the fusion of conv with a
       // following add and relu into one cuDNN call. It applies to CUDA weights only, so CPU and GPU
@@ -206,7 +211,7 @@ StatusOr<std::shared_ptr<LoadedModel::Impl>> LoadFrozenModel(const std::string& 
     NIMBLE_ASSIGN_OR_RETURN(impl->module, Freeze(std::move(loaded), path, options.optimize));
     impl->graph = impl->module.get_method("forward").graph();
   }
-  NIMBLE_RETURN_IF_ERROR(Simplify(impl->graph, path, options.optimize && options.cuda_fusions));
+  NIMBLE_RETURN_IF_ERROR(Simplify(impl->graph, path, options.optimize, options.optimize && options.cuda_fusions));
   const bool channels_last = options.memory_format == MemoryFormat::kChannelsLast ||
                              (options.memory_format == MemoryFormat::kAuto &&
                               ChannelsLastPays(SummarizeConvolutions(*impl->graph)));

@@ -12,6 +12,7 @@ Run with the project's venv Python (the one whose libtorch the build uses), then
 """
 
 import json
+import math
 import pathlib
 import zipfile
 from typing import Callable, Optional
@@ -108,6 +109,20 @@ class HalfMlp(nn.Module):
 
     def forward(self, x):
         return self.fc2(F.gelu(self.norm(self.fc1(x))))
+
+
+class TanhGeluMlp(nn.Module):
+    """A linear, GELU's tanh approximation written out as GPT-2's activation writes it (eight element-wise
+    ops: pow, mul, add, mul, tanh, add, mul, mul), and a linear."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(8, 16)
+        self.fc2 = nn.Linear(16, 4)
+
+    def forward(self, x):
+        h = self.fc1(x)
+        return self.fc2(0.5 * h * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (h + 0.044715 * torch.pow(h, 3.0)))))
 
 
 class OpMix(nn.Module):
@@ -213,6 +228,7 @@ def main() -> None:
     export_and_save("two_in_two_out", TwoInTwoOut(), (torch.randn(3, 6), torch.randn(3, 6)))
     export_and_save("split_outputs", SplitModel(), (torch.randn(2, 6, 6),))
     export_and_save("half_mlp", HalfMlp().half(), (torch.randn(3, 8).half(),))
+    export_and_save("tanh_gelu_mlp", TanhGeluMlp(), (torch.randn(3, 8),))
     mix_inputs = (torch.randn(3, 4), torch.tensor([2, 0, 1]))
     export_and_save("op_mix", OpMix(), mix_inputs)
     export_and_save("op_mix_core_aten", OpMix(), mix_inputs, decompose=True)

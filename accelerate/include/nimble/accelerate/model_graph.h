@@ -28,7 +28,8 @@ std::string_view MemoryFormatName(MemoryFormat format);
 std::optional<MemoryFormat> ParseMemoryFormat(std::string_view name);
 
 struct FrontEndOptions {
-  // Fold batch norm and constant add/mul into convolutions when freezing. Of
+  // Fold batch norm and constant add/mul into convolutions when freezing, and turn GELU's tanh
+  // approximation written out element by element (GPT-2's activation) into one aten::gelu. Of
   // torch::jit::optimize_for_inference's other passes, the MKLDNN conversion is CPU-only and the linear
   // transpose turns one addmm kernel into two, so neither is run.
   bool optimize = true;
