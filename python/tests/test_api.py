@@ -85,6 +85,8 @@ def test_bad_options() -> None:
         nimble.accelerate(TwoBranch(), x, batch_sizes=[1, 0])
     with pytest.raises(ValueError, match="batch_sizes must be a non-empty list"):
         nimble.accelerate(TwoBranch(), x, batch_sizes=[])
+    with pytest.raises(ValueError, match="memory_format 'nhwc'"):
+        nimble.accelerate(TwoBranch(), x, memory_format="nhwc")
     with pytest.raises(ValueError, match="batch_sizes and buckets both"):
         nimble.accelerate(TwoBranch(), x, batch_sizes=[1, 2], buckets=[["2x3x8x8"]])
     with pytest.raises(ValueError, match="device cpu"):

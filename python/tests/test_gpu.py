@@ -448,12 +448,17 @@ def test_half_precision_model(dtype: torch.dtype, tolerance: float) -> None:
     name = str(dtype).replace("torch.", "")
     assert fast.input_specs == [f"2x32x28x28:{name}"]
     assert fast.report.multi.max_rel_error <= tolerance
+    # Half-precision convolutions, none depthwise: captured channels_last (memory_format="auto").
+    assert fast.report.memory_format == "channels_last"
     with torch.no_grad():
-        expected, _ = model(x)
+        expected, expected_features = model(x)
     got, features = fast(x)
     assert got.dtype == dtype and features["features"].dtype == dtype
-    # The check nimble-accelerate makes, norm-wise: the largest difference over the largest value.
+    # The check nimble-accelerate makes, norm-wise: the largest difference over the largest value; the
+    # 4-D features come back channels_last, with the module's values.
     assert ((got - expected).abs().max() / expected.abs().max()).item() <= tolerance
+    ref = expected_features["features"]
+    assert ((features["features"] - ref).abs().max() / ref.abs().max()).item() <= tolerance
     with pytest.raises(ValueError, match=f"is float32, the graph was captured for {name}"):
         fast(x.float())
 
@@ -466,6 +471,7 @@ def test_exported_program_and_pt2_path(tmp_path: pathlib.Path) -> None:
     with torch.no_grad():
         expected, features = model(x)
     fast = nimble.accelerate(program, x, iters=5)
+    assert fast.report.memory_format == "contiguous"  # float32 convolutions stay NCHW
     got, got_features = fast(x)
     close(got, expected)
     close(got_features["features"], features["features"])
