@@ -1,7 +1,9 @@
 """Does channels_last help inference replays? torchvision CNNs (random weights) at batch 1, in the dtypes
-given (default float16; float32 with TF32 off), traced, frozen and optimized for inference as nimble-accelerate does (conv-batchnorm folding,
-conv-add-relu fusion), captured with torch.cuda.graph once in NCHW and once with the frozen graph's
-convolution weights and the input converted to channels_last. cuDNN's timed picks. Median of 5 rounds
+given (default float16; float32 with TF32 off), traced, frozen and optimized for inference by
+torch.jit.optimize_for_inference (conv-batchnorm folding as nimble-accelerate does, and conv-add-relu
+fusion, which nimble-accelerate leaves to --cuda-fusions), captured with torch.cuda.graph once in NCHW
+and once with the frozen graph's convolution weights and the input converted to channels_last.
+cuDNN's timed picks. Median of 5 rounds
 of 200 replays (ms), both layouts timed in one process. Also counts the kernels of one replay's eager
 run with torch.profiler, to show the layout transposes.
     python3 bench/half_layout.py [--dtypes float16,bfloat16,float32] resnet50 inception_v3 googlenet mobilenet_v2

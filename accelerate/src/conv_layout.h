@@ -26,14 +26,16 @@ struct ConvSummary {
 
 ConvSummary SummarizeConvolutions(const torch::jit::Graph& graph);
 
-// ConvLayout::kAuto's rule: channels_last when there are half-precision convolutions and none is
-// depthwise. Measured on the H100 at batch 1 in float16 (bench/results/zoo.md): ResNet-50 1.69x and
-// Inception-v3 1.60x faster replays in channels_last, MobileNetV2 and EfficientNet-B0 (depthwise)
-// 12 % and 11 % slower.
+// MemoryFormat::kAuto's rule: channels_last when there are half-precision convolutions and none is
+// depthwise. Measured on the H100 at batch 1 in float16 (bench/results/zoo.md): PyTorch's CUDA graph of
+// the frozen graph 1.69x (ResNet-50) and 1.60x (Inception-v3) faster in channels_last, MobileNetV2 and
+// EfficientNet-B0 (depthwise) 12 % and 11 % slower; nimble-accelerate's replays 1.37x and 1.44x faster.
 bool ChannelsLastPays(const ConvSummary& summary);
 
-// Converts the convolution weights and the 4-D floating inputs (`inputs`: one spec per forward
-// argument). Returns whether anything was converted. Internal naming `path` on a libtorch failure.
+// Stores the convolution weights channels_last (a weight another op also reads gets a copy of its own)
+// and converts the 4-D floating inputs that flow into a convolution (`inputs`: one spec per forward
+// argument). Returns whether the graph has convolutions with constant weights, now all channels_last.
+// Internal naming `path` on a libtorch failure.
 StatusOr<bool> ConvertToChannelsLast(std::shared_ptr<torch::jit::Graph>& graph,
                                      const std::vector<TensorSpec>& inputs, const std::string& path);
 

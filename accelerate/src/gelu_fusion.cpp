@@ -17,14 +17,24 @@ using torch::jit::Value;
 
 bool Is(const Node* node, const char* kind) { return node->kind() == c10::Symbol::fromQualString(kind); }
 
-// A number the graph holds as a constant: a Scalar, or a tensor of one element.
+// A number the graph holds as a constant: a Scalar, or a 0-dim tensor (which, unlike a tensor of shape
+// [1], neither broadcasts nor promotes the other operand's dtype, so aten::gelu's result keeps x's).
 std::optional<double> ConstantNumber(Value* value) {
   const std::optional<c10::IValue> constant = torch::jit::toIValue(value);
   if (!constant) return std::nullopt;
   if (constant->isDouble()) return constant->toDouble();
   if (constant->isInt()) return static_cast<double>(constant->toInt());
-  if (constant->isTensor() && constant->toTensor().numel() == 1) return constant->toTensor().item<double>();
+  if (constant->isTensor() && constant->toTensor().dim() == 0) return constant->toTensor().item<double>();
   return std::nullopt;
+}
+
+// aten::gelu takes floating tensors only; a value of unknown dtype (scripted code) is let through, and
+// an integer one would fail the shape run, naming the file.
+bool MaybeFloating(const Value* x) {
+  const c10::TensorTypePtr type = x->type()->cast<c10::TensorType>();
+  if (!type) return false;
+  const std::optional<c10::ScalarType> dtype = type->scalarType();
+  return !dtype || c10::isFloatingType(*dtype);
 }
 
 bool Near(std::optional<double> value, double expected) {
@@ -76,7 +86,7 @@ std::pair<Node*, Value*> MatchFromTanh(Node* tanh) {
   Value* polynomial = ScaledBy(inner->node(), scale);
   if (polynomial == nullptr || !OneReader(polynomial)) return {nullptr, nullptr};
   Value* x = CubicArgument(polynomial);
-  if (x == nullptr) return {nullptr, nullptr};
+  if (x == nullptr || !MaybeFloating(x)) return {nullptr, nullptr};
   Node* plus_one = tanh->output()->uses()[0].user;
   const std::vector<Value*> terms = Summands(plus_one);
   if (terms.size() != 2 || !OneReader(plus_one->output())) return {nullptr, nullptr};

@@ -18,10 +18,9 @@ int64_t NsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
 }
 
-}  // namespace
-
-StatusOr<ModelGraph> LoadModelGraph(const std::string& path, const std::vector<TensorSpec>& inputs,
-                                    const FrontEndOptions& options) {
+// One load; `*nhwc_shape_run_failed` says whether the shape run failed on a graph put in channels_last.
+StatusOr<ModelGraph> LoadOnce(const std::string& path, const std::vector<TensorSpec>& inputs,
+                              const FrontEndOptions& options, bool* nhwc_shape_run_failed) {
   ModelGraph result;
   if (options.device.starts_with("cuda")) result.blas = MatchBlasLtWorkspace();
   auto start = std::chrono::steady_clock::now();
@@ -30,17 +29,39 @@ StatusOr<ModelGraph> LoadModelGraph(const std::string& path, const std::vector<T
   result.model = LoadedModel(std::move(impl));
   result.load_ns = NsSince(start);
   start = std::chrono::steady_clock::now();
-  NIMBLE_ASSIGN_OR_RETURN(ShapeRun run, RunForShapes(result.model.impl()));
-  NIMBLE_ASSIGN_OR_RETURN(result.folded_shape_queries, FoldShapeQueries(result.model.impl(), run));
-  if (result.folded_shape_queries > 0) {
-    NIMBLE_ASSIGN_OR_RETURN(run, RunForShapes(result.model.impl()));
+  StatusOr<ShapeRun> run = RunForShapes(result.model.impl());
+  StatusOr<int32_t> folded = run.ok() ? FoldShapeQueries(result.model.impl(), *run) : StatusOr<int32_t>(run.status());
+  if (folded.ok() && *folded > 0) run = RunForShapes(result.model.impl());
+  if (!folded.ok() || !run.ok()) {
+    *nhwc_shape_run_failed = result.channels_last;
+    return folded.ok() ? run.status() : folded.status();
   }
+  result.folded_shape_queries = *folded;
   result.shape_run_ns = NsSince(start);
   start = std::chrono::steady_clock::now();
-  NIMBLE_ASSIGN_OR_RETURN(result.graph, ExtractOpGraph(result.model.impl(), run));
+  NIMBLE_ASSIGN_OR_RETURN(result.graph, ExtractOpGraph(result.model.impl(), *run));
   result.extract_ns = NsSince(start);
-  result.graph_nodes = static_cast<int32_t>(run.size());
+  result.graph_nodes = static_cast<int32_t>(run->size());
   return result;
+}
+
+}  // namespace
+
+StatusOr<ModelGraph> LoadModelGraph(const std::string& path, const std::vector<TensorSpec>& inputs,
+                                    const FrontEndOptions& options) {
+  bool nhwc_failed = false;
+  StatusOr<ModelGraph> loaded = LoadOnce(path, inputs, options, &nhwc_failed);
+  if (loaded.ok() || !nhwc_failed) return loaded;
+  if (options.memory_format == MemoryFormat::kAuto) {
+    // Something in the model needs the NCHW strides it was written for (x.view(n, -1) after a
+    // convolution, say): the model as the file holds it.
+    FrontEndOptions contiguous = options;
+    contiguous.memory_format = MemoryFormat::kContiguous;
+    return LoadOnce(path, inputs, contiguous, &nhwc_failed);
+  }
+  return Status(loaded.status().code(),
+                loaded.status().message() + " (with the convolutions in channels_last; --memory-format contiguous "
+                                            "keeps the layout the model was written for)");
 }
 
 StatusOr<ModelGraph> LoadModelGraph(const std::string& path, const std::vector<std::vector<int64_t>>& input_shapes,

@@ -276,7 +276,7 @@ def accelerate(model: _inputs.ModelArg, example_inputs: _inputs.Inputs, *, mode:
                record_replays: int = 10, batch_sizes: Optional[Sequence[int]] = None,
                buckets: Optional[Sequence[Sequence[str]]] = None,
                calibration: "Optional[str | os.PathLike[str]]" = None, seed_pool: bool = True,
-               memory_format: str = "auto", progress: _progress.ProgressArg = None) -> AcceleratedModule:
+               memory_format: "str | torch.memory_format" = "auto", progress: _progress.ProgressArg = None) -> AcceleratedModule:
     """Schedules ``model`` (an nn.Module, traced on ``example_inputs``; a ScriptModule; a
     ``torch.export`` ExportedProgram; or a path to a .pt2 or TorchScript file) ahead of time as ``nimble-accelerate`` does and returns the captured module.
 
@@ -303,8 +303,9 @@ def accelerate(model: _inputs.ModelArg, example_inputs: _inputs.Inputs, *, mode:
     seeded per stream where the allocator trace predicts a smaller pool, and keep that capture when it
     measures smaller (``ModeReport.unseeded_graph_pool_bytes``); False: one capture per mode.
     ``memory_format``: the convolutions' layout, "auto" (channels_last for float16 or bfloat16
-    convolutions when none is depthwise), "contiguous" or "channels_last" (``report.memory_format``
-    says which ran; 4-D outputs then come back channels_last, the same values). The
+    convolutions when none is depthwise, unless the model needs NCHW strides), "contiguous" or
+    "channels_last" (or torch.contiguous_format, torch.channels_last; ``report.memory_format`` says
+    which ran; 4-D outputs then come back channels_last, the same values). The
     returned module's ``report`` holds the measured and predicted latencies and the assignment."""
     what = "nimble.accelerate"
     inputs = _inputs.as_tuple(example_inputs, what)
@@ -319,8 +320,7 @@ def accelerate(model: _inputs.ModelArg, example_inputs: _inputs.Inputs, *, mode:
     for name, value in (("memory_budget_mib", memory_budget_mib), ("memory_ratio", memory_ratio)):
         if value is not None and not value > 0:
             raise ValueError(f"{what}: {name} must be positive, got {value}")
-    if memory_format not in ("auto", "contiguous", "channels_last"):
-        raise ValueError(f"{what}: memory_format {memory_format!r}: expected 'auto', 'contiguous' or 'channels_last'")
+    layout = _inputs.memory_format(memory_format, what)
     if batch_sizes is not None and buckets is not None:
         raise ValueError(f"{what}: batch_sizes and buckets both give the buckets: use one")
     sizes = [int(b) for b in batch_sizes] if batch_sizes is not None else []
@@ -343,7 +343,7 @@ def accelerate(model: _inputs.ModelArg, example_inputs: _inputs.Inputs, *, mode:
                                  memory_budget_mib=float(memory_budget_mib or 0), memory_ratio=float(memory_ratio or 0),
                                  record_replays=int(record_replays), batch_sizes=sizes, buckets=bucket_specs,
                                  calibration=os.fspath(calibration) if calibration else "",
-                                 seed_pool=bool(seed_pool), memory_format=memory_format)
+                                 seed_pool=bool(seed_pool), memory_format=layout)
             runner = _C.Runner(artifact, target)
         if os.path.dirname(model_path) == workdir:
             os.remove(model_path)  # a copy of the weights; the artifact has its own

@@ -49,6 +49,18 @@ def as_tuple(example_inputs: Inputs, what: str) -> Tuple[torch.Tensor, ...]:
     return items
 
 
+def memory_format(value: "str | torch.memory_format", what: str) -> str:
+    """The front end's name for a convolution layout: "auto", "contiguous" or "channels_last", also
+    given as torch.contiguous_format or torch.channels_last."""
+    names = {torch.contiguous_format: "contiguous", torch.channels_last: "channels_last"}
+    if isinstance(value, torch.memory_format) and value in names:
+        return names[value]
+    if value in ("auto", "contiguous", "channels_last"):
+        return str(value)
+    raise ValueError(f"{what}: memory_format {value!r}: expected 'auto', 'contiguous' or 'channels_last' "
+                     "(or torch.contiguous_format, torch.channels_last)")
+
+
 def spec(t: torch.Tensor) -> str:
     """The input as the tools' --input writes it: "1x3x224x224", "1x128:int64:0..50256". Integer
     inputs keep the range of the example's values, so that the random inputs of the output check and

@@ -187,13 +187,16 @@ def open(path: "str | os.PathLike[str]", run: Optional[int] = None, *, iteration
 def profile(model: _inputs.ModelArg, example_inputs: _inputs.Inputs, *, iters: int = 20, warmup: int = 5,
             timed_iters: int = 100, db: "Optional[str | os.PathLike[str]]" = None,
             device: "Optional[str | torch.device]" = None, tf32: Optional[bool] = None, optimize: bool = True,
+            memory_format: "str | torch.memory_format" = "auto",
             progress: _progress.ProgressArg = None) -> ProfileReport:
     """Profiles a model op by op on the GPU as ``nimble-prof model.pt`` does: every kernel attributed to
     its op, the op graph stored, and the report returned. ``db``: where the run database goes (kept);
     by default a temporary file, removed once the report is read. ``tf32``: TF32 convolutions (default:
-    as this process's ``torch.backends.cudnn.allow_tf32``)."""
+    as this process's ``torch.backends.cudnn.allow_tf32``). ``memory_format``: the convolutions'
+    layout, as ``nimble.accelerate`` takes it (a run recorded for its ``db`` must use the same)."""
     what = "nimble.profile"
     inputs = _inputs.as_tuple(example_inputs, what)
+    layout = _inputs.memory_format(memory_format, what)
     if iters < 1 or warmup < 0 or timed_iters < 1:
         raise ValueError(f"{what}: iters and timed_iters must be at least 1 and warmup at least 0")
     workdir = tempfile.mkdtemp(prefix="nimble-profile-")
@@ -206,7 +209,7 @@ def profile(model: _inputs.ModelArg, example_inputs: _inputs.Inputs, *, iters: i
             text = _C.profile(model_path, _inputs.specs(inputs), output, iters, warmup, timed_iters,
                               target,
                               _precision.default_tf32() if tf32 is None else bool(tf32), optimize, False, command,
-                              _progress.callback(progress))
+                              _progress.callback(progress), memory_format=layout)
         data = json.loads(text)
         if db is None:
             data["path"] = ""

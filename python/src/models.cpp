@@ -26,8 +26,9 @@ namespace {
 std::string Profile(const std::string& model, const std::vector<std::string>& inputs,
                     const std::string& output, int32_t iters, int32_t warmup, int32_t timed_iters,
                     const std::string& device, bool tf32, bool optimize, bool cuda_fusions,
-                    const std::string& command_line, py::object progress) {
+                    const std::string& command_line, py::object progress, const std::string& memory_format) {
   workflow::ProfileOptions options;
+  options.memory_format = memory_format;
   options.model = model;
   options.inputs = Unwrap(workflow::ParseInputSpecs(inputs));
   options.output = output;
@@ -118,6 +119,7 @@ void BindModels(py::module_& m) {
   m.def("profile", &Profile, py::arg("model"), py::arg("inputs"), py::arg("output"), py::arg("iters"),
         py::arg("warmup"), py::arg("timed_iters"), py::arg("device"), py::arg("tf32"), py::arg("optimize"),
         py::arg("cuda_fusions"), py::arg("command_line"), py::arg("progress"),
+        py::arg("memory_format") = std::string("auto"),
         "Profiles a TorchScript file op by op into a run database; JSON text of the result.");
   m.def("accelerate", &Accelerate, py::arg("model"), py::arg("inputs"), py::arg("output"), py::arg("db"),
         py::arg("iters"), py::arg("max_streams"), py::arg("mode"), py::arg("tf32"), py::arg("cuda_fusions"),

@@ -87,6 +87,8 @@ def test_bad_options() -> None:
         nimble.accelerate(TwoBranch(), x, batch_sizes=[])
     with pytest.raises(ValueError, match="memory_format 'nhwc'"):
         nimble.accelerate(TwoBranch(), x, memory_format="nhwc")
+    with pytest.raises(ValueError, match="memory_format torch.preserve_format"):
+        nimble.accelerate(TwoBranch(), x, memory_format=torch.preserve_format)
     with pytest.raises(ValueError, match="batch_sizes and buckets both"):
         nimble.accelerate(TwoBranch(), x, batch_sizes=[1, 2], buckets=[["2x3x8x8"]])
     with pytest.raises(ValueError, match="device cpu"):

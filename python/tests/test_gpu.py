@@ -458,7 +458,12 @@ def test_half_precision_model(dtype: torch.dtype, tolerance: float) -> None:
     # 4-D features come back channels_last, with the module's values.
     assert ((got - expected).abs().max() / expected.abs().max()).item() <= tolerance
     ref = expected_features["features"]
+    assert features["features"].is_contiguous(memory_format=torch.channels_last)
     assert ((features["features"] - ref).abs().max() / ref.abs().max()).item() <= tolerance
+    # The same model asked for NCHW: 4-D outputs as PyTorch's.
+    nchw = nimble.accelerate(model, x, iters=5, mode="single", memory_format=torch.contiguous_format)
+    assert nchw.report.memory_format == "contiguous"
+    assert nchw(x)[1]["features"].is_contiguous()
     with pytest.raises(ValueError, match=f"is float32, the graph was captured for {name}"):
         fast(x.float())
 

@@ -116,6 +116,42 @@ TEST(AcceleratePlanTest, OnlyRunsOfTheSamePrecisionAreUsed) {
   EXPECT_NE(tf32->source.find("run 1"), std::string::npos) << tf32->source;
 }
 
+// A run recorded with the convolutions in channels_last weighs other kernels than a contiguous capture
+// runs, and the other way round; a run that does not say was recorded contiguous.
+TEST(AcceleratePlanTest, OnlyRunsOfTheSameConvolutionLayoutAreUsed) {
+  const std::string db = testing::TestDir() + "/plan_layout.db";
+  std::filesystem::remove(db);
+  std::vector<KernelAttribution> attribution;
+  const Trace trace = ThreeIterations(&attribution);
+  WriteRun(db, RunMode::kEager, TwoOps(), &trace, attribution);
+  auto workload = [&](bool channels_last) -> StatusOr<MeasuredWorkload> {
+    NIMBLE_ASSIGN_OR_RETURN(auto reader, store::RunReader::Open(db));
+    return WorkloadFromDatabase(*reader, TwoOps(), false, channels_last);
+  };
+  EXPECT_TRUE(workload(false).ok());
+  StatusOr<MeasuredWorkload> nhwc = workload(true);
+  EXPECT_EQ(nhwc.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(nhwc.status().message().find("--memory-format channels_last"), std::string::npos)
+      << nhwc.status().message();
+  {
+    RunInfo run;
+    run.model = "m.pt";
+    run.mode = RunMode::kEager;
+    auto writer = store::RunWriter::Create(db, run);
+    ASSERT_TRUE(writer.ok()) << writer.status().ToString();
+    ASSERT_TRUE((*writer)->AppendTrace(trace).ok());
+    ASSERT_TRUE((*writer)->WriteGraph(TwoOps(), attribution).ok());
+    ASSERT_TRUE((*writer)->AddStat({"profile.channels_last", 1, Severity::kInfo, "channels_last"}).ok());
+    ASSERT_TRUE((*writer)->Commit().ok());
+  }
+  StatusOr<MeasuredWorkload> now_nhwc = workload(true);
+  ASSERT_TRUE(now_nhwc.ok()) << now_nhwc.status().ToString();
+  EXPECT_NE(now_nhwc->source.find("run 2"), std::string::npos) << now_nhwc->source;
+  StatusOr<MeasuredWorkload> contiguous = workload(false);
+  ASSERT_TRUE(contiguous.ok());
+  EXPECT_NE(contiguous->source.find("run 1"), std::string::npos) << contiguous->source;
+}
+
 // The memory budget's search over stream counts, with a fake capture: `limit` is the most streams
 // whose capture fits, `reach` the most streams the packing can give below the start.
 struct Search {

@@ -79,6 +79,64 @@ TEST(ConvLayoutTest, DepthwiseOrFloat32ConvolutionsStayContiguousUnlessAsked) {
   EXPECT_LE(Difference(forced, automatic, DType::kFloat32), 1e-5);
 }
 
+// The converted weights carry channels_last strides in the graph itself (what model.nimble saves).
+TEST(ConvLayoutTest, WeightsAreStoredChannelsLast) {
+  const std::string path = TwoConvolutions(DType::kBFloat16, 1);
+  const std::string nhwc = Load(path, DType::kBFloat16, MemoryFormat::kAuto).model.GraphText();
+  const std::string nchw = Load(path, DType::kBFloat16, MemoryFormat::kContiguous).model.GraphText();
+  EXPECT_NE(nhwc.find("strides=[27, 1, 9, 3]"), std::string::npos) << nhwc;
+  EXPECT_EQ(nchw.find("strides=[27, 1, 9, 3]"), std::string::npos) << nchw;
+  EXPECT_NE(nchw.find("strides=[27, 9, 3, 1]"), std::string::npos) << nchw;
+}
+
+// A view that needs the NCHW strides after a convolution: "auto" falls back to the file's layout, and
+// a forced channels_last says what to do.
+TEST(ConvLayoutTest, AViewThatNeedsNchwStridesFallsBackUnderAuto) {
+  const std::string path = SaveModelFromSource(R"(
+def forward(self, x):
+    a = torch.conv2d(x, self.w0.to(15), None, [1, 1], [1, 1], [1, 1], 1)
+    return a.view(1, -1)
+)", {{3, 3, 3, 3}});
+  const ModelGraph automatic = Load(path, DType::kBFloat16, MemoryFormat::kAuto);
+  EXPECT_FALSE(automatic.channels_last);
+  EXPECT_FALSE(automatic.graph.ops.empty());
+  StatusOr<ModelGraph> forced = LoadModelGraph(path, Image(DType::kBFloat16),
+                                               FrontEndOptions{.memory_format = MemoryFormat::kChannelsLast});
+  ASSERT_FALSE(forced.ok());
+  EXPECT_NE(forced.status().message().find("--memory-format contiguous"), std::string::npos)
+      << forced.status().message();
+}
+
+// Only inputs that reach a convolution are converted, and a weight another op also reads keeps its
+// layout there (the convolution gets a channels_last copy).
+TEST(ConvLayoutTest, OtherInputsAndOtherReadersOfAWeightKeepTheirLayout) {
+  const std::string path = SaveModelFromSource(R"(
+def forward(self, x, m):
+    w = self.w0.to(15)
+    a = torch.conv2d(x, w, None, [1, 1], [1, 1], [1, 1], 1)
+    return a.sum() + m.view(1, -1).sum() + w.view(1, -1).sum()
+)", {{3, 3, 3, 3}});
+  const std::vector<TensorSpec> specs = {TensorSpec{.shape = {1, 3, 8, 8}, .dtype = DType::kBFloat16},
+                                         TensorSpec{.shape = {1, 3, 8, 8}, .dtype = DType::kBFloat16}};
+  StatusOr<ModelGraph> model = LoadModelGraph(path, specs);
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  EXPECT_TRUE(model->channels_last);
+  int conversions = 0;
+  for (const Op& op : model->graph.ops) conversions += op.kind == "aten::contiguous" ? 1 : 0;
+  EXPECT_EQ(conversions, 1);
+}
+
+// Forced channels_last on weights that are channels_last already (1x1 kernels): reported as such.
+TEST(ConvLayoutTest, PointwiseConvolutionsAreChannelsLastAlready) {
+  const std::string path = SaveModelFromSource(R"(
+def forward(self, x):
+    return torch.conv2d(x, self.w0, None, [1, 1], [0, 0], [1, 1], 1)
+)", {{4, 3, 1, 1}});
+  const ModelGraph model = Load(path, DType::kFloat32, MemoryFormat::kChannelsLast);
+  EXPECT_TRUE(model.channels_last);
+  EXPECT_EQ(Kinds(model.graph).front(), "aten::contiguous");
+}
+
 TEST(ConvLayoutTest, ModelsWithoutConvolutionsAreLeftAlone) {
   StatusOr<ModelGraph> model = LoadModelGraph(SaveTestModel(TestModel::kTwoInputs), {{2, 3}, {2, 3}},
                                                FrontEndOptions{.memory_format = MemoryFormat::kChannelsLast});

@@ -17,14 +17,14 @@ namespace nimble::testing {
 using namespace ::nimble::accelerate;  // NOLINT: the module under test
 namespace {
 
-// h = x @ w0, then the activation with `kappa` in place of 0.044715; `extra` is appended to the
-// returned expression (a second output that reads an intermediate, for the negative case).
-std::string WrittenOutGelu(const std::string& kappa, bool tanh_read_twice = false) {
+// h = x @ w0, then the activation with `kappa` in place of 0.044715 and `half` in place of 0.5;
+// `tanh_read_twice` adds the tanh to the result, a second reader of an intermediate.
+std::string WrittenOutGelu(const std::string& kappa, bool tanh_read_twice = false, const std::string& half = "0.5") {
   return SaveModelFromSource(
       "def forward(self, x):\n"
       "    h = torch.matmul(x, self.w0)\n"
       "    t = torch.tanh(0.7978845608028654 * (h + " + kappa + " * torch.pow(h, 3.0)))\n"
-      "    y = 0.5 * h * (1.0 + t)\n" +
+      "    y = " + half + " * h * (1.0 + t)\n" +
           std::string(tanh_read_twice ? "    return y + t\n" : "    return y\n"),
       {{8, 16}});
 }
@@ -62,7 +62,9 @@ TEST(GeluFusionTest, WrittenOutTanhGeluBecomesOneKernel) {
 }
 
 TEST(GeluFusionTest, NearMissesAndSharedIntermediatesAreLeftAlone) {
-  for (const std::string& path : {WrittenOutGelu("0.045"), WrittenOutGelu("0.044715", true)}) {
+  // The last: 0.5 as a tensor of shape [1], which broadcasts and could promote the dtype, unlike gelu.
+  for (const std::string& path : {WrittenOutGelu("0.045"), WrittenOutGelu("0.044715", true),
+                                  WrittenOutGelu("0.044715", false, "torch.tensor([0.5])")}) {
     StatusOr<ModelGraph> model = Load(path, true);
     ASSERT_TRUE(model.ok()) << model.status().ToString();
     EXPECT_EQ(Count(*model, "aten::gelu"), 0) << path;

@@ -46,10 +46,11 @@ std::optional<std::pair<analysis::TimeWindow, size_t>> MedianIteration(const Tra
 }  // namespace
 
 StatusOr<MeasuredWorkload> WorkloadFromDatabase(const store::RunReader& reader, const OpGraph& graph,
-                                                std::optional<bool> tf32) {
+                                                std::optional<bool> tf32, std::optional<bool> channels_last) {
   const std::string& db = reader.path();
   NIMBLE_ASSIGN_OR_RETURN(std::vector<RunInfo> runs, reader.Runs());
   bool skipped_precision = false;
+  bool skipped_layout = false;
   for (auto run = runs.rbegin(); run != runs.rend(); ++run) {
     auto stored = reader.LoadGraph(run->id);
     if (!stored.ok() || !SameOps(*stored, graph)) continue;
@@ -62,6 +63,14 @@ StatusOr<MeasuredWorkload> WorkloadFromDatabase(const store::RunReader& reader, 
     if (other_precision) {  // other convolution kernels than the ones nimble-accelerate captures
       skipped_precision = true;
       continue;
+    }
+    if (channels_last) {
+      const auto layout = std::find_if(stats.begin(), stats.end(),
+                                       [](const StatEntry& s) { return s.name == "profile.channels_last"; });
+      if ((layout != stats.end() && layout->value != 0) != *channels_last) {  // other kernels again
+        skipped_layout = true;
+        continue;
+      }
     }
     NIMBLE_ASSIGN_OR_RETURN(Trace trace, reader.LoadTrace(run->id));
     size_t iterations = 0;
@@ -85,6 +94,11 @@ StatusOr<MeasuredWorkload> WorkloadFromDatabase(const store::RunReader& reader, 
   if (skipped_precision) {
     return NotFound(db + ": the runs of this model were recorded with TF32 convolutions " +
                     (want_tf32 ? "off" : "on") + "; record one as nimble-accelerate runs, with " + record);
+  }
+  if (skipped_layout) {
+    return NotFound(db + ": the runs of this model were recorded with the convolutions " +
+                    (*channels_last ? "contiguous" : "in channels_last") + "; record one with " + record +
+                    " --memory-format " + (*channels_last ? "channels_last" : "contiguous"));
   }
   return NotFound(db + ": no run of this model with kernel records (same ops and shapes); record one with " + record);
 }

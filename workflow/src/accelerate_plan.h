@@ -41,9 +41,12 @@ struct MeasuredWorkload {
 // kernels for a graph with the same ops (count and kinds) as `graph`: each op's kernels with their
 // measured durations and GPU shares from their launch configurations. Only runs recorded with TF32
 // convolutions allowed as `tf32` says are used (nimble-prof records TF32 convolutions unless given
-// --no-tf32; a run that does not say counts as either; nullopt: any). NotFound when no run matches.
+// --no-tf32; a run that does not say counts as either; nullopt: any), and with the convolutions in
+// channels_last as `channels_last` says (a run that does not say was recorded contiguous; nullopt: any).
+// NotFound when no run matches.
 StatusOr<MeasuredWorkload> WorkloadFromDatabase(const store::RunReader& db, const OpGraph& graph,
-                                                std::optional<bool> tf32);
+                                                std::optional<bool> tf32,
+                                                std::optional<bool> channels_last = std::nullopt);
 
 // Without a recording: one kernel per op of graph.ops[i].gpu_time_ns (timed in isolation), its GPU share
 // estimated from its output size.

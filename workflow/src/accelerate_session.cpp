@@ -145,7 +145,8 @@ StatusOr<MeasuredWorkload> Session::RecordWorkload() {
     temporary = std::move(*opened);
   }
   StatusOr<MeasuredWorkload> workload =
-      WorkloadFromDatabase((into_db ? *db_ : temporary)->reader(), model_.graph, args_.tf32);
+      WorkloadFromDatabase((into_db ? *db_ : temporary)->reader(), model_.graph, args_.tf32,
+                           model_.channels_last);
   temporary.reset();
   remove();
   if (workload.ok()) {
@@ -172,7 +173,8 @@ analysis::Workload Session::UseMeasured(MeasuredWorkload measured) {
 
 StatusOr<analysis::Workload> Session::LoadWorkload() {
   if (HasDatabase()) {
-    StatusOr<MeasuredWorkload> stored = WorkloadFromDatabase((*db_)->reader(), model_.graph, args_.tf32);
+    StatusOr<MeasuredWorkload> stored =
+        WorkloadFromDatabase((*db_)->reader(), model_.graph, args_.tf32, model_.channels_last);
     if (stored.ok()) return UseMeasured(std::move(*stored));
     progress_.Warning(stored.status().message() + (args_.record_kernels ? "; recording the model here instead"
                                                                         : "; timing ops in isolation instead"));

@@ -62,6 +62,7 @@ Status LoadModel(Session& s) {
   if (!s.model.blas.warning.empty()) s.progress.Warning(s.model.blas.warning);
   NIMBLE_ASSIGN_OR_RETURN(s.device_name, accelerate::CudaDeviceName(s.model.model.device()));
   s.measured.ops = static_cast<int64_t>(s.model.graph.ops.size());
+  s.measured.channels_last = s.model.channels_last;
   s.measured.graph_nodes = s.model.graph_nodes;
   s.measured.load_ns = s.model.load_ns;
   s.measured.shape_run_ns = s.model.shape_run_ns;

@@ -57,6 +57,8 @@ std::vector<StatEntry> ProfileStats(const ProfileOptions& options, const std::ve
   stats.push_back({"profile.tf32_allowed", options.tf32 ? 1 : 0, kInfo,
                    options.tf32 ? "cuDNN could use TF32 for fp32 convolutions (PyTorch's default)"
                                 : "fp32 math in IEEE precision (--no-tf32), as nimble-accelerate runs"});
+  stats.push_back({"profile.channels_last", m.channels_last ? 1 : 0, kInfo,
+                   m.channels_last ? "convolutions in channels_last (--memory-format)" : "convolutions as the file holds them"});
   stats.push_back({"profile.warmup_median_wall_ns", Median(m.warmup_wall_ns), kInfo,
                    "median iteration wall time of the warmup, collector off (" + std::to_string(options.warmup) + ")"});
   stats.push_back({"profile.forward_latency_median_ns", Median(m.forward_ns), kInfo,

@@ -14,7 +14,7 @@ namespace {
 using U = StatUnit;
 
 // Sorted by key (the static_assert below checks), so that a lookup is a binary search.
-constexpr std::array<StatLabelEntry, 74> kLabels = {{
+constexpr std::array<StatLabelEntry, 75> kLabels = {{
     {"attribution.by_external_id", "Kernels attributed by op id"},
     {"attribution.by_launch_time", "Kernels attributed by launch time"},
     {"attribution.foreign_ids", "Kernels with an unknown op id"},
@@ -82,6 +82,7 @@ constexpr std::array<StatLabelEntry, 74> kLabels = {{
     {"import.unknown_copy_kinds", "Copies of unknown kind"},
     {"import.unknown_enum_values", "Unknown enum values"},
     {"import.unlinked_kernels", "Kernels with no launch call"},
+    {"profile.channels_last", "Convolutions channels-last (NHWC)", U::kFlag},
     {"profile.eager_matches_forward", "Op-by-op run matches forward", U::kFlag},
     {"profile.forward_latency_median_ns", "Forward latency (median)", U::kNanoseconds},
     {"profile.latency_median_ns", "Latency (median)", U::kNanoseconds},

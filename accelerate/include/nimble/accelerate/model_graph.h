@@ -44,9 +44,11 @@ struct FrontEndOptions {
   // Measured: ResNet-50 and Inception-v3 traced with PyTorch's default (TF32) ran their AoT replays
   // about 2x faster than the same models in IEEE fp32 (bench/results/python_api.md).
   bool tf32 = false;
-  // Measured on the H100 at batch 1 in float16: ResNet-50's replay 1.69x and Inception-v3's 1.60x
-  // faster in channels_last (cuDNN drops a pair of layout transposes around each NCHW convolution);
-  // MobileNetV2's and EfficientNet-B0's (depthwise) 12 % and 11 % slower (bench/results/zoo.md).
+  // Measured on the H100 at batch 1 in float16: nimble-accelerate's ResNet-50 replay 1.37x and
+  // Inception-v3's 1.44x faster in channels_last (cuDNN drops a pair of layout transposes around each
+  // NCHW convolution); PyTorch's CUDA graphs of MobileNetV2 and EfficientNet-B0 (depthwise) 12 % and
+  // 11 % slower (bench/results/zoo.md). With kAuto, a model that fails its shape run in channels_last
+  // (a view that needs NCHW strides) is loaded again contiguous.
   MemoryFormat memory_format = MemoryFormat::kAuto;
   // Where the model is loaded and its shape run happens: "cpu", "cuda" or "cuda:N".
   std::string device = "cpu";

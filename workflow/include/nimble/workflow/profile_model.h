@@ -42,6 +42,7 @@ struct ProfileOptions {
 // What the report cannot know: measurements of the profiling itself.
 struct ProfileMeasurements {
   int64_t ops = 0;
+  bool channels_last = false;             // the front end put the convolutions in channels_last
   int64_t graph_nodes = 0;
   int64_t load_ns = 0;
   int64_t shape_run_ns = 0;
