@@ -49,7 +49,7 @@ Trace ThreeIterations(std::vector<KernelAttribution>* attribution) {
 }
 
 void WriteRun(const std::string& db, RunMode mode, const OpGraph& graph, const Trace* trace,
-              const std::vector<KernelAttribution>& attribution, bool tf32 = false) {
+              const std::vector<KernelAttribution>& attribution, bool tf32 = false, bool channels_last = false) {
   RunInfo run;
   run.model = "m.pt";
   run.mode = mode;
@@ -58,6 +58,9 @@ void WriteRun(const std::string& db, RunMode mode, const OpGraph& graph, const T
   if (trace != nullptr) ASSERT_TRUE((*writer)->AppendTrace(*trace).ok());
   ASSERT_TRUE((*writer)->WriteGraph(graph, attribution).ok());
   if (tf32) ASSERT_TRUE((*writer)->AddStat({"profile.tf32_allowed", 1, Severity::kInfo, "TF32 convolutions"}).ok());
+  if (channels_last) {
+    ASSERT_TRUE((*writer)->AddStat({"profile.channels_last", 1, Severity::kInfo, "channels_last"}).ok());
+  }
   ASSERT_TRUE((*writer)->Commit().ok());
 }
 
@@ -133,17 +136,7 @@ TEST(AcceleratePlanTest, OnlyRunsOfTheSameConvolutionLayoutAreUsed) {
   EXPECT_EQ(nhwc.status().code(), StatusCode::kNotFound);
   EXPECT_NE(nhwc.status().message().find("--memory-format channels_last"), std::string::npos)
       << nhwc.status().message();
-  {
-    RunInfo run;
-    run.model = "m.pt";
-    run.mode = RunMode::kEager;
-    auto writer = store::RunWriter::Create(db, run);
-    ASSERT_TRUE(writer.ok()) << writer.status().ToString();
-    ASSERT_TRUE((*writer)->AppendTrace(trace).ok());
-    ASSERT_TRUE((*writer)->WriteGraph(TwoOps(), attribution).ok());
-    ASSERT_TRUE((*writer)->AddStat({"profile.channels_last", 1, Severity::kInfo, "channels_last"}).ok());
-    ASSERT_TRUE((*writer)->Commit().ok());
-  }
+  WriteRun(db, RunMode::kEager, TwoOps(), &trace, attribution, /*tf32=*/false, /*channels_last=*/true);
   StatusOr<MeasuredWorkload> now_nhwc = workload(true);
   ASSERT_TRUE(now_nhwc.ok()) << now_nhwc.status().ToString();
   EXPECT_NE(now_nhwc->source.find("run 2"), std::string::npos) << now_nhwc->source;
