@@ -201,8 +201,8 @@ void PrintBucketTable(const workflow::AccelerateResult& r, std::ostream& out) {
 
 void PrintAccelerateTable(const workflow::AccelerateResult& r, std::ostream& out) {
   out << "model " << r.model << " (" << r.inputs << ") on " << r.device << ": " << r.num_ops << " ops"
-      << (r.channels_last ? " (convolutions channels_last)" : "") << ", " << r.width_streams << " chains (streams of the assignment), |E'| " << r.reduced_edges << ", |M| "
-      << r.matched_edges << "\nprediction: " << r.op_time_source << "; replay costs "
+      << (r.channels_last ? " (convolutions channels_last)" : "") << ", " << r.width_streams
+      << " chains (streams of the assignment), |E'| " << r.reduced_edges << ", |M| " << r.matched_edges << "\nprediction: " << r.op_time_source << "; replay costs "
       << workflow::ReplayCostsText(r.replay_costs) << ", " << r.replay_cost_source << "; GPU sharing "
       << workflow::SharingText(r.replay_costs.sharing) << "\n\n";
   out << "| mode | measured ms | predicted ms | vs libtorch | streams | syncs | max rel err | peak MiB alloc / reserved | graph pool MiB |\n";

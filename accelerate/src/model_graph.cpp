@@ -22,7 +22,6 @@ int64_t NsSince(std::chrono::steady_clock::time_point start) {
 StatusOr<ModelGraph> LoadOnce(const std::string& path, const std::vector<TensorSpec>& inputs,
                               const FrontEndOptions& options, bool* nhwc_shape_run_failed) {
   ModelGraph result;
-  if (options.device.starts_with("cuda")) result.blas = MatchBlasLtWorkspace();
   auto start = std::chrono::steady_clock::now();
   NIMBLE_ASSIGN_OR_RETURN(std::shared_ptr<LoadedModel::Impl> impl, LoadFrozenModel(path, inputs, options));
   result.channels_last = impl->channels_last;
@@ -49,16 +48,21 @@ StatusOr<ModelGraph> LoadOnce(const std::string& path, const std::vector<TensorS
 
 StatusOr<ModelGraph> LoadModelGraph(const std::string& path, const std::vector<TensorSpec>& inputs,
                                     const FrontEndOptions& options) {
+  const BlasWorkspaces blas = options.device.starts_with("cuda") ? MatchBlasLtWorkspace() : BlasWorkspaces{};
   bool nhwc_failed = false;
   StatusOr<ModelGraph> loaded = LoadOnce(path, inputs, options, &nhwc_failed);
-  if (loaded.ok() || !nhwc_failed) return loaded;
-  if (options.memory_format == MemoryFormat::kAuto) {
+  if (!loaded.ok() && nhwc_failed && options.memory_format == MemoryFormat::kAuto) {
     // Something in the model needs the NCHW strides it was written for (x.view(n, -1) after a
     // convolution, say): the model as the file holds it.
     FrontEndOptions contiguous = options;
     contiguous.memory_format = MemoryFormat::kContiguous;
-    return LoadOnce(path, inputs, contiguous, &nhwc_failed);
+    loaded = LoadOnce(path, inputs, contiguous, &nhwc_failed);
   }
+  if (loaded.ok()) {
+    loaded->blas = blas;
+    return loaded;
+  }
+  if (!nhwc_failed) return loaded;
   return Status(loaded.status().code(),
                 loaded.status().message() + " (with the convolutions in channels_last; --memory-format contiguous "
                                             "keeps the layout the model was written for)");
