@@ -132,7 +132,8 @@ class AccelerateReport:
 
     def __str__(self) -> str:
         d = self._data
-        rows = [f"model {d['model']} ({d['inputs']}) on {d['device']}: {d['ops']} ops",
+        layout = " (convolutions channels_last)" if self.memory_format == "channels_last" else ""
+        rows = [f"model {d['model']} ({d['inputs']}) on {d['device']}: {d['ops']} ops{layout}",
                 "| mode | measured ms | predicted ms | vs libtorch | streams | syncs | max rel err "
                 "| peak MiB alloc / reserved | graph pool MiB |",
                 "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",

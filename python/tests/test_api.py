@@ -272,3 +272,15 @@ def test_star_import_keeps_the_builtin_open() -> None:
     namespace: dict = {}
     exec("from nimble import *", namespace)
     assert "open" not in namespace and "accelerate" in namespace
+
+
+def test_report_says_the_convolutions_layout() -> None:
+    """nimble-accelerate's JSON of two H100 runs (bench/results/zoo): ResNet-50 in float16 captured
+    channels_last by default, then asked for NCHW."""
+    import json
+
+    runs = pathlib.Path(__file__).resolve().parents[2] / "bench/results/zoo/run-2026-11-27c/layouts-f9bec61"
+    nhwc = nimble.AccelerateReport(json.loads((runs / "nimble.jsonl").read_text().splitlines()[0]))
+    nchw = nimble.AccelerateReport(json.loads((runs / "nimble-contiguous.jsonl").read_text().splitlines()[0]))
+    assert nhwc.memory_format == "channels_last" and "(convolutions channels_last)" in str(nhwc)
+    assert nchw.memory_format == "contiguous" and "channels_last" not in str(nchw)
