@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -65,9 +66,10 @@ void WriteRun(const std::string& db, RunMode mode, const OpGraph& graph, const T
 }
 
 // WorkloadFromDatabase through a reader opened on `db`, as the workflow passes its open database.
-StatusOr<MeasuredWorkload> WorkloadOf(const std::string& db, const OpGraph& graph, bool tf32) {
+StatusOr<MeasuredWorkload> WorkloadOf(const std::string& db, const OpGraph& graph, bool tf32,
+                                      std::optional<bool> channels_last = std::nullopt) {
   NIMBLE_ASSIGN_OR_RETURN(auto reader, store::RunReader::Open(db));
-  return WorkloadFromDatabase(*reader, graph, tf32);
+  return WorkloadFromDatabase(*reader, graph, tf32, channels_last);
 }
 
 TEST(AcceleratePlanTest, WorkloadComesFromTheRecordedRunsMedianIteration) {
@@ -127,10 +129,7 @@ TEST(AcceleratePlanTest, OnlyRunsOfTheSameConvolutionLayoutAreUsed) {
   std::vector<KernelAttribution> attribution;
   const Trace trace = ThreeIterations(&attribution);
   WriteRun(db, RunMode::kEager, TwoOps(), &trace, attribution);
-  auto workload = [&](bool channels_last) -> StatusOr<MeasuredWorkload> {
-    NIMBLE_ASSIGN_OR_RETURN(auto reader, store::RunReader::Open(db));
-    return WorkloadFromDatabase(*reader, TwoOps(), false, channels_last);
-  };
+  auto workload = [&](bool channels_last) { return WorkloadOf(db, TwoOps(), /*tf32=*/false, channels_last); };
   EXPECT_TRUE(workload(false).ok());
   StatusOr<MeasuredWorkload> nhwc = workload(true);
   EXPECT_EQ(nhwc.status().code(), StatusCode::kNotFound);
