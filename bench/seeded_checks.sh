@@ -43,7 +43,7 @@ print(f"- {m.get('streams')} streams, pool seeded on {len(seeds)} of them ({sum(
       f"graph pool {m.get('graph_pool_bytes', 0) / 2**20:.1f} MiB, unseeded {m.get('unseeded_graph_pool_bytes', -1) / 2**20:.1f} MiB")
 EOF
 for tool in memcheck racecheck; do
-  if timeout 400 "$sanitizer" --tool "$tool" --error-exitcode 1 "$build/cli/nimble-run" "$artifact" --iters 2 \
+  if timeout 150 "$sanitizer" --tool "$tool" --error-exitcode 1 "$build/cli/nimble-run" "$artifact" --iters 2 \
        >"$out/$tool.log" 2>&1; then
     echo "- compute-sanitizer $tool on nimble-run (2 replays): clean ($(grep -c 'ERROR SUMMARY: 0 errors' "$out/$tool.log") summary line with 0 errors)"
   else
