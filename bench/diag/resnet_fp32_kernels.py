@@ -5,7 +5,7 @@ Python package), timed in alternation (median of 200, three rounds), then 20 rep
 torch.profiler: kernels grouped by name, per replay.
     python3 bench/diag/resnet_fp32_kernels.py [model]
 """
-import collections, sys, tempfile, torch, torchvision
+import collections, statistics, sys, tempfile, torch, torchvision
 import nimble
 
 torch.backends.cuda.matmul.allow_tf32 = False
@@ -65,7 +65,27 @@ for label, fn in variants.items():
     with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
         for _ in range(20):
             fn()
-        torch.cuda.synchronize()
+            torch.cuda.synchronize()
+    kernels = sorted(((ev.time_range.start, ev.time_range.end, ev.name) for ev in prof.events()
+                      if ev.device_type == torch.autograd.DeviceType.CUDA), key=lambda k: k[0])
+    # Replays are split where the GPU idles longer than 20 us (the host's wait between replays).
+    replays, current = [], [kernels[0]]
+    for k in kernels[1:]:
+        if k[0] - current[-1][1] > 20:
+            replays.append(current)
+            current = []
+        current.append(k)
+    replays.append(current)
+    spans, gaps, worst = [], [], collections.defaultdict(float)
+    for r in replays[2:-2]:
+        spans.append(r[-1][1] - r[0][0])
+        gaps.append(sum(max(0.0, b[0] - a[1]) for a, b in zip(r, r[1:])))
+        for a, b in zip(r, r[1:]):
+            worst[(a[2][:40], b[2][:40])] += max(0.0, b[0] - a[1]) / len(replays[2:-2])
+    print(f"\n-- {label}: {len(replays)} replays seen; per replay: span {statistics.median(spans):.1f} us, "
+          f"idle between kernels {statistics.median(gaps):.1f} us over {len(replays[2]) - 1} gaps")
+    for (a, b), us in sorted(worst.items(), key=lambda kv: -kv[1])[:6]:
+        print(f"     {us:7.1f} us after {a} before {b}")
     groups = collections.defaultdict(lambda: [0, 0.0])
     for ev in prof.events():
         if ev.device_type == torch.autograd.DeviceType.CUDA:
