@@ -43,12 +43,31 @@ Status RunError(const LoadedModel& model, const std::string& what, const std::ex
   return FailedPrecondition(model.path() + ": " + what + " failed" + in_op + ": " + InterpreterMessage(e));
 }
 
+}  // namespace
+
+void CopyIntoBuffer(const at::Tensor& dst, const at::Tensor& src, cudaStream_t stream) {
+  const bool raw = src.device() == dst.device() && src.scalar_type() == dst.scalar_type() &&
+                   src.sizes() == dst.sizes() && src.strides() == dst.strides() && src.is_non_overlapping_and_dense() &&
+                   dst.is_non_overlapping_and_dense() && !src.is_conj() && !src.is_neg();
+  if (!raw) {
+    dst.copy_(src, /*non_blocking=*/true);
+    return;
+  }
+  if (src.data_ptr() == dst.data_ptr()) return;  // the buffer itself handed in
+  const cudaError_t copied =
+      cudaMemcpyAsync(dst.data_ptr(), src.data_ptr(), dst.nbytes(), cudaMemcpyDeviceToDevice, stream);
+  TORCH_CHECK(copied == cudaSuccess, "copying an input into the graph's buffer: cudaMemcpyAsync: ",
+              cudaGetErrorString(copied));
+}
+
+namespace {
+
 // One timed iteration on the current (capture) stream: start event, the copy of next_inputs into the
 // graph's buffers, the replay, stop event, a wait. Stops at the first CUDA error, queueing nothing
 // after it.
 Status TimeOneReplay(AotGraph::Impl& impl, cudaEvent_t start, cudaEvent_t stop, int64_t* ns) {
   NIMBLE_RETURN_IF_ERROR(CudaStatus(cudaEventRecord(start, impl.capture_stream), "timed replay: cudaEventRecord"));
-  for (size_t k = 0; k < impl.inputs.size(); ++k) impl.inputs[k].copy_(impl.next_inputs[k], /*non_blocking=*/true);
+  for (size_t k = 0; k < impl.inputs.size(); ++k) CopyIntoBuffer(impl.inputs[k], impl.next_inputs[k], impl.capture_stream);
   impl.graph->replay();
   NIMBLE_RETURN_IF_ERROR(CudaStatus(cudaEventRecord(stop, impl.capture_stream), "timed replay: cudaEventRecord"));
   NIMBLE_RETURN_IF_ERROR(CudaStatus(cudaEventSynchronize(stop), impl.model.path() + ": timed replay"));

@@ -91,7 +91,8 @@ StatusOr<std::vector<at::Tensor>> TensorRunner::Run(const std::vector<at::Tensor
   try {
     c10::InferenceMode inference;  // the copies into the buffers are never part of an autograd graph
     NIMBLE_RETURN_IF_ERROR(state_->FollowCurrentStream(impl.device.index()));
-    for (size_t i = 0; i < inputs.size(); ++i) impl.inputs[i].copy_(inputs[i], /*non_blocking=*/true);
+    const cudaStream_t stream = c10::cuda::getCurrentCUDAStream(impl.device.index()).stream();
+    for (size_t i = 0; i < inputs.size(); ++i) CopyIntoBuffer(impl.inputs[i], inputs[i], stream);
     impl.graph->replay();  // on the current stream of the graph's device
   } catch (const std::exception& e) {
     return Internal(state_->path + ": replay: " + TorchMessage(e));
@@ -104,7 +105,8 @@ Status TensorRunner::ReplayAsTimed() {
   AotGraph::Impl& impl = *state_->graphs[state_->current]->impl_;
   try {
     NIMBLE_RETURN_IF_ERROR(state_->FollowCurrentStream(impl.device.index()));
-    for (size_t i = 0; i < impl.inputs.size(); ++i) impl.inputs[i].copy_(impl.next_inputs[i], /*non_blocking=*/true);
+    const cudaStream_t stream = c10::cuda::getCurrentCUDAStream(impl.device.index()).stream();
+    for (size_t i = 0; i < impl.inputs.size(); ++i) CopyIntoBuffer(impl.inputs[i], impl.next_inputs[i], stream);
     impl.graph->replay();
   } catch (const std::exception& e) {
     return Internal(state_->path + ": replay: " + TorchMessage(e));

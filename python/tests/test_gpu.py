@@ -76,6 +76,20 @@ def test_outputs_match_the_model(block_module) -> None:
         close(fast(x2)[0], model(x2)[0])
 
 
+def test_inputs_of_any_layout_reach_the_graph(block_module) -> None:
+    # A dense input of the buffer's strides is copied in with one cudaMemcpyAsync; a channels_last or
+    # a strided one through torch's copy. Each replay must see the new values.
+    model, x, fast = block_module
+    dense = torch.randn_like(x)
+    channels_last = torch.randn_like(x).contiguous(memory_format=torch.channels_last)
+    strided = torch.randn(x.shape[0], x.shape[1], x.shape[2], x.shape[3] * 2, device="cuda")[..., ::2]
+    assert not strided.is_contiguous() and not channels_last.is_contiguous()
+    for inp in (dense, channels_last, strided, dense * 2):
+        with torch.no_grad():
+            expected = model(inp)[0]
+        close(fast(inp)[0].clone(), expected)
+
+
 def test_batch_sizes_make_one_module_of_several_graphs(tmp_path: pathlib.Path) -> None:
     torch.manual_seed(1)
     model = Block(channels=8).cuda().eval()
