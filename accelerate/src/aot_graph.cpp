@@ -149,7 +149,7 @@ Status WarmUpAndCapture(AotGraph::Impl& impl, const CaptureOptions& options, con
   // one is handed back as far as this capture took it: the allocator counts its users).
   const bool share = shared.first != 0 || shared.second != 0;
   const c10::MempoolId_t pool = share ? shared : at::cuda::graph_pool_handle();
-  impl.graph = std::make_unique<CapturedGraph>();
+  impl.graph = std::make_unique<CapturedGraph>(/*keep_graph=*/!options.dot_path.empty());
   // Capture must begin and end on one non-default stream; the guard spans the error path too.
   c10::cuda::CUDAStreamGuard guard(impl.CaptureStream());
   FailedOpTracker failed_op;
@@ -174,7 +174,15 @@ Status WarmUpAndCapture(AotGraph::Impl& impl, const CaptureOptions& options, con
     if (out_of_memory) return Unavailable(impl.model.path() + ": out of GPU memory during the capture: " + op + message);
     return FailedPrecondition(impl.model.path() + ": cannot capture the model into a CUDA graph: " + op + message);
   }
-  NIMBLE_RETURN_IF_ERROR(impl.ReplayAndWait());
+  if (!options.dot_path.empty()) {
+    const cudaError_t written =
+        cudaGraphDebugDotPrint(impl.graph->raw_cuda_graph(), options.dot_path.c_str(), cudaGraphDebugDotFlagsVerbose);
+    if (written != cudaSuccess) {
+      return Internal(impl.model.path() + ": writing the captured graph to " + options.dot_path +
+                      ": cudaGraphDebugDotPrint: " + cudaGetErrorString(written));
+    }
+  }
+  NIMBLE_RETURN_IF_ERROR(impl.ReplayAndWait());  // instantiates a kept graph
   impl.stats.capture_ns = NowNs() - capture_start;
   NIMBLE_ASSIGN_OR_RETURN(const MemoryUse after, memory.Read());
   impl.stats.peak_allocated_bytes = after.peak_allocated_bytes;

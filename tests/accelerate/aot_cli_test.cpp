@@ -80,6 +80,17 @@ TEST(AotCliTest, MissingModelExitsOneNamingIt) {
   EXPECT_NE(buckets.output.find("/nonexistent/model.pt2: no such file"), std::string::npos) << buckets.output;
 }
 
+TEST(AotCliTest, ADumpDirectoryThatCannotBeMadeIsNamedBeforeTheDeviceIsAskedFor) {
+  const std::string model = testing::SaveTestModel(testing::TestModel::kForkJoin);
+  const std::string file = testing::TestDir() + "/a_file";
+  std::ofstream(file) << "x";
+  const Result result =
+      RunTool("nimble-accelerate", model + " --input 1x3x8x8 -o " + testing::TestDir() + "/m.nimble --dump-graphs " + file + "/dots");
+  EXPECT_EQ(result.code, 1);
+  EXPECT_NE(result.output.find("--dump-graphs " + file + "/dots: not a directory that can be made"), std::string::npos)
+      << result.output;
+}
+
 TEST(AotCliTest, MissingArtifactIsNamedBeforeTheDeviceIsAskedFor) {
   const Result result = RunTool("nimble-run", "/nonexistent/model.nimble --iters 5");
   EXPECT_EQ(result.code, 1);

@@ -10,13 +10,16 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <set>
 #include <iostream>
 #include <string>
+#include <vector>
 
 #include "nimble/accelerate/aot_graph.h"
 #include "nimble/accelerate/capturability.h"
@@ -333,6 +336,29 @@ TEST(AotGpuTest, ArtifactRunsInANewProcessAndRejectsWrongShapes) {
   EXPECT_NE(wrong.status().message().find("has shape 1x3x9x9, the graph was captured for 1x3x8x8"), std::string::npos)
       << wrong.status().message();
   EXPECT_TRUE(runner->Run({HostTensor::Random({1, 3, 8, 8}, 1)}).ok());
+}
+
+TEST(AotGpuTest, CapturedGraphsAreWrittenAsDotWhenAsked) {
+  SKIP_WITHOUT_GPU();
+  const std::string model = testing::SaveTestModel(testing::TestModel::kForkJoin);
+  const std::string dir = testing::TestDir() + "/dots";
+  std::filesystem::remove_all(dir);
+  const std::string bin = std::string(NIMBLE_BINARY_DIR) + "/cli/";
+  ASSERT_EQ(std::system((bin + "nimble-accelerate " + model + " --input 1x3x8x8 --iters 5 --no-seed-pool --dump-graphs " +
+                         dir + " -o " + testing::TestDir() + "/dots.nimble").c_str()),
+            0);
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) names.push_back(entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  ASSERT_EQ(names.size(), 2u) << ::testing::PrintToString(names);
+  EXPECT_EQ(names[1], "aot-single-1-streams.dot");
+  EXPECT_EQ(names[0].rfind("aot-multi-", 0), 0u) << names[0];
+  for (const std::string& name : names) {
+    std::ifstream in(dir + "/" + name);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_NE(text.find("digraph"), std::string::npos) << name;
+    EXPECT_NE(text.find("->"), std::string::npos) << name << ": no edge";
+  }
 }
 
 TEST(AotGpuTest, ReplaysAreRecordedIntoANewDatabaseBesideTheModelsOwnRun) {

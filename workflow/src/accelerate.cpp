@@ -25,6 +25,13 @@ Status CheckOptions(const AccelerateOptions& options) {
     return InvalidArgument("--record-replays must be 0 or more (got " + std::to_string(options.record_replays) + ")");
   }
   if (!options.calibration.empty()) NIMBLE_RETURN_IF_ERROR(LoadCalibration(options.calibration).status());
+  if (!options.dump_graphs_dir.empty()) {
+    std::filesystem::create_directories(options.dump_graphs_dir, error);
+    if (error || !std::filesystem::is_directory(options.dump_graphs_dir)) {
+      return InvalidArgument("--dump-graphs " + options.dump_graphs_dir + ": not a directory that can be made" +
+                             (error ? " (" + error.message() + ")" : ""));
+    }
+  }
   if (accelerate::CudaDeviceCount() == 0) {
     return Unavailable("no CUDA device: ahead-of-time capture needs a GPU, and this machine has none "
                        "(nimble-prof report still works on recorded runs)");

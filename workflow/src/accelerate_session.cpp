@@ -204,7 +204,14 @@ Status Session::CaptureMode(const StreamAssignment& schedule, ModeResult* mode, 
                               : args_.record_cross_stream_values ? CrossStreamFree::kAfterLastReader
                                                                  : CrossStreamFree::kOnProducerStream;
   NIMBLE_ASSIGN_OR_RETURN(*scheduled, RewriteForStreams(model_.model, model_.graph, schedule, rewrite));
-  NIMBLE_ASSIGN_OR_RETURN(*graph, AotGraph::Capture(scheduled->model));
+  CaptureOptions capture;
+  if (!args_.dump_graphs_dir.empty()) {
+    const bool seeded = std::any_of(pool_seeds.begin(), pool_seeds.end(), [](int64_t b) { return b > 0; });
+    const std::string name = std::string(schedule.num_streams > 1 ? "aot-multi-" : "aot-single-") +
+                             std::to_string(schedule.num_streams) + "-streams" + (seeded ? "-seeded" : "") + ".dot";
+    capture.dot_path = (std::filesystem::path(args_.dump_graphs_dir) / name).string();
+  }
+  NIMBLE_ASSIGN_OR_RETURN(*graph, AotGraph::Capture(scheduled->model, capture));
   mode->schedule = schedule;
   mode->captured = true;
   const CaptureStats& stats = (*graph)->stats();

@@ -84,6 +84,10 @@ struct AccelerateOptions {
   // `nimble-prof calibrate`; empty: the calibration built in for this device (analysis/gpu_sharing.h),
   // else occupancy shares as they are.
   std::string calibration;
+  // A directory to write each captured CUDA graph into as Graphviz dot (accelerate::CaptureOptions::
+  // dot_path): <mode>-<streams>-streams[-seeded].dot, one per capture, a later capture of the same name
+  // replacing an earlier one. Made if missing; empty: none.
+  std::string dump_graphs_dir;
   ModeChoice mode = ModeChoice::kAuto;
   std::string device = "cuda";
   std::string command_line;      // stored with the results
