@@ -1,9 +1,10 @@
 """Where does Nimble's ResNet-50 float32 replay (batch 1, TF32 off) spend the time PyTorch's CUDA graph of
 the same model does not? In one process: torch.cuda.graph of the nn.Module, of the .pt2's module, of
 the traced and frozen TorchScript module, and Nimble's single-stream replay of the .pt2 (through the
-Python package), timed in alternation (median of 200, three rounds), then 20 replays of each under
-torch.profiler: kernels grouped by name, per replay.
-    python3 bench/diag/resnet_fp32_kernels.py [model]
+Python package), timed in alternation (median of 200, five rounds); the frozen module's graph also with
+the input copied into its static buffer first, as Nimble's call does; with --kernels, then 20 replays
+of each under torch.profiler: kernels grouped by name, and the idle time between them, per replay.
+    python3 bench/diag/resnet_fp32_kernels.py [model] [--kernels]
 """
 import collections, statistics, sys, tempfile, torch, torchvision
 import nimble
@@ -36,7 +37,7 @@ def graphed(module, x):
     return g.replay
 
 
-name = sys.argv[1] if len(sys.argv) > 1 else "resnet50"
+name = sys.argv[1] if len(sys.argv) > 1 and not sys.argv[1].startswith("--") else "resnet50"
 torch.manual_seed(0)
 model = getattr(torchvision.models, name)(weights=None).eval().cuda()
 x = torch.randn(1, 3, 224, 224, device="cuda")
@@ -47,18 +48,28 @@ with torch.no_grad():
     frozen = torch.jit.freeze(torch.jit.trace(model, x, check_trace=False))
 fast = nimble.accelerate(f"{work}/m.pt2", (x,), mode="single", iters=50, record_replays=0)
 print(fast.report, flush=True)
+static_x = x.clone()
+frozen_replay = graphed(frozen, static_x)
+
+
+def frozen_with_copy():
+    static_x.copy_(x)
+    frozen_replay()
+
+
 variants = {
     "module": graphed(model, x),
     "pt2 module": graphed(torch.export.load(f"{work}/m.pt2").module(), x),
-    "frozen TorchScript": graphed(frozen, x),
+    "frozen TorchScript": frozen_replay,
+    "frozen TorchScript (input copy + replay)": frozen_with_copy,
     "nimble (input copy + replay)": lambda: fast(x),
 }
-for round_ in range(3):
+for round_ in range(5):
     line = [f"{label} {median_ms(fn):.3f}" for label, fn in variants.items()]
     line.append(f"nimble latencies_ns {sorted(fast.latencies_ns(200))[100] / 1e6:.3f}")
     print(f"round {round_}: " + ", ".join(line), flush=True)
 
-for label, fn in variants.items():
+for label, fn in (variants.items() if "--kernels" in sys.argv else ()):
     for _ in range(5):
         fn()
     torch.cuda.synchronize()
