@@ -277,7 +277,9 @@ def accelerate(model: _inputs.ModelArg, example_inputs: _inputs.Inputs, *, mode:
                record_replays: int = 10, batch_sizes: Optional[Sequence[int]] = None,
                buckets: Optional[Sequence[Sequence[str]]] = None,
                calibration: "Optional[str | os.PathLike[str]]" = None, seed_pool: bool = True,
-               memory_format: "str | torch.memory_format" = "auto", progress: _progress.ProgressArg = None) -> AcceleratedModule:
+               memory_format: "str | torch.memory_format" = "auto",
+               dump_graphs: "Optional[str | os.PathLike[str]]" = None,
+               progress: _progress.ProgressArg = None) -> AcceleratedModule:
     """Schedules ``model`` (an nn.Module, traced on ``example_inputs``; a ScriptModule; a
     ``torch.export`` ExportedProgram; or a path to a .pt2 or TorchScript file) ahead of time as ``nimble-accelerate`` does and returns the captured module.
 
@@ -306,7 +308,10 @@ def accelerate(model: _inputs.ModelArg, example_inputs: _inputs.Inputs, *, mode:
     ``memory_format``: the convolutions' layout, "auto" (channels_last for float16 or bfloat16
     convolutions when none is depthwise, unless the model needs NCHW strides), "contiguous" or
     "channels_last" (or torch.contiguous_format, torch.channels_last; ``report.memory_format`` says
-    which ran; 4-D outputs then come back channels_last, the same values). The
+    which ran; 4-D outputs then come back channels_last, the same values). ``dump_graphs``: a
+    directory (made if missing) to write each captured CUDA graph into as Graphviz dot, every node with
+    its type, kernel and launch configuration (``aot-single-1-streams.dot``, ``aot-multi-N-streams.dot``),
+    as ``nimble-accelerate --dump-graphs`` does. The
     returned module's ``report`` holds the measured and predicted latencies and the assignment."""
     what = "nimble.accelerate"
     inputs = _inputs.as_tuple(example_inputs, what)
@@ -330,6 +335,12 @@ def accelerate(model: _inputs.ModelArg, example_inputs: _inputs.Inputs, *, mode:
     bucket_specs = [[str(spec) for spec in bucket] for bucket in buckets] if buckets is not None else []
     if calibration is not None:
         _C.read_calibration(os.fspath(calibration))  # a bad file fails before any GPU work
+    if dump_graphs:
+        try:
+            os.makedirs(os.fspath(dump_graphs), exist_ok=True)
+        except OSError as e:
+            raise ValueError(f"{what}: dump_graphs {os.fspath(dump_graphs)}: not a directory that can be made "
+                             f"({e.strerror})") from e
     target = _inputs.cuda_device(inputs, device)
     workdir = tempfile.mkdtemp(prefix="nimble-")
     try:
@@ -344,7 +355,8 @@ def accelerate(model: _inputs.ModelArg, example_inputs: _inputs.Inputs, *, mode:
                                  memory_budget_mib=float(memory_budget_mib or 0), memory_ratio=float(memory_ratio or 0),
                                  record_replays=int(record_replays), batch_sizes=sizes, buckets=bucket_specs,
                                  calibration=os.fspath(calibration) if calibration else "",
-                                 seed_pool=bool(seed_pool), memory_format=layout)
+                                 seed_pool=bool(seed_pool), memory_format=layout,
+                                 dump_graphs=os.fspath(dump_graphs) if dump_graphs else "")
             runner = _C.Runner(artifact, target)
         if os.path.dirname(model_path) == workdir:
             os.remove(model_path)  # a copy of the weights; the artifact has its own

@@ -74,8 +74,10 @@ std::string Accelerate(const std::string& model, const std::vector<std::string>&
                        bool allow_eager_fallback, const std::string& command_line, py::object progress,
                        double memory_budget_mib, double memory_ratio, int32_t record_replays,
                        const std::vector<int64_t>& batch_sizes, const std::vector<std::vector<std::string>>& buckets,
-                       const std::string& calibration, bool seed_pool, const std::string& memory_format) {
+                       const std::string& calibration, bool seed_pool, const std::string& memory_format,
+                       const std::string& dump_graphs) {
   workflow::AccelerateOptions options;
+  options.dump_graphs_dir = dump_graphs;
   options.memory_format = memory_format;
   options.calibration = calibration;
   options.seed_pool = seed_pool;
@@ -127,7 +129,7 @@ void BindModels(py::module_& m) {
         py::arg("memory_budget_mib") = 0.0, py::arg("memory_ratio") = 0.0, py::arg("record_replays") = 10,
         py::arg("batch_sizes") = std::vector<int64_t>{}, py::arg("buckets") = std::vector<std::vector<std::string>>{},
         py::arg("calibration") = std::string(), py::arg("seed_pool") = true,
-        py::arg("memory_format") = std::string("auto"),
+        py::arg("memory_format") = std::string("auto"), py::arg("dump_graphs") = std::string(),
         "Ahead-of-time scheduling of a TorchScript file into a model.nimble; JSON text of the result.");
 }
 

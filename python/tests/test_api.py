@@ -4,7 +4,9 @@ registration and its eager fallback."""
 
 from __future__ import annotations
 
+import os
 import pathlib
+import tempfile
 import warnings
 
 import pytest
@@ -93,6 +95,9 @@ def test_bad_options() -> None:
         nimble.accelerate(TwoBranch(), x, batch_sizes=[1, 2], buckets=[["2x3x8x8"]])
     with pytest.raises(ValueError, match="device cpu"):
         nimble.accelerate(TwoBranch(), x, device="cpu")
+    with tempfile.NamedTemporaryFile() as f:
+        with pytest.raises(ValueError, match="dump_graphs .*: not a directory that can be made"):
+            nimble.accelerate(TwoBranch(), x, dump_graphs=os.path.join(f.name, "graphs"))
     with pytest.raises(TypeError, match="progress"):
         nimble.accelerate(TwoBranch(), x, progress="loud")
     with pytest.raises(TypeError, match="model must be"):

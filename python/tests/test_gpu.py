@@ -90,6 +90,20 @@ def test_inputs_of_any_layout_reach_the_graph(block_module) -> None:
         close(fast(inp)[0].clone(), expected)
 
 
+def test_captured_graphs_are_written_as_dot(tmp_path: pathlib.Path) -> None:
+    torch.manual_seed(2)
+    model = Block(channels=8).cuda().eval()
+    x = torch.randn(1, 8, 16, 16, device="cuda")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", nimble.NimbleWarning)
+        nimble.accelerate(model, (x,), mode="single", iters=5, record_replays=0, seed_pool=False,
+                          dump_graphs=tmp_path / "graphs", progress=False)
+    dots = sorted(p.name for p in (tmp_path / "graphs").iterdir())
+    assert "aot-single-1-streams.dot" in dots and all(d.startswith("aot-") and d.endswith(".dot") for d in dots), dots
+    text = (tmp_path / "graphs" / "aot-single-1-streams.dot").read_text()
+    assert text.startswith("digraph") and "KERNEL" in text
+
+
 def test_batch_sizes_make_one_module_of_several_graphs(tmp_path: pathlib.Path) -> None:
     torch.manual_seed(1)
     model = Block(channels=8).cuda().eval()
