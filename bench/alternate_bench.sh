@@ -4,16 +4,18 @@
 # than the next (bench/latency_spread.sh). For each model and dtype of bench/zoo_bench.py this exports
 # the .pt2, accelerates it once (nimble-accelerate, its chosen mode), then runs ROUNDS rounds; in each,
 # PyTorch's torch.cuda.graph of the nn.Module (`zoo_bench.py torch MODEL DTYPE cudagraph`, CUDA events
-# around each replay) and `nimble-run` of the artifact (CUDA events around the input copy and the
-# replay: Nimble's figure includes a copy the PyTorch one does not), each timing ITERS replays in a new
-# process. The verdict compares the medians over rounds of each side's per-process median. Prints
-# markdown; logs and JSON to OUT_DIR.
+# around each replay, timed from Python) and `nimble-run` of the artifact (CUDA events around the input
+# copy and the replay, timed in C++: Nimble's figure includes a copy the PyTorch one does not), each
+# timing ITERS replays in a new process, PyTorch first in odd rounds and Nimble first in even ones. The
+# verdict compares the medians over rounds of each side's per-process median. Prints markdown; logs and
+# JSON to OUT_DIR.
 #   bench/alternate_bench.sh BUILD_DIR OUT_DIR [--rounds N] [--iters N] [--models "resnet50"] [--dtypes "float32"]
 set -uo pipefail
-cd "$(dirname "$0")/.."
-build=${1:?usage: alternate_bench.sh BUILD_DIR OUT_DIR [options]}
+build=$(realpath "${1:?usage: alternate_bench.sh BUILD_DIR OUT_DIR [options]}")
 out=${2:?usage: alternate_bench.sh BUILD_DIR OUT_DIR [options]}
+mkdir -p "$out" && out=$(realpath "$out")
 shift 2
+cd "$(dirname "$0")/.."
 rounds=5 iters=200 models=resnet50 dtypes=float32
 while [ $# -gt 0 ]; do
   case $1 in
@@ -26,7 +28,6 @@ while [ $# -gt 0 ]; do
   shift
 done
 mkdir -p "$out/models"
-out=$(realpath "$out")
 log=$out/alternate_bench.log
 
 echo "$(date -u +%Y-%m-%d), $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1), commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
@@ -46,10 +47,15 @@ for model in $models; do
       >"$out/$model-$dtype.nimble.json" 2>>"$log" || { echo "| $model | $dtype | nimble-accelerate failed | | | |"; continue; }
     mode=$(python3 -c "import json,sys;print(json.load(open(sys.argv[1]))['chosen'])" "$out/$model-$dtype.nimble.json")
     torch_ms=() nimble_ms=()
+    torch_side() {
+      python3 bench/zoo_bench.py torch "$model" "$dtype" cudagraph --iters "$iters" 2>>"$log" | tail -1 \
+        | python3 -c "import json,sys;print('%.4f' % json.loads(sys.stdin.read())['median_ms'])"
+    }
+    nimble_side() {
+      "$build/cli/nimble-run" "$artifact" --iters "$iters" 2>>"$log" | sed -n 's/^median latency over [0-9]* replays: \([0-9.]*\) ms$/\1/p'
+    }
     for r in $(seq 1 "$rounds"); do
-      t=$(python3 bench/zoo_bench.py torch "$model" "$dtype" cudagraph --iters "$iters" 2>>"$log" | tail -1 \
-          | python3 -c "import json,sys;print('%.4f' % json.loads(sys.stdin.read())['median_ms'])")
-      n=$("$build/cli/nimble-run" "$artifact" --iters "$iters" 2>>"$log" | sed -n 's/^median latency over [0-9]* replays: \([0-9.]*\) ms$/\1/p')
+      if [ $((r % 2)) -eq 1 ]; then t=$(torch_side); n=$(nimble_side); else n=$(nimble_side); t=$(torch_side); fi
       torch_ms+=("${t:-nan}") nimble_ms+=("${n:-nan}")
       echo "| $model | $dtype | $mode | $r | ${t:-failed} | ${n:-failed} |"
     done

@@ -8,10 +8,11 @@
 # Prints markdown; logs and JSON to OUT_DIR.
 #   bench/seeded_checks.sh BUILD_DIR OUT_DIR [--model googlenet]
 set -uo pipefail
-cd "$(dirname "$0")/.."
-build=${1:?usage: seeded_checks.sh BUILD_DIR OUT_DIR [--model NAME]}
+build=$(realpath "${1:?usage: seeded_checks.sh BUILD_DIR OUT_DIR [--model NAME]}")
 out=${2:?usage: seeded_checks.sh BUILD_DIR OUT_DIR [--model NAME]}
+mkdir -p "$out" && out=$(realpath "$out")
 shift 2
+cd "$(dirname "$0")/.."
 model=googlenet
 while [ $# -gt 0 ]; do
   case $1 in
@@ -21,7 +22,6 @@ while [ $# -gt 0 ]; do
   shift
 done
 mkdir -p "$out/models"
-out=$(realpath "$out")
 log=$out/seeded_checks.log
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
 python3 samples/models/export_models.py --out "$out/models" --device cuda --models "$model" >>"$log" 2>&1 \
@@ -39,8 +39,10 @@ python3 - "$out/$model-multi.json" <<'EOF'
 import json, sys
 m = json.load(open(sys.argv[1]))["multi"]
 seeds = [b for b in m.get("pool_seed_bytes", []) if b > 0]
+unseeded = m.get("unseeded_graph_pool_bytes", -1)
 print(f"- {m.get('streams')} streams, pool seeded on {len(seeds)} of them ({sum(seeds) / 2**20:.1f} MiB of seeds); "
-      f"graph pool {m.get('graph_pool_bytes', 0) / 2**20:.1f} MiB, unseeded {m.get('unseeded_graph_pool_bytes', -1) / 2**20:.1f} MiB")
+      f"graph pool {m.get('graph_pool_bytes', 0) / 2**20:.1f} MiB, "
+      + (f"unseeded {unseeded / 2**20:.1f} MiB" if unseeded >= 0 else "no unseeded capture kept for comparison"))
 EOF
 for tool in memcheck racecheck; do
   if timeout 150 "$sanitizer" --tool "$tool" --error-exitcode 1 "$build/cli/nimble-run" "$artifact" --iters 2 \

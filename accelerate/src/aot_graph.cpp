@@ -15,6 +15,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <optional>
 #include <string>
 
@@ -174,16 +175,19 @@ Status WarmUpAndCapture(AotGraph::Impl& impl, const CaptureOptions& options, con
     if (out_of_memory) return Unavailable(impl.model.path() + ": out of GPU memory during the capture: " + op + message);
     return FailedPrecondition(impl.model.path() + ": cannot capture the model into a CUDA graph: " + op + message);
   }
-  if (!options.dot_path.empty()) {
+  NIMBLE_RETURN_IF_ERROR(impl.ReplayAndWait());  // instantiates a kept graph
+  impl.stats.capture_ns = NowNs() - capture_start;
+  if (!options.dot_path.empty()) {  // the kept cudaGraph_t, after the timing of the capture
     const cudaError_t written =
         cudaGraphDebugDotPrint(impl.graph->raw_cuda_graph(), options.dot_path.c_str(), cudaGraphDebugDotFlagsVerbose);
     if (written != cudaSuccess) {
+      (void)cudaGetLastError();  // cleared, so that no later check reports it
+      std::error_code ignored;
+      std::filesystem::remove(options.dot_path, ignored);
       return Internal(impl.model.path() + ": writing the captured graph to " + options.dot_path +
                       ": cudaGraphDebugDotPrint: " + cudaGetErrorString(written));
     }
   }
-  NIMBLE_RETURN_IF_ERROR(impl.ReplayAndWait());  // instantiates a kept graph
-  impl.stats.capture_ns = NowNs() - capture_start;
   NIMBLE_ASSIGN_OR_RETURN(const MemoryUse after, memory.Read());
   impl.stats.peak_allocated_bytes = after.peak_allocated_bytes;
   impl.stats.peak_memory_bytes = after.peak_reserved_bytes;

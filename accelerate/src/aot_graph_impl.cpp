@@ -4,6 +4,7 @@
 
 #include "cuda_status.h"
 
+#include <c10/cuda/CUDAException.h>
 #include <c10/cuda/CUDAFunctions.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/core/InferenceMode.h>
@@ -46,18 +47,17 @@ Status RunError(const LoadedModel& model, const std::string& what, const std::ex
 }  // namespace
 
 void CopyIntoBuffer(const at::Tensor& dst, const at::Tensor& src, cudaStream_t stream) {
-  const bool raw = src.device() == dst.device() && src.scalar_type() == dst.scalar_type() &&
+  const bool raw = src.layout() == c10::kStrided && src.has_storage() && !src._is_zerotensor() &&
+                   src.device() == dst.device() && src.scalar_type() == dst.scalar_type() &&
                    src.sizes() == dst.sizes() && src.strides() == dst.strides() && src.is_non_overlapping_and_dense() &&
                    dst.is_non_overlapping_and_dense() && !src.is_conj() && !src.is_neg();
   if (!raw) {
     dst.copy_(src, /*non_blocking=*/true);
     return;
   }
-  if (src.data_ptr() == dst.data_ptr()) return;  // the buffer itself handed in
-  const cudaError_t copied =
-      cudaMemcpyAsync(dst.data_ptr(), src.data_ptr(), dst.nbytes(), cudaMemcpyDeviceToDevice, stream);
-  TORCH_CHECK(copied == cudaSuccess, "copying an input into the graph's buffer: cudaMemcpyAsync: ",
-              cudaGetErrorString(copied));
+  if (dst.nbytes() == 0 || src.data_ptr() == dst.data_ptr()) return;  // nothing, or the buffer itself handed in
+  // C10_CUDA_CHECK clears the error it throws for.
+  C10_CUDA_CHECK(cudaMemcpyAsync(dst.data_ptr(), src.data_ptr(), dst.nbytes(), cudaMemcpyDeviceToDevice, stream));
 }
 
 namespace {

@@ -43,8 +43,9 @@ void AbandonGraphCapture(const c10::cuda::CUDAStream& stream, std::unique_ptr<Ca
 // Copies `src` into the static input buffer `dst` on `stream`: one cudaMemcpyAsync where both are dense
 // with the same sizes, strides, dtype and device (a replay's inputs almost always are), which spares the
 // replay the dispatcher and TensorIterator's setup, several microseconds of host time between the copy
-// and the graph launch at batch 1; anything else through at::Tensor::copy_. Throws as copy_ does; a
-// failed cudaMemcpyAsync throws c10::Error naming it.
+// and the graph launch at batch 1; anything else (another device or dtype, other strides, a ZeroTensor
+// or a tensor without storage) through at::Tensor::copy_. Throws as copy_ does; a failed
+// cudaMemcpyAsync throws c10::Error naming it.
 void CopyIntoBuffer(const at::Tensor& dst, const at::Tensor& src, cudaStream_t stream);
 
 struct AotGraph::Impl {

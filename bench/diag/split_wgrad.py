@@ -3,6 +3,9 @@ stream, beside the input gradient the rest of the backward waits for? The paper'
 random weights, 10 classes), batch 32 on 32x32, SGD (lr 0.002, momentum 0.9), float32, TF32 off,
 cuDNN's timed picks; the whole step captured with torch.cuda.graph (median of 3 rounds of 100 replays).
     python3 bench/diag/split_wgrad.py resnet50 mobilenet_v2 efficientnet_b0
+    python3 bench/diag/split_wgrad.py --check resnet50   # does the split step compute the same update?
+--check: eager steps (no capture) with deterministic algorithms, the split model against an unsplit copy
+from the same weights on the same batch; the largest relative parameter difference after each step.
 """
 import sys, time, copy, torch, torchvision, torch.nn.functional as F
 
@@ -101,6 +104,40 @@ def run(name, variant, n_side):
           f"|w| {w.norm().item():.6f}", flush=True)
 
 
+def check(name, steps=5):
+    import os
+    os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
+    torch.backends.cudnn.benchmark = False
+    torch.backends.cudnn.deterministic = True
+    torch.use_deterministic_algorithms(True, warn_only=True)
+    torch.manual_seed(0)
+    plain = getattr(torchvision.models, name)(num_classes=10).cuda().train()
+    split = copy.deepcopy(plain)
+    streams = [torch.cuda.Stream()]
+    split_convs(split, streams)
+    opts = [torch.optim.SGD(m.parameters(), lr=0.002, momentum=0.9) for m in (plain, split)]
+    g = torch.Generator(device="cuda").manual_seed(1)
+    x = torch.randn(32, 3, 32, 32, device="cuda", generator=g)
+    y = torch.randint(0, 10, (32,), device="cuda", generator=g)
+    for k in range(steps):
+        losses = []
+        for m, opt, set_none in ((plain, opts[0], True), (split, opts[1], False)):
+            opt.zero_grad(set_to_none=set_none)
+            loss = F.cross_entropy(m(x), y)
+            loss.backward()
+            torch.cuda.current_stream().wait_stream(streams[0])
+            opt.step()
+            losses.append(loss.item())
+        worst = max(((a - b).norm() / b.norm().clamp_min(1e-12)).item()
+                    for a, b in zip(split.parameters(), plain.parameters()))
+        print(f"{name} check step {k + 1}: loss plain {losses[0]:.6f} split {losses[1]:.6f}; "
+              f"largest relative parameter difference {worst:.2e}", flush=True)
+
+
+if sys.argv[1:2] == ["--check"]:
+    for name in sys.argv[2:]:
+        check(name)
+    sys.exit(0)
 for name in sys.argv[1:]:
     run(name, "plain", 0)
     run(name, "split", 1)

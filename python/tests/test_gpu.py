@@ -83,8 +83,9 @@ def test_inputs_of_any_layout_reach_the_graph(block_module) -> None:
     dense = torch.randn_like(x)
     channels_last = torch.randn_like(x).contiguous(memory_format=torch.channels_last)
     strided = torch.randn(x.shape[0], x.shape[1], x.shape[2], x.shape[3] * 2, device="cuda")[..., ::2]
-    assert not strided.is_contiguous() and not channels_last.is_contiguous()
-    for inp in (dense, channels_last, strided, dense * 2):
+    offset = torch.randn(x.shape[0] + 1, *x.shape[1:], device="cuda")[1:]  # dense, at a storage offset
+    assert not strided.is_contiguous() and not channels_last.is_contiguous() and offset.storage_offset() > 0
+    for inp in (dense, channels_last, strided, offset, dense * 2):
         with torch.no_grad():
             expected = model(inp)[0]
         close(fast(inp)[0].clone(), expected)

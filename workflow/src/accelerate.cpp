@@ -4,6 +4,7 @@
 #include "nimble/workflow/accelerate.h"
 
 #include <filesystem>
+#include <fstream>
 #include <memory>
 
 #include "accelerate_results.h"
@@ -31,6 +32,11 @@ Status CheckOptions(const AccelerateOptions& options) {
       return InvalidArgument("--dump-graphs " + options.dump_graphs_dir + ": not a directory that can be made" +
                              (error ? " (" + error.message() + ")" : ""));
     }
+    // Writable, or the first capture would fail after its warm-up.
+    const std::filesystem::path probe = std::filesystem::path(options.dump_graphs_dir) / ".nimble-write-probe";
+    const bool writable = static_cast<bool>(std::ofstream(probe));
+    std::filesystem::remove(probe, error);
+    if (!writable) return InvalidArgument("--dump-graphs " + options.dump_graphs_dir + ": cannot write there");
   }
   if (accelerate::CudaDeviceCount() == 0) {
     return Unavailable("no CUDA device: ahead-of-time capture needs a GPU, and this machine has none "
@@ -101,6 +107,12 @@ StatusOr<AccelerateResult> RunBuckets(const AccelerateOptions& options, std::uni
     AccelerateOptions one = options;
     one.seed_pool = options.seed_pool && n == 1;  // the buckets' captures share one pool
     one.inputs = options.buckets[b];
+    if (!options.dump_graphs_dir.empty()) {  // one subdirectory per bucket: their file names are the same
+      one.dump_graphs_dir = (std::filesystem::path(options.dump_graphs_dir) / ("bucket-" + std::to_string(b))).string();
+      std::error_code made;
+      std::filesystem::create_directories(one.dump_graphs_dir, made);
+      if (made) return InvalidArgument("--dump-graphs " + one.dump_graphs_dir + ": " + made.message());
+    }
     one.buckets.clear();
     one.batch_sizes.clear();
     const std::string name = TensorSpecsText(one.inputs);

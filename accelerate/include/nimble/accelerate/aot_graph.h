@@ -34,9 +34,10 @@ struct CaptureOptions {
   // CaptureStats::allocation_trace (ops named by a rewrite with RewriteOptions::mark_ops; otherwise
   // every event is op -1): what analysis/memory_prediction.h replays for other stream assignments.
   bool trace_allocations = false;
-  // Write the captured CUDA graph, before it is instantiated, as Graphviz dot to this file
-  // (cudaGraphDebugDotPrint, verbose: every node with its type, kernel and launch parameters, and every
-  // edge); empty: nothing written. A file that cannot be written fails the capture, naming it.
+  // Write the captured CUDA graph as Graphviz dot to this file (cudaGraphDebugDotPrint, verbose: every
+  // node with its type, kernel and launch parameters, and every edge), after the capture's first replay
+  // and outside its timing; the graph's cudaGraph_t is then kept for the AotGraph's life. Empty: nothing
+  // written. A file that cannot be written fails the capture, naming it, and leaves no partial file.
   std::string dot_path;
 };
 

@@ -86,7 +86,8 @@ struct AccelerateOptions {
   std::string calibration;
   // A directory to write each captured CUDA graph into as Graphviz dot (accelerate::CaptureOptions::
   // dot_path): <mode>-<streams>-streams[-seeded].dot, one per capture, a later capture of the same name
-  // replacing an earlier one. Made if missing; empty: none.
+  // replacing an earlier one; with several buckets, in a subdirectory bucket-K each. Made if missing
+  // and checked writable before any GPU work; empty: none.
   std::string dump_graphs_dir;
   ModeChoice mode = ModeChoice::kAuto;
   std::string device = "cuda";
