@@ -53,9 +53,10 @@ def split_convs(model, streams):
             conv.bias.grad = torch.zeros_like(conv.bias)
 
         def forward(x, conv=conv):
-            # weight and bias enter detached: their gradients are written on the side stream instead.
-            return Split.apply(x, conv.weight.detach(), None if conv.bias is None else conv.bias.detach(), conv,
-                               streams)
+            # Weight and bias enter as they are, so that the backward runs even where the input needs no
+            # gradient (the first convolution); it returns None for them and writes their gradients on
+            # the side stream instead.
+            return Split.apply(x, conv.weight, conv.bias, conv, streams)
         conv.forward = forward
 
 
@@ -123,6 +124,7 @@ def check(name, steps=5):
         losses = []
         for m, opt, set_none in ((plain, opts[0], True), (split, opts[1], False)):
             opt.zero_grad(set_to_none=set_none)
+            torch.manual_seed(100 + k)  # the same dropout masks on both sides
             loss = F.cross_entropy(m(x), y)
             loss.backward()
             torch.cuda.current_stream().wait_stream(streams[0])
