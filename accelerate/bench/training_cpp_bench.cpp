@@ -4,7 +4,9 @@
 // does by default) and its timing of eager and captured steps (STEPS each), as one JSON line.
 // bench/training_bench.py --cpp scripts the paper's CNNs and runs this on each.
 //   nimble_training_cpp_bench MODEL.pt BATCH CHANNELS HEIGHT WIDTH CLASSES [STEPS=100] [CHECK=100] [--tf32]
-//                             [--deterministic]
+//                             [--deterministic] [--single | --multi]
+// The step keeps its single- or multi-stream capture as TrainingStreams::kAuto chooses (the line says
+// which, with both measured), or the one asked for.
 // SGD lr 0.002, momentum 0.9 (the Python bench's settings), cross-entropy, float32 inputs, TF32 off (IEEE
 // float32 in convolutions and matmuls, as the Python bench) unless --tf32. --deterministic: PyTorch's
 // deterministic algorithms (warn only), cuDNN's deterministic mode and heuristic picks, on both sides of
@@ -22,7 +24,10 @@
 
 int main(int argc, char** argv) {
   if (argc < 7) {
-    std::fprintf(stderr, "usage: %s MODEL.pt BATCH CHANNELS HEIGHT WIDTH CLASSES [STEPS=100] [CHECK=100]\n", argv[0]);
+    std::fprintf(stderr,
+                 "usage: %s MODEL.pt BATCH CHANNELS HEIGHT WIDTH CLASSES [STEPS=100] [CHECK=100] [--tf32] "
+                 "[--deterministic] [--single | --multi]\n",
+                 argv[0]);
     return 2;
   }
   const std::string path = argv[1];
@@ -37,6 +42,8 @@ int main(int argc, char** argv) {
   for (int i = 9; i < argc; ++i) {
     tf32 |= std::string(argv[i]) == "--tf32";
     deterministic |= std::string(argv[i]) == "--deterministic";
+    if (std::string(argv[i]) == "--single") options.streams = nimble::accelerate::TrainingStreams::kSingle;
+    if (std::string(argv[i]) == "--multi") options.streams = nimble::accelerate::TrainingStreams::kMulti;
   }
   at::globalContext().setAllowTF32CuDNN(tf32);
   at::globalContext().setAllowTF32CuBLAS(tf32);
@@ -68,7 +75,17 @@ int main(int argc, char** argv) {
                         {"captured_ms", r.captured_ms},
                         {"speedup", r.eager_ms / r.captured_ms},
                         {"captured_samples_per_s", batch / r.captured_ms * 1e3},
-                        {"capture_s", r.capture_ns / 1e9}};
+                        {"capture_s", r.capture_ns / 1e9},
+                        {"mode", r.mode},
+                        {"streams", r.streams},
+                        {"syncs", r.syncs},
+                        {"choice", r.choice},
+                        {"forward_ops", r.forward_ops},
+                        {"forward_width", r.forward_width},
+                        {"multi_streams", r.multi_streams},
+                        {"multi_syncs", r.multi_syncs},
+                        {"single_ms", r.single_ms},
+                        {"multi_ms", r.multi_ms}};
   std::printf("%s\n", out.dump().c_str());
   return 0;
 }

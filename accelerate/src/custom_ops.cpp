@@ -199,6 +199,14 @@ void StreamContext::Join() {
   forked_ = false;
 }
 
+void StreamContext::JoinSideStreams() {
+  const cudaStream_t current = c10::cuda::getCurrentCUDAStream(static_cast<c10::DeviceIndex>(device_)).stream();
+  for (size_t s = 0; s < side_streams_.size(); ++s) {
+    Check(cudaEventRecord(join_events_[s], side_streams_[s]), "join side streams: cudaEventRecord");
+    Check(cudaStreamWaitEvent(current, join_events_[s], 0), "join side streams: cudaStreamWaitEvent");
+  }
+}
+
 void StreamContext::Abort() noexcept {
   if (!forked_) return;
   forked_ = false;

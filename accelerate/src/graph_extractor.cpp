@@ -186,8 +186,40 @@ class Extractor {
     return touched;
   }
 
+  // With LoadedModel::Impl::distinct_inputs: the graph inputs `node` writes, when it writes nothing
+  // else (by its schema's write annotations, and batch norm's running statistics in training); empty
+  // otherwise. A written value made by folded views counts as the input it views.
+  std::vector<const Value*> WrittenInputsOnly(const Node& node) const {
+    if (!model_.distinct_inputs) return {};
+    std::vector<const Value*> written;
+    const bool norm = node.kind() == c10::aten::batch_norm && node.inputs().size() == 9;
+    if (norm) {
+      const auto training = torch::jit::toIValue(node.input(5));
+      if (training && training->isBool() && !training->toBool()) return {};  // reads its statistics only
+      written = {node.input(3), node.input(4)};
+    } else if (const c10::FunctionSchema* schema = node.maybeSchema()) {
+      for (size_t i = 0; i < schema->arguments().size() && i < node.inputs().size(); ++i) {
+        const c10::AliasInfo* alias = schema->arguments()[i].alias_info();
+        if (alias != nullptr && alias->isWrite()) written.push_back(node.input(i));
+      }
+    }
+    if (written.empty()) return {};
+    std::vector<const Value*> inputs;
+    for (const Value* value : written) {
+      while (value->node()->kind() != c10::prim::Param) {
+        const auto role = roles_.find(value->node());
+        if (role == roles_.end() || role->second != NodeRole::kFold || value->node()->inputs().empty()) return {};
+        value = value->node()->input(0);  // a view's base comes first
+      }
+      inputs.push_back(value);
+    }
+    return inputs;
+  }
+
   // An op that writes a value is ordered after every earlier op that reads or writes an alias of it,
-  // and before every later one.
+  // and before every later one. Alias analysis takes each graph input for a possible alias of every
+  // other; where the inputs are known to be distinct tensors, a write to inputs only is ordered with the
+  // ops that touch those inputs.
   Status AddOrderEdges() {
     try {
       torch::jit::AliasDb alias_db(model_.graph);
@@ -195,6 +227,18 @@ class Extractor {
       for (int32_t writer = 0; writer < n; ++writer) {
         Node* node = model_.op_nodes[static_cast<size_t>(writer)];
         if (!alias_db.isMutable(node)) continue;
+        if (const std::vector<const Value*> inputs = WrittenInputsOnly(*node); !inputs.empty()) {
+          for (int32_t other = 0; other < n; ++other) {
+            const torch::jit::ValueSet& touched = touched_[static_cast<size_t>(other)];
+            if (other == writer || std::none_of(inputs.begin(), inputs.end(), [&](const Value* v) {
+                  return touched.count(v) > 0;
+                })) {
+              continue;
+            }
+            AddEdge(std::min(writer, other), std::max(writer, other), EdgeKind::kOrder);
+          }
+          continue;
+        }
         for (int32_t other = 0; other < n; ++other) {
           if (other == writer || !alias_db.writesToAlias(node, touched_[static_cast<size_t>(other)])) continue;
           AddEdge(std::min(writer, other), std::max(writer, other), EdgeKind::kOrder);

@@ -27,6 +27,10 @@ struct LoadedModel::Impl {
   // Per op node: whether an output shared storage with an input when the shapes were run (a view the
   // schema may not declare); 1 where not known. The stream rewrite never releases such memory.
   std::vector<uint8_t> op_shares_input;
+  // The graph's inputs are distinct tensors that share no memory (a training forward's lifted parameters
+  // and buffers, training_schedule.h): the op graph orders a write to inputs only with the ops touching
+  // them, where alias analysis would order it with every op that reads any input.
+  bool distinct_inputs = false;
 };
 
 }  // namespace nimble::accelerate

@@ -64,6 +64,9 @@ class StreamContext {
   // pool_seeds). Outside a capture it does nothing: the default pool keeps what it caches.
   void SeedPool(const std::vector<int64_t>& bytes);
   void Join();
+  // Makes the current stream wait for everything queued so far on the side streams, outside a fork:
+  // the backward autograd runs on them after a training step's forward has joined (training_schedule.h).
+  void JoinSideStreams();
   // After a run that threw between Fork and Join: joins every side stream back into stream 0 (so a
   // capture can end), makes stream 0 current again and forgets the fork. Never throws; CUDA errors
   // are ignored (an invalidated capture refuses the records, and ending it cleans up anyway).

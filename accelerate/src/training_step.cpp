@@ -4,6 +4,10 @@
 // backward writes them rather than adding to them, and each replay writes them again). Checking and
 // timing run eager steps on the same module and optimizer: the gradients are then the captured ones,
 // zeroed in place before each eager backward.
+//
+// Where the forward has width, a second capture runs it on several streams (training_schedule.h). Both
+// captures are timed on the example batch and the faster kept (the multi-stream one only when more than
+// 3 % faster under kAuto); the other is destroyed, and the parameters' gradients are the kept one's.
 #include "nimble/accelerate/training_step.h"
 
 #include <ATen/ATen.h>
@@ -36,8 +40,17 @@
 #include "module_save.h"
 #include "tensor_checks.h"
 #include "torch_errors.h"
+#include "training_schedule.h"
 
 namespace nimble::accelerate {
+
+// One capture of the step: its graph, memory pool, loss and the gradients its backward writes.
+struct StepCapture {
+  std::unique_ptr<CapturedGraph> graph;
+  c10::MempoolId_t pool{0, 0};
+  at::Tensor loss;
+  std::vector<at::Tensor> grads;
+};
 
 struct TrainingStep::State {
   TrainingOptions options;
@@ -51,6 +64,7 @@ struct TrainingStep::State {
   at::Tensor target;
   at::Tensor loss;  // the graph's output
   c10::MempoolId_t pool{0, 0};
+  std::unique_ptr<TrainingSchedule> schedule;  // the multi-stream forward, where planned
   std::unique_ptr<CapturedGraph> graph;  // last: destroyed first
 
   ~State() {
@@ -69,10 +83,11 @@ std::string Describe(const at::Tensor& t) {
 // The module's forward as eager PyTorch runs it: TorchScript's graph optimizations (autodiff subgraphs
 // with their symbolic gradients, fusion) off, so that eager and captured steps run eager autograd's
 // ops. (The captured step's time did not change with them on: bench/results/training.md.)
-StatusOr<at::Tensor> Forward(TrainingStep::State& s, const std::vector<at::Tensor>& inputs) {
+// With `scheduled`, the multi-stream forward (training_schedule.h), which runs the same ops.
+StatusOr<at::Tensor> Forward(TrainingStep::State& s, const std::vector<at::Tensor>& inputs, bool scheduled = false) {
   torch::jit::GraphOptimizerEnabledGuard eager_autograd(false);
   std::vector<c10::IValue> args(inputs.begin(), inputs.end());
-  c10::IValue out = s.module.forward(std::move(args));
+  c10::IValue out = scheduled ? RunScheduledForward(*s.schedule, inputs) : s.module.forward(std::move(args));
   if (!out.isTensor()) {
     return InvalidArgument(s.report.model_path + ": forward returns " + out.tagKind() +
                            ", not one tensor: training needs a single output for the loss");
@@ -86,13 +101,14 @@ at::Tensor Loss(const TrainingStep::State& s, const at::Tensor& output, const at
 }
 
 // zero_grad (in place, so that gradients the capture holds stay where they are), forward, loss,
-// backward, SGD.
+// backward, SGD. `scheduled`: the multi-stream forward, its side streams joined after backward.
 StatusOr<at::Tensor> EagerStep(TrainingStep::State& s, const std::vector<at::Tensor>& inputs,
-                               const at::Tensor& target) {
+                               const at::Tensor& target, bool scheduled = false) {
   s.sgd->ZeroGrad(/*set_to_none=*/false);
-  NIMBLE_ASSIGN_OR_RETURN(at::Tensor output, Forward(s, inputs));
+  NIMBLE_ASSIGN_OR_RETURN(at::Tensor output, Forward(s, inputs, scheduled));
   at::Tensor loss = Loss(s, output, target);
   loss.backward();
+  if (scheduled) JoinSideStreams(*s.schedule);
   s.sgd->Step();
   return loss.detach();
 }
@@ -127,7 +143,7 @@ void Restore(TrainingStep::State& s, const Snapshot& snap) {
   s.sgd->ZeroMomentum();
 }
 
-Status CaptureGraph(TrainingStep::State& s) {
+Status CaptureGraph(TrainingStep::State& s, bool scheduled = false) {
   s.sgd->ZeroGrad(/*set_to_none=*/true);
   c10::cuda::device_synchronize();
   s.pool = at::cuda::graph_pool_handle();
@@ -136,15 +152,22 @@ Status CaptureGraph(TrainingStep::State& s) {
   FailedOpTracker failed_op;
   try {
     s.graph->capture_begin(s.pool);
-    StatusOr<at::Tensor> output = Forward(s, s.inputs);
+    StatusOr<at::Tensor> output = Forward(s, s.inputs, scheduled);
     if (!output.ok()) throw std::runtime_error(output.status().message());
     at::Tensor loss = Loss(s, *output, s.target);
     loss.backward();
+    if (scheduled) JoinSideStreams(*s.schedule);  // backward work autograd queued on the side streams
     s.sgd->Step();
     s.graph->capture_end();
     s.loss = loss.detach();
   } catch (const std::exception& e) {
     const std::string op = failed_op.op().empty() ? "" : failed_op.op() + " failed: ";
+    if (scheduled) {
+      try {
+        JoinSideStreams(*s.schedule);  // so that the capture can end; an invalidated one refuses, and ends anyway
+      } catch (const std::exception&) {
+      }
+    }
     AbandonGraphCapture(*s.stream, s.graph, s.pool);
     return FailedPrecondition(s.report.model_path + ": cannot capture the training step into a CUDA graph: " + op +
                               TorchMessage(e));
@@ -252,6 +275,104 @@ Status Time(TrainingStep& step, TrainingStep::State& s) {
   return OkStatus();
 }
 
+// The current capture taken out of the state, its gradients with it (the parameters' are unset).
+StepCapture Park(TrainingStep::State& s) {
+  StepCapture c;
+  c.graph = std::move(s.graph);
+  c.pool = s.pool;
+  c.loss = s.loss;
+  for (at::Tensor& p : s.parameters) {
+    c.grads.push_back(p.grad());
+    p.mutable_grad() = at::Tensor();
+  }
+  return c;
+}
+
+void Unpark(TrainingStep::State& s, StepCapture c) {
+  s.graph = std::move(c.graph);
+  s.pool = c.pool;
+  s.loss = c.loss;
+  for (size_t i = 0; i < s.parameters.size(); ++i) s.parameters[i].mutable_grad() = c.grads[i];
+}
+
+// Milliseconds per step of the current capture: `n` steps on the example batch after 3, wall clock.
+StatusOr<double> StepMs(TrainingStep& step, TrainingStep::State& s, int32_t n) {
+  for (int32_t i = 0; i < 3; ++i) NIMBLE_RETURN_IF_ERROR(step.Step(s.inputs, s.target).status());
+  c10::cuda::device_synchronize();
+  const Clock::time_point start = Clock::now();
+  for (int32_t i = 0; i < n; ++i) NIMBLE_RETURN_IF_ERROR(step.Step(s.inputs, s.target).status());
+  c10::cuda::device_synchronize();
+  return std::chrono::duration<double>(Clock::now() - start).count() * 1e3 / n;
+}
+
+// With the single-stream capture made: plans the forward on streams and, where it has width, warms the
+// multi-stream forward up, captures it, times both captures (two rounds each, alternating, the faster
+// round kept) and keeps the faster (TrainingStreams says how much faster it must be).
+Status CaptureMultiAndChoose(TrainingStep& step, TrainingStep::State& s) {
+  TrainingReport& r = s.report;
+  StatusOr<TrainingSchedule> planned =
+      ScheduleTrainingForward(s.module, s.inputs, r.model_path, s.options.max_streams);
+  if (!planned.ok()) {
+    r.choice = "one stream: " + planned.status().message();
+    return OkStatus();
+  }
+  s.schedule = std::make_unique<TrainingSchedule>(std::move(*planned));
+  r.forward_ops = s.schedule->ops;
+  r.forward_width = s.schedule->width;
+  r.multi_streams = s.schedule->streams;
+  r.multi_syncs = s.schedule->syncs;
+  {
+    // cuDNN's and cuBLAS's state for the side streams, as the single-stream warm-up made it for one.
+    c10::cuda::CUDAStreamGuard guard(*s.stream);
+    for (int32_t i = 0; i < std::max(2, s.options.warmup_steps); ++i) {
+      NIMBLE_RETURN_IF_ERROR(EagerStep(s, s.inputs, s.target, /*scheduled=*/true).status());
+    }
+    c10::cuda::device_synchronize();
+  }
+  StepCapture single = Park(s);
+  if (Status captured = CaptureGraph(s, /*scheduled=*/true); !captured.ok()) {
+    Unpark(s, std::move(single));
+    s.schedule.reset();
+    if (s.options.streams == TrainingStreams::kMulti) return captured;
+    r.choice = "one stream: the multi-stream capture failed: " + captured.message();
+    return OkStatus();
+  }
+  StepCapture multi;
+  const int32_t n = std::max(1, s.options.choice_steps);
+  double single_ms = 0, multi_ms = 0;
+  for (int32_t round = 0; round < 2; ++round) {
+    NIMBLE_ASSIGN_OR_RETURN(const double m, StepMs(step, s, n));
+    multi = Park(s);
+    Unpark(s, std::move(single));
+    NIMBLE_ASSIGN_OR_RETURN(const double one, StepMs(step, s, n));
+    single = Park(s);
+    Unpark(s, std::move(multi));
+    multi_ms = round == 0 ? m : std::min(multi_ms, m);
+    single_ms = round == 0 ? one : std::min(single_ms, one);
+  }
+  r.single_ms = single_ms;
+  r.multi_ms = multi_ms;
+  c10::cuda::device_synchronize();
+  char text[160];
+  const bool keep_multi = s.options.streams == TrainingStreams::kMulti || multi_ms < single_ms * 0.97;
+  if (keep_multi) {
+    std::snprintf(text, sizeof text, "multi-stream measured %.3f ms against %.3f ms single-stream", multi_ms, single_ms);
+    r.mode = "aot-multi";
+    r.streams = s.schedule->streams;
+    r.syncs = s.schedule->syncs;
+    single = StepCapture();  // the device is idle: its graph and memory can go
+  } else {
+    std::snprintf(text, sizeof text, "multi-stream measured %.3f ms against %.3f ms: not more than 3%% faster, so one stream",
+                  multi_ms, single_ms);
+    StepCapture discarded = Park(s);
+    Unpark(s, std::move(single));
+    discarded = StepCapture();
+    s.schedule.reset();
+  }
+  r.choice = text;
+  return OkStatus();
+}
+
 Status CheckSettings(const std::string& path, const std::vector<at::Tensor>& inputs, const at::Tensor& target,
                      const TrainingOptions& o) {
   if (inputs.empty()) return InvalidArgument(path + ": no example inputs");
@@ -283,9 +404,10 @@ Status CheckSettings(const std::string& path, const std::vector<at::Tensor>& inp
   if (sgd.nesterov && (sgd.momentum <= 0 || sgd.dampening != 0)) {
     return InvalidArgument(path + ": Nesterov momentum needs a momentum above 0 and no dampening");
   }
-  if (o.warmup_steps < 1 || o.check_steps < 0 || o.timing_steps < 0 || o.check_tolerance < 0) {
-    return InvalidArgument(path + ": warm-up steps must be at least 1; check and timing steps and the tolerance "
-                                  "not negative");
+  if (o.warmup_steps < 1 || o.check_steps < 0 || o.timing_steps < 0 || o.check_tolerance < 0 || o.max_streams < 0 ||
+      o.choice_steps < 0) {
+    return InvalidArgument(path + ": warm-up steps must be at least 1; check, timing and choice steps, the tolerance "
+                                  "and the most streams not negative");
   }
   return OkStatus();
 }
@@ -358,9 +480,15 @@ StatusOr<std::unique_ptr<TrainingStep>> TrainingStep::Capture(const std::string&
     return OkStatus();
   }));
   NIMBLE_RETURN_IF_ERROR(CaptureGraph(*s));
-  s->report.capture_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
   std::unique_ptr<TrainingStep> step(new TrainingStep(std::move(s)));
   State& state = *step->state_;
+  if (options.streams == TrainingStreams::kSingle) {
+    state.report.choice = "one stream, as asked";
+  } else {
+    NIMBLE_RETURN_IF_ERROR(Guarded(state, "the multi-stream capture failed",
+                                   [&] { return CaptureMultiAndChoose(*step, state); }));
+  }
+  state.report.capture_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
   if (options.check_steps > 0) {
     NIMBLE_RETURN_IF_ERROR(Guarded(state, "the check against eager training failed",
                                    [&] { return Check(*step, state, loaded); }));

@@ -144,6 +144,118 @@ TEST(TrainingStepTest, CapturedStepsTrainAsAnEagerLoopDoes) {
   std::remove(saved.c_str());
 }
 
+// Three branches with batch norm in training mode (each with its statistics and step counter), summed.
+constexpr const char* kBranchNet = R"(
+def branch(self, x, w, rm, rv, seen):
+    y = torch.conv2d(x, w, None, [1, 1], [1, 1])
+    seen.add_(1)
+    return torch.relu(torch.batch_norm(y, None, None, rm, rv, self.training, 0.1, 1e-5, True))
+
+def forward(self, x):
+    a = self.branch(x, self.w0, self.rm0, self.rv0, self.seen0)
+    b = self.branch(x, self.w1, self.rm1, self.rv1, self.seen1)
+    c = self.branch(x, self.w2, self.rm2, self.rv2, self.seen2)
+    y = torch.adaptive_avg_pool2d(a + b + c, [1, 1]).flatten(1)
+    return torch.linear(y, self.w3, self.b3)
+)";
+
+std::string SaveBranchNet(const std::string& name) {
+  torch::jit::Module m("TrainBranchNet");
+  m.register_attribute("training", c10::BoolType::get(), true);
+  at::manual_seed(5);
+  for (int i = 0; i < 3; ++i) {
+    const std::string k = std::to_string(i);
+    m.register_parameter("w" + k, at::randn({16, 3, 3, 3}) * 0.3, false);
+    m.register_buffer("rm" + k, at::zeros({16}));
+    m.register_buffer("rv" + k, at::ones({16}));
+    m.register_buffer("seen" + k, at::zeros({}, at::kLong));
+  }
+  m.register_parameter("w3", at::randn({10, 16}) * 0.3, false);
+  m.register_parameter("b3", at::zeros({10}), false);
+  m.define(kBranchNet);
+  const std::string path = TempPath(name);
+  m.save(path);
+  return path;
+}
+
+// The forward's three branches captured on three streams (autograd runs their backward there too):
+// deterministic kernels on both sides, the captured steps train exactly as an eager loop does, batch
+// norm's statistics and step counters included.
+TEST(TrainingStepTest, AForwardWithWidthIsCapturedOnStreamsAndTrainsAsEagerDoes) {
+  SKIP_WITHOUT_GPU();
+  at::globalContext().setDeterministicAlgorithms(true, /*warn_only=*/true);
+  at::globalContext().setDeterministicCuDNN(true);
+  const std::string net = SaveBranchNet("branches");
+  const auto batches = Batches(12);
+  TrainingOptions options;
+  options.sgd.lr = 0.05;
+  options.sgd.momentum = 0.9;
+  options.streams = TrainingStreams::kMulti;
+  options.cudnn_benchmark = false;
+  options.check_steps = 4;
+  options.timing_steps = 3;
+  options.choice_steps = 3;
+  options.require_check = true;
+  auto step = TrainingStep::Capture(net, {batches[0].first}, batches[0].second, options);
+  ASSERT_TRUE(step.ok()) << step.status().ToString();
+  const TrainingReport& report = (*step)->report();
+  EXPECT_EQ(report.mode, "aot-multi") << report.choice;
+  EXPECT_EQ(report.streams, 3);
+  EXPECT_EQ(report.forward_width, 3);
+  EXPECT_GE(report.syncs, 2);
+  EXPECT_GT(report.single_ms, 0);
+  EXPECT_GT(report.multi_ms, 0);
+  EXPECT_EQ(report.max_loss_difference, 0.0);
+  EXPECT_EQ(report.max_parameter_difference, 0.0);
+
+  torch::jit::Module eager = torch::jit::load(net, at::kCUDA);
+  eager.train(true);
+  std::vector<at::Tensor> params;
+  for (at::Tensor p : eager.parameters()) params.push_back(p.requires_grad_(true));
+  torch::optim::SGD sgd(params, torch::optim::SGDOptions(0.05).momentum(0.9));
+  for (size_t i = 0; i < batches.size(); ++i) {
+    const auto& [x, y] = batches[i];
+    sgd.zero_grad();
+    at::Tensor loss = at::cross_entropy_loss(eager.forward({x}).toTensor(), y);
+    loss.backward();
+    sgd.step();
+    auto captured = (*step)->Step({x}, y);
+    ASSERT_TRUE(captured.ok()) << captured.status().ToString();
+    EXPECT_NEAR(captured->item<double>(), loss.item<double>(), 1e-5 * std::max(1.0, std::fabs(loss.item<double>())))
+        << "step " << i;
+  }
+  const std::string saved = TempPath("branches_saved");
+  ASSERT_TRUE((*step)->Save(saved).ok());
+  torch::jit::Module trained = torch::jit::load(saved, at::kCUDA);
+  for (const auto& p : eager.named_parameters()) {
+    EXPECT_TRUE(at::allclose(trained.attr(p.name).toTensor(), p.value, 1e-4, 1e-5)) << p.name;
+  }
+  for (const auto& b : eager.named_buffers()) {
+    EXPECT_TRUE(at::allclose(trained.attr(b.name).toTensor().to(at::kDouble), b.value.to(at::kDouble), 1e-4, 1e-5))
+        << b.name;
+  }
+  EXPECT_EQ(trained.attr("seen1").toTensor().item<int64_t>(), static_cast<int64_t>(batches.size()));
+  at::globalContext().setDeterministicAlgorithms(false, false);
+  at::globalContext().setDeterministicCuDNN(false);
+  std::remove(net.c_str());
+  std::remove(saved.c_str());
+}
+
+// A forward without width keeps its one stream under kAuto, and says why.
+TEST(TrainingStepTest, AForwardWithoutWidthKeepsOneStreamAndSaysWhy) {
+  SKIP_WITHOUT_GPU();
+  const std::string net = SaveNet("narrow", kConvNet);
+  const auto batches = Batches(1);
+  TrainingOptions options;
+  options.check_steps = 1;
+  options.timing_steps = 1;
+  auto step = TrainingStep::Capture(net, {batches[0].first}, batches[0].second, options);
+  ASSERT_TRUE(step.ok()) << step.status().ToString();
+  EXPECT_EQ((*step)->report().mode, "aot-single");
+  EXPECT_NE((*step)->report().choice.find("no width"), std::string::npos) << (*step)->report().choice;
+  std::remove(net.c_str());
+}
+
 // Dropout draws its masks from the device's generator: the check runs eager and captured steps from the
 // same random-number state, so a model with dropout checks as close as one without.
 TEST(TrainingStepTest, TheCheckStartsEagerAndCapturedStepsFromOneRandomState) {

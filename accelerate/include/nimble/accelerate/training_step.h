@@ -9,8 +9,9 @@
 // the same kernels for every batch of the example's shapes: a step that synchronizes with the host (an
 // optimizer that reads a step count on the host, data-dependent control flow, .item()) cannot be
 // captured, and Capture says which operator failed. SGD's settings are fixed at capture, as a CUDA
-// graph's scalars are. C++ captures the step on one stream; the multi-stream forward (the torch.fx
-// graph's width scheduled on several streams) is the Python package's.
+// graph's scalars are. Where the forward has width, it is also captured on several streams (Nimble's
+// assignment of the forward's op graph; autograd runs each backward op on its forward op's stream), and
+// the faster of the single- and multi-stream captures is kept, as nimble.accelerate_training does.
 //
 // This header names at::Tensor without including libtorch: callers include ATen themselves. Not
 // thread-safe: one step, one thread.
@@ -45,6 +46,13 @@ struct SgdSettings {
   bool nesterov = false;
 };
 
+// Which captures are made and measured.
+enum class TrainingStreams {
+  kAuto,    // single-stream; multi-stream too where the forward has width, kept if more than 3 % faster
+  kSingle,  // one stream only
+  kMulti,   // the multi-stream capture, wherever the forward has width (single-stream where it has none)
+};
+
 struct TrainingOptions {
   TrainingLoss loss = TrainingLoss::kCrossEntropy;
   SgdSettings sgd;
@@ -65,6 +73,11 @@ struct TrainingOptions {
   // cuDNN times its algorithms during the warm-up (at::globalContext().setBenchmarkCuDNN, process-wide,
   // for eager and captured steps alike), as nimble.accelerate_training does by default.
   bool cudnn_benchmark = true;
+  TrainingStreams streams = TrainingStreams::kAuto;
+  // Most streams of the multi-stream forward; 0: as many as the assignment asks.
+  int32_t max_streams = 0;
+  // Steps timed per capture to choose between them (kAuto; wall clock after a device sync).
+  int32_t choice_steps = 30;
 };
 
 struct TrainingReport {
@@ -79,6 +92,19 @@ struct TrainingReport {
   double eager_ms = 0;     // one step: zero_grad, forward, loss, backward, optimizer step
   double captured_ms = 0;  // one step: the batch copied in, the graph replayed
   int64_t capture_ns = 0;
+  // The schedule kept: "aot-single" or "aot-multi", its streams and syncs, and why.
+  std::string mode = "aot-single";
+  int32_t streams = 1;
+  int32_t syncs = 0;
+  std::string choice;
+  // The forward's op graph and its logical concurrency (0 where it was not planned), the multi-stream
+  // schedule's streams and syncs, and each capture's step time measured for the choice (0: not made).
+  int32_t forward_ops = 0;
+  int32_t forward_width = 0;
+  int32_t multi_streams = 0;
+  int32_t multi_syncs = 0;
+  double single_ms = 0;
+  double multi_ms = 0;
 };
 
 class TrainingStep {
