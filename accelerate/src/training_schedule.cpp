@@ -34,6 +34,32 @@ using torch::jit::Graph;
 using torch::jit::Node;
 using torch::jit::Value;
 
+// Every method and function call replaced by the callee's graph as written. (torch::jit::Inline takes a
+// callee's optimized graph, which, once the module has run, its executor may have left with the calls
+// not inlined.)
+void InlineAsWritten(Graph& graph) {
+  bool inlined = true;
+  while (inlined) {
+    inlined = false;
+    std::vector<Block*> blocks{graph.block()};
+    while (!blocks.empty() && !inlined) {
+      Block* block = blocks.back();
+      blocks.pop_back();
+      for (Node* node : block->nodes()) {
+        if (node->kind() == c10::prim::CallMethod || node->kind() == c10::prim::CallFunction) {
+          if (torch::jit::GraphFunction* callee = torch::jit::tryToGraphFunction(node)) {
+            if (node->kind() == c10::prim::CallFunction) node->removeInput(0);  // the function itself
+            torch::jit::inlineCallTo(node, callee, /*use_graph=*/true);
+            inlined = true;
+            break;
+          }
+        }
+        for (Block* inner : node->blocks()) blocks.push_back(inner);
+      }
+    }
+  }
+}
+
 // Every attribute read replaced: module objects followed, tensors made graph inputs (one per tensor),
 // anything else a constant. Returns the lifted tensors in input order.
 std::vector<at::Tensor> LiftAttributes(Graph& graph, const torch::jit::Module& module, const std::string& path) {
@@ -81,17 +107,23 @@ std::vector<at::Tensor> LiftAttributes(Graph& graph, const torch::jit::Module& m
   return tensors;
 }
 
+// A branch with no outputs where one side raises and the other does nothing: a check.
 bool IsRaiseOnly(const Node& node) {
   if (node.kind() != c10::prim::If || !node.outputs().empty()) return false;
+  int32_t raising = 0, empty = 0;
   for (const Block* block : node.blocks()) {
+    if (block->nodes().begin() == block->nodes().end()) {
+      ++empty;
+      continue;
+    }
     for (const Node* inner : block->nodes()) {
-      const std::string_view kind = inner->kind().toQualString();
-      if (kind != "prim::RaiseException" && kind != "prim::Constant" && kind != "aten::format" && kind != "aten::str") {
-        return false;
+      if (inner->kind() == c10::prim::RaiseException) {
+        ++raising;
+        break;
       }
     }
   }
-  return true;
+  return raising >= 1 && raising + empty == static_cast<int32_t>(node.blocks().size());
 }
 
 // Host arithmetic only: no tensor in or out, nothing raised, no side effect, in every nested block.
@@ -194,7 +226,7 @@ StatusOr<TrainingSchedule> ScheduleTrainingForward(const torch::jit::Module& mod
   TrainingSchedule schedule;
   try {
     std::shared_ptr<Graph> graph = module.get_method("forward").graph()->copy();
-    torch::jit::Inline(*graph);
+    InlineAsWritten(*graph);
     schedule.state = LiftAttributes(*graph, module, path);
     torch::jit::ConstantPropagation(graph);
     DropShapeChecks(*graph);

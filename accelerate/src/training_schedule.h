@@ -6,12 +6,13 @@
 // is inlined and every attribute it reads is lifted: each tensor attribute (parameters, buffers) becomes
 // an input of the graph, read in this order after the batch; every other attribute (training, momentum,
 // eps, None) becomes a constant, and constant propagation removes the branches on them. What is left of
-// control flow in torchvision's models is batch norm's check that a batch has more than one value per
-// channel: a branch with no outputs whose only work is to raise, and the loop over the input's size that
-// feeds it. Both are dropped. That is sound here because the step runs at the example's shapes only and
-// its eager warm-up, the unchanged module, passed the same check at those shapes: a condition that reads
-// no device value (the single-stream capture has already shown the step has no host sync) depends only on
-// shapes and attributes, which the capture fixes. Any other control flow refuses the schedule.
+// control flow in torchvision's models is batch norm's checks of the input's rank and that a batch has
+// more than one value per channel: branches with no outputs where one side raises and the other does
+// nothing, and the loop over the input's size that feeds one. Both are dropped. That is sound here because
+// the step runs at the example's shapes only and its eager warm-up, the unchanged module, passed the same
+// checks at those shapes: a condition that reads no device value (the single-stream capture, made first,
+// has shown the step has no host sync) depends only on shapes and attributes, which the capture fixes.
+// Any other control flow refuses the schedule.
 //
 // Autograd then runs each backward op on the stream its forward op ran on. Cross-stream values are
 // marked as used on the reader's stream (CrossStreamFree::kAfterLastReader): autograd keeps saved tensors

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <torch/csrc/autograd/autograd.h>
 #include <torch/csrc/jit/api/module.h>
+#include <torch/csrc/jit/runtime/graph_executor.h>
 #include <torch/csrc/jit/serialization/import.h>
 
 #include <cstdlib>
@@ -147,6 +148,12 @@ TEST(TrainingScheduleTest, ScriptedModelsFromTheEnvironment) {
     torch::jit::Module module = torch::jit::load(path);
     module.train(true);
     const at::Tensor x = at::randn({4, 3, 32, 32});
+    {
+      // Run once first, as the training step's warm-up does before planning: TorchScript caches what
+      // its executor made of each method.
+      torch::jit::GraphOptimizerEnabledGuard eager_autograd(false);
+      (void)module.forward({x});
+    }
     StatusOr<TrainingSchedule> schedule = ScheduleTrainingForward(module, {x}, path, 0);
     if (!schedule.ok()) {
       EXPECT_NE(schedule.status().message().find("no width"), std::string::npos) << schedule.status().ToString();
