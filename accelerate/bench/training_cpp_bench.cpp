@@ -77,6 +77,7 @@ int main(int argc, char** argv) {
                         {"captured_samples_per_s", batch / r.captured_ms * 1e3},
                         {"capture_s", r.capture_ns / 1e9},
                         {"mode", r.mode},
+                        {"forward", r.forward},
                         {"streams", r.streams},
                         {"syncs", r.syncs},
                         {"choice", r.choice},

@@ -270,16 +270,17 @@ StatusOr<TrainingSchedule> ScheduleTrainingForward(const torch::jit::Module& mod
   plan_options.max_streams = max_streams;
   const analysis::StreamPlan plan = analysis::PlanStreams(dag, plan_options);
   schedule.width = plan.concurrency.width;
-  schedule.streams = plan.multi.num_streams;
-  schedule.syncs = static_cast<int32_t>(plan.multi.syncs.size());
-  if (plan.multi.num_streams < 2) {
+  const StreamAssignment& assignment = max_streams == 1 ? plan.single : plan.multi;
+  schedule.streams = assignment.num_streams;
+  schedule.syncs = static_cast<int32_t>(assignment.syncs.size());
+  if (max_streams != 1 && plan.multi.num_streams < 2) {
     return FailedPrecondition(path + ": the training forward has no width to run on several streams (" +
                               std::to_string(schedule.ops) + " ops, logical concurrency " +
                               std::to_string(schedule.width) + ")");
   }
   RewriteOptions rewrite;
   rewrite.cross_stream_free = CrossStreamFree::kAfterLastReader;
-  NIMBLE_ASSIGN_OR_RETURN(schedule.scheduled, RewriteForStreams(LoadedModel(impl), ops, plan.multi, rewrite));
+  NIMBLE_ASSIGN_OR_RETURN(schedule.scheduled, RewriteForStreams(LoadedModel(impl), ops, assignment, rewrite));
   const c10::Device device = example_inputs[0].device();
   if (!device.is_cuda()) return schedule;  // no streams: the operators do nothing, the forward runs as planned
   NIMBLE_ASSIGN_OR_RETURN(schedule.context,

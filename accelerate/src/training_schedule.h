@@ -47,9 +47,10 @@ struct TrainingSchedule {
 };
 
 // Plans `module`'s forward (training mode, on the device of `example_inputs`) on at most `max_streams`
-// streams (0: as many as the plan asks). FailedPrecondition naming the file and the reason where the
-// forward cannot be scheduled (control flow other than shape checks, an input that is not a tensor) or has
-// no width to schedule (one stream would do): the caller keeps the single-stream step then.
+// streams (0: as many as the plan asks; 1: the lifted forward on one stream, whatever its width).
+// FailedPrecondition naming the file and the reason where the forward cannot be scheduled (control flow
+// other than shape checks, an input that is not a tensor) or, unless max_streams is 1, has no width to
+// schedule: the caller keeps a single-stream step then.
 StatusOr<TrainingSchedule> ScheduleTrainingForward(const torch::jit::Module& module,
                                                    const std::vector<at::Tensor>& example_inputs,
                                                    const std::string& path, int32_t max_streams);

@@ -5,9 +5,10 @@
 // timing run eager steps on the same module and optimizer: the gradients are then the captured ones,
 // zeroed in place before each eager backward.
 //
-// Where the forward has width, a second capture runs it on several streams (training_schedule.h). Both
-// captures are timed on the example batch and the faster kept (the multi-stream one only when more than
-// 3 % faster under kAuto); the other is destroyed, and the parameters' gradients are the kept one's.
+// The forward is also lifted into a planned graph (training_schedule.h) and captured with it on one
+// stream and, where it has width, on several. Every capture is timed on the example batch and the fastest
+// kept (the multi-stream one only when more than 3 % faster than the fastest single-stream one under
+// kAuto); the others are destroyed, and the parameters' gradients are the kept one's.
 #include "nimble/accelerate/training_step.h"
 
 #include <ATen/ATen.h>
@@ -305,71 +306,110 @@ StatusOr<double> StepMs(TrainingStep& step, TrainingStep::State& s, int32_t n) {
   return std::chrono::duration<double>(Clock::now() - start).count() * 1e3 / n;
 }
 
-// With the single-stream capture made: plans the forward on streams and, where it has width, warms the
-// multi-stream forward up, captures it, times both captures (two rounds each, alternating, the faster
-// round kept) and keeps the faster (TrainingStreams says how much faster it must be).
-Status CaptureMultiAndChoose(TrainingStep& step, TrainingStep::State& s) {
-  TrainingReport& r = s.report;
-  StatusOr<TrainingSchedule> planned =
-      ScheduleTrainingForward(s.module, s.inputs, r.model_path, s.options.max_streams);
-  if (!planned.ok()) {
-    r.choice = "one stream: " + planned.status().message();
-    return OkStatus();
-  }
-  s.schedule = std::make_unique<TrainingSchedule>(std::move(*planned));
-  r.forward_ops = s.schedule->ops;
-  r.forward_width = s.schedule->width;
-  r.multi_streams = s.schedule->streams;
-  r.multi_syncs = s.schedule->syncs;
-  {
-    // cuDNN's and cuBLAS's state for the side streams, as the single-stream warm-up made it for one.
+// One candidate capture of the choice: the forward it runs (null: the module as written) and its timing.
+struct Candidate {
+  std::string name;  // "module", "lifted", "multi-stream"
+  std::unique_ptr<TrainingSchedule> schedule;
+  StepCapture capture;
+  double ms = 0;
+};
+
+// Warms up `c`'s forward (cuDNN's and cuBLAS's state on its streams) and captures the step with it.
+Status CaptureCandidate(TrainingStep::State& s, Candidate& c) {
+  s.schedule = std::move(c.schedule);
+  Status status = [&]() -> Status {
     c10::cuda::CUDAStreamGuard guard(*s.stream);
     for (int32_t i = 0; i < std::max(2, s.options.warmup_steps); ++i) {
       NIMBLE_RETURN_IF_ERROR(EagerStep(s, s.inputs, s.target, /*scheduled=*/true).status());
     }
     c10::cuda::device_synchronize();
+    return CaptureGraph(s, /*scheduled=*/true);
+  }();
+  c.schedule = std::move(s.schedule);
+  if (status.ok()) c.capture = Park(s);
+  return status;
+}
+
+// With the module's own single-stream capture made (which also shows the step never syncs with the host,
+// what dropping batch norm's checks relies on, training_schedule.h): plans the forward, lifted, on one
+// stream and, where it has width, on several; captures each; times every capture (two rounds of
+// `choice_steps`, alternating, the faster round kept) and keeps the fastest single-stream one, or the
+// multi-stream one where TrainingStreams asks for it or (kAuto) it is more than 3 % faster.
+Status ChooseCapture(TrainingStep& step, TrainingStep::State& s) {
+  TrainingReport& r = s.report;
+  std::vector<Candidate> candidates;
+  candidates.push_back(Candidate{.name = "module", .schedule = nullptr, .capture = Park(s)});
+  std::string why;
+  const bool one_stream = s.options.streams == TrainingStreams::kSingle || s.options.max_streams == 1;
+  for (const int32_t streams : {1, one_stream ? -1 : s.options.max_streams}) {
+    if (streams < 0) break;
+    StatusOr<TrainingSchedule> planned = ScheduleTrainingForward(s.module, s.inputs, r.model_path, streams);
+    if (!planned.ok()) {
+      why = planned.status().message();
+      break;
+    }
+    Candidate c{.name = streams == 1 ? "lifted" : "multi-stream",
+                .schedule = std::make_unique<TrainingSchedule>(std::move(*planned)),
+                .capture = {}};
+    r.forward_ops = c.schedule->ops;
+    r.forward_width = c.schedule->width;
+    if (streams != 1) {
+      r.multi_streams = c.schedule->streams;
+      r.multi_syncs = c.schedule->syncs;
+    }
+    if (Status captured = CaptureCandidate(s, c); !captured.ok()) {
+      if (s.options.streams == TrainingStreams::kMulti && streams != 1) return captured;
+      why = c.name + " capture failed: " + captured.message();
+      break;
+    }
+    candidates.push_back(std::move(c));
   }
-  StepCapture single = Park(s);
-  if (Status captured = CaptureGraph(s, /*scheduled=*/true); !captured.ok()) {
-    Unpark(s, std::move(single));
-    s.schedule.reset();
-    if (s.options.streams == TrainingStreams::kMulti) return captured;
-    r.choice = "one stream: the multi-stream capture failed: " + captured.message();
-    return OkStatus();
-  }
-  StepCapture multi;
   const int32_t n = std::max(1, s.options.choice_steps);
-  double single_ms = 0, multi_ms = 0;
   for (int32_t round = 0; round < 2; ++round) {
-    NIMBLE_ASSIGN_OR_RETURN(const double m, StepMs(step, s, n));
-    multi = Park(s);
-    Unpark(s, std::move(single));
-    NIMBLE_ASSIGN_OR_RETURN(const double one, StepMs(step, s, n));
-    single = Park(s);
-    Unpark(s, std::move(multi));
-    multi_ms = round == 0 ? m : std::min(multi_ms, m);
-    single_ms = round == 0 ? one : std::min(single_ms, one);
+    for (Candidate& c : candidates) {
+      Unpark(s, std::move(c.capture));
+      NIMBLE_ASSIGN_OR_RETURN(const double ms, StepMs(step, s, n));
+      c.capture = Park(s);
+      c.ms = round == 0 ? ms : std::min(c.ms, ms);
+    }
   }
-  r.single_ms = single_ms;
-  r.multi_ms = multi_ms;
-  c10::cuda::device_synchronize();
-  char text[160];
-  const bool keep_multi = s.options.streams == TrainingStreams::kMulti || multi_ms < single_ms * 0.97;
-  if (keep_multi) {
-    std::snprintf(text, sizeof text, "multi-stream measured %.3f ms against %.3f ms single-stream", multi_ms, single_ms);
-    r.mode = "aot-multi";
-    r.streams = s.schedule->streams;
-    r.syncs = s.schedule->syncs;
-    single = StepCapture();  // the device is idle: its graph and memory can go
+  c10::cuda::device_synchronize();  // the captures not kept go below
+  size_t single = 0;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    if (candidates[i].name != "multi-stream" && candidates[i].ms < candidates[single].ms) single = i;
+  }
+  size_t kept = single;
+  r.single_ms = candidates[single].ms;
+  char text[200];
+  std::snprintf(text, sizeof text, "%s forward on one stream %.3f ms", candidates[single].name.c_str(),
+                candidates[single].ms);
+  std::string choice = text;
+  for (const Candidate& c : candidates) {
+    if (&c == &candidates[single]) continue;
+    std::snprintf(text, sizeof text, ", %s %.3f ms", c.name == "multi-stream" ? "multi-stream" : (c.name + " forward").c_str(), c.ms);
+    choice += text;
+  }
+  if (candidates.back().name == "multi-stream") {
+    const Candidate& multi = candidates.back();
+    r.multi_ms = multi.ms;
+    if (s.options.streams == TrainingStreams::kMulti || multi.ms < r.single_ms * 0.97) {
+      kept = candidates.size() - 1;
+      choice += ": multi-stream kept";
+    } else {
+      choice += ": multi-stream not more than 3 % faster, so one stream";
+    }
   } else {
-    std::snprintf(text, sizeof text, "multi-stream measured %.3f ms against %.3f ms: not more than 3%% faster, so one stream",
-                  multi_ms, single_ms);
-    StepCapture discarded = Park(s);
-    Unpark(s, std::move(single));
-    discarded = StepCapture();
-    s.schedule.reset();
+    choice += one_stream && why.empty() ? ": one stream, as asked" : ": one stream (" + why + ")";
   }
-  r.choice = text;
+  Candidate& chosen = candidates[kept];
+  Unpark(s, std::move(chosen.capture));
+  s.schedule = std::move(chosen.schedule);
+  r.mode = chosen.name == "multi-stream" ? "aot-multi" : "aot-single";
+  r.streams = s.schedule != nullptr ? s.schedule->streams : 1;
+  r.syncs = s.schedule != nullptr ? s.schedule->syncs : 0;
+  r.forward = chosen.name == "module" ? "module" : "lifted";
+  r.choice = choice;
+  candidates.clear();  // the device is idle: the other graphs and their memory can go
   return OkStatus();
 }
 
@@ -482,12 +522,7 @@ StatusOr<std::unique_ptr<TrainingStep>> TrainingStep::Capture(const std::string&
   NIMBLE_RETURN_IF_ERROR(CaptureGraph(*s));
   std::unique_ptr<TrainingStep> step(new TrainingStep(std::move(s)));
   State& state = *step->state_;
-  if (options.streams == TrainingStreams::kSingle) {
-    state.report.choice = "one stream, as asked";
-  } else {
-    NIMBLE_RETURN_IF_ERROR(Guarded(state, "the multi-stream capture failed",
-                                   [&] { return CaptureMultiAndChoose(*step, state); }));
-  }
+  NIMBLE_RETURN_IF_ERROR(Guarded(state, "choosing the capture failed", [&] { return ChooseCapture(*step, state); }));
   state.report.capture_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
   if (options.check_steps > 0) {
     NIMBLE_RETURN_IF_ERROR(Guarded(state, "the check against eager training failed",

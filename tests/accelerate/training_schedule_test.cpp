@@ -114,6 +114,7 @@ def forward(self, x):
   EXPECT_EQ(narrow.status().code(), StatusCode::kFailedPrecondition);
   EXPECT_NE(narrow.status().message().find("no width"), std::string::npos) << narrow.status().ToString();
   EXPECT_NE(narrow.status().message().find("chain.pt"), std::string::npos);
+  EXPECT_TRUE(ScheduleTrainingForward(chain, {at::randn({2, 4})}, "chain.pt", 1).ok());  // one stream: planned
 
   torch::jit::Module branchy("TrainBranchy");
   branchy.register_parameter("w", at::randn({4, 4}), false);
@@ -134,6 +135,12 @@ TEST(TrainingScheduleTest, TheMostStreamsAreRespected) {
   ASSERT_TRUE(two.ok()) << two.status().ToString();
   EXPECT_EQ(two->streams, 2);
   EXPECT_EQ(two->width, 3);
+  // One stream: the lifted forward whatever its width, with no sync.
+  StatusOr<TrainingSchedule> one = ScheduleTrainingForward(module, {at::randn({2, 3, 6, 6})}, "branches.pt", 1);
+  ASSERT_TRUE(one.ok()) << one.status().ToString();
+  EXPECT_EQ(one->streams, 1);
+  EXPECT_EQ(one->syncs, 0);
+  EXPECT_EQ(one->increments.size(), 1u);
 }
 
 // NIMBLE_TRAINING_MODELS=a.pt:b.pt (torchvision models scripted in training mode, 10 classes, as

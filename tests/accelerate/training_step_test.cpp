@@ -241,7 +241,7 @@ TEST(TrainingStepTest, AForwardWithWidthIsCapturedOnStreamsAndTrainsAsEagerDoes)
   std::remove(saved.c_str());
 }
 
-// A forward without width keeps its one stream under kAuto, and says why.
+// A forward without width keeps one stream under kAuto, and says why.
 TEST(TrainingStepTest, AForwardWithoutWidthKeepsOneStreamAndSaysWhy) {
   SKIP_WITHOUT_GPU();
   const std::string net = SaveNet("narrow", kConvNet);
@@ -253,6 +253,10 @@ TEST(TrainingStepTest, AForwardWithoutWidthKeepsOneStreamAndSaysWhy) {
   ASSERT_TRUE(step.ok()) << step.status().ToString();
   EXPECT_EQ((*step)->report().mode, "aot-single");
   EXPECT_NE((*step)->report().choice.find("no width"), std::string::npos) << (*step)->report().choice;
+  // Both single-stream captures, the module's forward and the lifted one, were timed.
+  EXPECT_NE((*step)->report().choice.find("lifted forward"), std::string::npos) << (*step)->report().choice;
+  EXPECT_NE((*step)->report().choice.find("module forward"), std::string::npos) << (*step)->report().choice;
+  EXPECT_GT((*step)->report().single_ms, 0);
   std::remove(net.c_str());
 }
 

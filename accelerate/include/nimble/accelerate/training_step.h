@@ -9,9 +9,10 @@
 // the same kernels for every batch of the example's shapes: a step that synchronizes with the host (an
 // optimizer that reads a step count on the host, data-dependent control flow, .item()) cannot be
 // captured, and Capture says which operator failed. SGD's settings are fixed at capture, as a CUDA
-// graph's scalars are. Where the forward has width, it is also captured on several streams (Nimble's
-// assignment of the forward's op graph; autograd runs each backward op on its forward op's stream), and
-// the faster of the single- and multi-stream captures is kept, as nimble.accelerate_training does.
+// graph's scalars are. The forward is captured as the module runs it and, lifted into a graph Nimble
+// plans (batch norm's step counters added in one kernel after it), on one stream and, where it has width,
+// on several (autograd runs each backward op on its forward op's stream); the fastest capture is kept, the
+// multi-stream one only when more than 3 % faster, as nimble.accelerate_training chooses.
 //
 // This header names at::Tensor without including libtorch: callers include ATen themselves. Not
 // thread-safe: one step, one thread.
@@ -48,8 +49,9 @@ struct SgdSettings {
 
 // Which captures are made and measured.
 enum class TrainingStreams {
-  kAuto,    // single-stream; multi-stream too where the forward has width, kept if more than 3 % faster
-  kSingle,  // one stream only
+  kAuto,    // the single-stream captures; multi-stream too where the forward has width, kept if more than
+            // 3 % faster than the fastest single-stream one
+  kSingle,  // one stream only (the module's forward and the lifted one, the faster kept)
   kMulti,   // the multi-stream capture, wherever the forward has width (single-stream where it has none)
 };
 
@@ -92,13 +94,16 @@ struct TrainingReport {
   double eager_ms = 0;     // one step: zero_grad, forward, loss, backward, optimizer step
   double captured_ms = 0;  // one step: the batch copied in, the graph replayed
   int64_t capture_ns = 0;
-  // The schedule kept: "aot-single" or "aot-multi", its streams and syncs, and why.
+  // The schedule kept: "aot-single" or "aot-multi", the forward it runs ("module": as the module runs
+  // it; "lifted": the planned graph), its streams and syncs, and why (every capture's time).
   std::string mode = "aot-single";
+  std::string forward = "module";
   int32_t streams = 1;
   int32_t syncs = 0;
   std::string choice;
   // The forward's op graph and its logical concurrency (0 where it was not planned), the multi-stream
-  // schedule's streams and syncs, and each capture's step time measured for the choice (0: not made).
+  // schedule's streams and syncs, the fastest single-stream capture's and the multi-stream capture's
+  // step times measured for the choice (0: not made).
   int32_t forward_ops = 0;
   int32_t forward_width = 0;
   int32_t multi_streams = 0;
