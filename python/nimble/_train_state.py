@@ -96,3 +96,35 @@ def reference_copy(model: torch.nn.Module, optimizer: torch.optim.Optimizer
     twin_optimizer = type(optimizer)(groups)
     twin_optimizer.load_state_dict(optimizer.state_dict())
     return twin, twin_optimizer
+
+
+class BatchNormCounters:
+    """Batch norm's step counters (``num_batches_tracked``) added in one kernel per step rather than one
+    per module. While entered, each batch-norm module in training mode with a fixed momentum (which then
+    never reads its count) has its counter buffer set to None, so that its forward skips the increment,
+    and :meth:`add` increments them all with one multi-tensor add; on exit the buffers are back, the same
+    tensors. A module with ``momentum=None`` (a cumulative average reads the count) keeps its own."""
+
+    def __init__(self, model: torch.nn.Module) -> None:
+        self.modules = [m for m in model.modules()
+                        if isinstance(m, torch.nn.modules.batchnorm._BatchNorm) and m.training
+                        and m.track_running_stats and m.momentum is not None
+                        and isinstance(m.num_batches_tracked, torch.Tensor)]
+        self.counters = [m.num_batches_tracked for m in self.modules]
+        self.active = False
+
+    def __enter__(self) -> "BatchNormCounters":
+        for m in self.modules:
+            m.num_batches_tracked = None
+        self.active = True
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        for m, c in zip(self.modules, self.counters):
+            m.num_batches_tracked = c
+        self.active = False
+
+    def add(self) -> None:
+        """One increment of every counter, where entered (outside, each module counts its own)."""
+        if self.active and self.counters:
+            torch._foreach_add_(self.counters, 1)

@@ -40,6 +40,8 @@ class TrainingReport:
         self.syncs: int = data["syncs"]
         self.logical_concurrency: Optional[int] = data["logical_concurrency"]
         self.check: Dict[str, Any] = data["check"]
+        # Batch-norm modules whose step counters the captures add in one kernel (_train_state.BatchNormCounters).
+        self.batch_norm_counters: int = data.get("batch_norm_counters", 0)
 
     @property
     def step_ms(self) -> float:
@@ -166,12 +168,15 @@ def accelerate_training(model: torch.nn.Module, loss_fn: Callable[..., torch.Ten
     static = [t.detach().clone() for t in batch]
     snapshot = _train_state.Snapshot(model, optimizer)
     reference = _train_state.reference_copy(model, optimizer) if check_steps else None
+    counters = _train_state.BatchNormCounters(model)
     forwards: Dict[str, Callable[..., Any]] = {"aot-single": model}
     if assignment is not None and no_multi is None:
         forwards["aot-multi"] = _train_graph.StreamForward(graph, assignment, device)
 
     def body(forward: Callable[..., Any], tensors: Sequence[torch.Tensor]) -> torch.Tensor:
-        loss = loss_fn(forward(*tensors[:num_inputs]), *tensors[num_inputs:])
+        output = forward(*tensors[:num_inputs])
+        counters.add()  # in the captures: batch norm's counters in one kernel
+        loss = loss_fn(output, *tensors[num_inputs:])
         if not isinstance(loss, torch.Tensor) or loss.numel() != 1:
             raise ValueError(f"{what}: loss_fn must return a one-element tensor, got "
                              f"{type(loss).__name__ if not isinstance(loss, torch.Tensor) else tuple(loss.shape)}")
@@ -182,10 +187,11 @@ def accelerate_training(model: torch.nn.Module, loss_fn: Callable[..., torch.Ten
     user_benchmark = torch.backends.cudnn.benchmark
     torch.backends.cudnn.benchmark = cudnn_benchmark or user_benchmark
     try:
-        _warm_up(forwards, body, optimizer, static, warmup, what)
-        snapshot.restore()
-        captures = {name: _capture(forward, body, optimizer, params, static, what)
-                    for name, forward in forwards.items()}
+        with counters:
+            _warm_up(forwards, body, optimizer, static, warmup, what)
+            snapshot.restore()
+            captures = {name: _capture(forward, body, optimizer, params, static, what)
+                        for name, forward in forwards.items()}
     finally:
         torch.backends.cudnn.benchmark = user_benchmark
 
@@ -221,7 +227,7 @@ def accelerate_training(model: torch.nn.Module, loss_fn: Callable[..., torch.Ten
         "multi_streams": multi["streams"] if multi else None, "multi_syncs": len(multi["syncs"]) if multi else None,
         "logical_concurrency": assignment["logical_concurrency"] if assignment else None,
         "capture_s": {name: c.capture_s for name, c in captures.items()},
-        "check": check, "iters": iters,
+        "check": check, "iters": iters, "batch_norm_counters": len(counters.counters),
     })
     kept = captures[chosen]
     return TrainingStep(model, optimizer, static, kept, _train_state.hyperparameters(optimizer), report, copy_loss,

@@ -12,7 +12,7 @@ import torch
 import torch.nn.functional as F
 
 import nimble
-from nimble import _C, _train_graph, _training
+from nimble import _C, _train_graph, _train_state, _training
 
 # ---- the plan step over a graph built in Python ---------------------------------------------------
 
@@ -168,6 +168,28 @@ def test_relative_difference_and_parameter_distance() -> None:
 # ---- on a GPU ----------------------------------------------------------------------------------------
 
 
+def test_batch_norm_counters_are_added_in_one_step_while_entered() -> None:
+    model = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 1), torch.nn.BatchNorm2d(4), torch.nn.BatchNorm2d(4, momentum=None))
+    model.train()
+    fixed, cumulative = model[1], model[2]
+    counter = fixed.num_batches_tracked
+    counters = _train_state.BatchNormCounters(model)
+    assert counters.counters == [counter]  # a cumulative average reads its count: it keeps its own
+    x = torch.randn(2, 3, 4, 4)
+    with counters:
+        assert fixed.num_batches_tracked is None
+        model(x)
+        assert int(counter) == 0 and int(cumulative.num_batches_tracked) == 1
+        counters.add()
+        assert int(counter) == 1
+    assert fixed.num_batches_tracked is counter and "num_batches_tracked" in dict(fixed.named_buffers())
+    counters.add()  # outside, each module counts its own
+    model(x)
+    assert int(counter) == 2 and int(cumulative.num_batches_tracked) == 2
+    model.eval()
+    assert _train_state.BatchNormCounters(model).counters == []
+
+
 class Net(torch.nn.Module):
     """Convolutions in three branches, batch norm, dropout and in-place activations: width 3."""
 
@@ -248,6 +270,7 @@ def test_captured_training_matches_eager_training(mode, optimizer_factory) -> No
     if mode == "multi":
         assert report.streams >= 3 and report.logical_concurrency == 3
     assert report.check["steps"] == 3 and report.check["max_param_rel_diff"] < 1e-6
+    assert report.batch_norm_counters == 4  # the stem's and the branches' batch norms
     # The warm-up, the timing and the check left the model as it was given.
     for p, q in zip(model.parameters(), twin.parameters()):
         torch.testing.assert_close(p, q, rtol=0, atol=0)
