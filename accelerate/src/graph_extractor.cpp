@@ -206,10 +206,19 @@ class Extractor {
     if (written.empty()) return {};
     std::vector<const Value*> inputs;
     for (const Value* value : written) {
+      if (!value->type()->cast<c10::TensorType>()) return {};  // a list of tensors: which one is not known here
       while (value->node()->kind() != c10::prim::Param) {
-        const auto role = roles_.find(value->node());
-        if (role == roles_.end() || role->second != NodeRole::kFold || value->node()->inputs().empty()) return {};
-        value = value->node()->input(0);  // a view's base comes first
+        // Only through a folded view of one tensor: its single tensor input is the base.
+        const Node* maker = value->node();
+        const auto role = roles_.find(maker);
+        if (role == roles_.end() || role->second != NodeRole::kFold || maker->inputs().empty() ||
+            !maker->input(0)->type()->cast<c10::TensorType>()) {
+          return {};
+        }
+        for (size_t k = 1; k < maker->inputs().size(); ++k) {
+          if (ContainsTensor(maker->input(k)->type())) return {};
+        }
+        value = maker->input(0);
       }
       inputs.push_back(value);
     }
@@ -228,13 +237,19 @@ class Extractor {
         Node* node = model_.op_nodes[static_cast<size_t>(writer)];
         if (!alias_db.isMutable(node)) continue;
         if (const std::vector<const Value*> inputs = WrittenInputsOnly(*node); !inputs.empty()) {
-          for (int32_t other = 0; other < n; ++other) {
-            const torch::jit::ValueSet& touched = touched_[static_cast<size_t>(other)];
-            if (other == writer || std::none_of(inputs.begin(), inputs.end(), [&](const Value* v) {
-                  return touched.count(v) > 0;
-                })) {
-              continue;
+          // The ops touching a written input, or a value (not a graph input) that may alias one: the
+          // result of an in-place op on it, a view made by an op.
+          auto conflicts = [&](const torch::jit::ValueSet& touched) {
+            for (const Value* v : touched) {
+              for (const Value* input : inputs) {
+                if (v == input) return true;
+                if (v->node()->kind() != c10::prim::Param && alias_db.mayAlias(v, input)) return true;
+              }
             }
+            return false;
+          };
+          for (int32_t other = 0; other < n; ++other) {
+            if (other == writer || !conflicts(touched_[static_cast<size_t>(other)])) continue;
             AddEdge(std::min(writer, other), std::max(writer, other), EdgeKind::kOrder);
           }
           continue;

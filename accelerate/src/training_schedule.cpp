@@ -126,10 +126,16 @@ bool IsRaiseOnly(const Node& node) {
   return raising >= 1 && raising + empty == static_cast<int32_t>(node.blocks().size());
 }
 
-// Host arithmetic only: no tensor in or out, nothing raised, no side effect, in every nested block.
+// Host arithmetic only: no tensor in or out, nothing raised, no side effect and nothing written (a list
+// filled by aten::append, say), in every nested block.
 bool IsHostArithmetic(const Block& block) {
   for (const Node* node : block.nodes()) {
     if (node->kind() == c10::prim::RaiseException || node->hasSideEffects()) return false;
+    if (const c10::FunctionSchema* schema = node->maybeSchema()) {
+      for (const c10::Argument& arg : schema->arguments()) {
+        if (arg.alias_info() != nullptr && arg.alias_info()->isWrite()) return false;
+      }
+    }
     for (const Value* v : node->inputs()) {
       if (ContainsTensor(v->type())) return false;
     }
@@ -226,6 +232,11 @@ StatusOr<TrainingSchedule> ScheduleTrainingForward(const torch::jit::Module& mod
   TrainingSchedule schedule;
   try {
     std::shared_ptr<Graph> graph = module.get_method("forward").graph()->copy();
+    if (graph->inputs().size() != 1 + example_inputs.size()) {
+      return FailedPrecondition(path + ": the forward takes " + std::to_string(graph->inputs().size() - 1) +
+                                " arguments and " + std::to_string(example_inputs.size()) +
+                                " example inputs were given: the planned forward passes each one");
+    }
     InlineAsWritten(*graph);
     schedule.state = LiftAttributes(*graph, module, path);
     torch::jit::ConstantPropagation(graph);
@@ -235,6 +246,7 @@ StatusOr<TrainingSchedule> ScheduleTrainingForward(const torch::jit::Module& mod
     torch::jit::RemoveListMutation(graph);
     torch::jit::EliminateDeadCode(graph);
     for (const auto& [index, amount] : HoistCounterIncrements(*graph, 1 + example_inputs.size())) {
+      if (index >= schedule.state.size()) throw std::runtime_error("a step counter outside the lifted state");
       std::vector<at::Tensor>* group = nullptr;
       for (auto& [n, tensors] : schedule.increments) {
         if (n == amount) group = &tensors;

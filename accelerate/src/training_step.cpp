@@ -318,11 +318,16 @@ struct Candidate {
 Status CaptureCandidate(TrainingStep::State& s, Candidate& c) {
   s.schedule = std::move(c.schedule);
   Status status = [&]() -> Status {
-    c10::cuda::CUDAStreamGuard guard(*s.stream);
-    for (int32_t i = 0; i < std::max(2, s.options.warmup_steps); ++i) {
-      NIMBLE_RETURN_IF_ERROR(EagerStep(s, s.inputs, s.target, /*scheduled=*/true).status());
+    try {
+      c10::cuda::CUDAStreamGuard guard(*s.stream);
+      for (int32_t i = 0; i < std::max(2, s.options.warmup_steps); ++i) {
+        NIMBLE_RETURN_IF_ERROR(EagerStep(s, s.inputs, s.target, /*scheduled=*/true).status());
+      }
+      c10::cuda::device_synchronize();
+    } catch (const std::exception& e) {
+      return FailedPrecondition(s.report.model_path + ": the " + c.name + " forward failed in its warm-up: " +
+                                TorchMessage(e));
     }
-    c10::cuda::device_synchronize();
     return CaptureGraph(s, /*scheduled=*/true);
   }();
   c.schedule = std::move(s.schedule);

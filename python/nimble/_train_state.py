@@ -100,31 +100,51 @@ def reference_copy(model: torch.nn.Module, optimizer: torch.optim.Optimizer
 
 class BatchNormCounters:
     """Batch norm's step counters (``num_batches_tracked``) added in one kernel per step rather than one
-    per module. While entered, each batch-norm module in training mode with a fixed momentum (which then
-    never reads its count) has its counter buffer set to None, so that its forward skips the increment,
-    and :meth:`add` increments them all with one multi-tensor add; on exit the buffers are back, the same
-    tensors. A module with ``momentum=None`` (a cumulative average reads the count) keeps its own."""
+    per call. While entered, each batch-norm module running torch's own ``_BatchNorm.forward`` in
+    training mode with a fixed momentum (which then never reads its count) has its counter buffer set to
+    None, so that its forward skips the increment; a pre-hook counts its calls, and :meth:`add` adds each
+    counter its calls since the last add, with one multi-tensor add per distinct count. On exit the
+    buffers are back, the same tensors, and the hooks gone. Other modules (``momentum=None``, where a
+    cumulative average reads the count; SyncBatchNorm and other forwards of their own) keep their own."""
 
     def __init__(self, model: torch.nn.Module) -> None:
+        norm = torch.nn.modules.batchnorm._BatchNorm
         self.modules = [m for m in model.modules()
-                        if isinstance(m, torch.nn.modules.batchnorm._BatchNorm) and m.training
+                        if isinstance(m, norm) and type(m).forward is norm.forward and m.training
                         and m.track_running_stats and m.momentum is not None
                         and isinstance(m.num_batches_tracked, torch.Tensor)]
         self.counters = [m.num_batches_tracked for m in self.modules]
         self.active = False
+        self._calls = [0] * len(self.modules)
+        self._hooks: List[Any] = []
+
+    def _called(self, index: int) -> None:
+        self._calls[index] += 1
 
     def __enter__(self) -> "BatchNormCounters":
-        for m in self.modules:
+        for i, m in enumerate(self.modules):
             m.num_batches_tracked = None
+            self._hooks.append(m.register_forward_pre_hook(lambda module, args, i=i: self._called(i)))
+        self._calls = [0] * len(self.modules)
         self.active = True
         return self
 
     def __exit__(self, *exc: Any) -> None:
+        for hook in self._hooks:
+            hook.remove()
+        self._hooks = []
         for m, c in zip(self.modules, self.counters):
             m.num_batches_tracked = c
         self.active = False
 
     def add(self) -> None:
-        """One increment of every counter, where entered (outside, each module counts its own)."""
-        if self.active and self.counters:
-            torch._foreach_add_(self.counters, 1)
+        """Each counter's calls since the last add, where entered (outside, each module counts its own)."""
+        if not self.active:
+            return
+        groups: Dict[int, List[torch.Tensor]] = {}
+        for counter, calls in zip(self.counters, self._calls):
+            if calls:
+                groups.setdefault(calls, []).append(counter)
+        for calls, counters in groups.items():
+            torch._foreach_add_(counters, calls)
+        self._calls = [0] * len(self.modules)

@@ -169,23 +169,37 @@ def test_relative_difference_and_parameter_distance() -> None:
 
 
 def test_batch_norm_counters_are_added_in_one_step_while_entered() -> None:
-    model = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 1), torch.nn.BatchNorm2d(4), torch.nn.BatchNorm2d(4, momentum=None))
-    model.train()
-    fixed, cumulative = model[1], model[2]
-    counter = fixed.num_batches_tracked
+    twice, unused = torch.nn.BatchNorm2d(4), torch.nn.BatchNorm2d(4)
+    cumulative, sync = torch.nn.BatchNorm2d(4, momentum=None), torch.nn.SyncBatchNorm(4)
+
+    class TwiceNet(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.conv, self.twice, self.unused, self.cumulative, self.sync = (torch.nn.Conv2d(3, 4, 1), twice, unused,
+                                                                              cumulative, sync)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return self.cumulative(self.twice(self.twice(self.conv(x))))
+
+    model = TwiceNet().train()
+    counter, unused_counter = twice.num_batches_tracked, unused.num_batches_tracked
     counters = _train_state.BatchNormCounters(model)
-    assert counters.counters == [counter]  # a cumulative average reads its count: it keeps its own
+    # A cumulative average reads its count, SyncBatchNorm has a forward of its own: they keep their own.
+    assert counters.counters == [twice.num_batches_tracked, unused.num_batches_tracked]
     x = torch.randn(2, 3, 4, 4)
     with counters:
-        assert fixed.num_batches_tracked is None
+        assert twice.num_batches_tracked is None
         model(x)
         assert int(counter) == 0 and int(cumulative.num_batches_tracked) == 1
         counters.add()
-        assert int(counter) == 1
-    assert fixed.num_batches_tracked is counter and "num_batches_tracked" in dict(fixed.named_buffers())
+        assert int(counter) == 2 and int(unused_counter) == 0  # as many as the calls
+        counters.add()
+        assert int(counter) == 2  # nothing called since
+    assert twice.num_batches_tracked is counter and "num_batches_tracked" in dict(twice.named_buffers())
+    assert not twice._forward_pre_hooks
     counters.add()  # outside, each module counts its own
     model(x)
-    assert int(counter) == 2 and int(cumulative.num_batches_tracked) == 2
+    assert int(counter) == 4 and int(cumulative.num_batches_tracked) == 2
     model.eval()
     assert _train_state.BatchNormCounters(model).counters == []
 

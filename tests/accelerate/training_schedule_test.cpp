@@ -143,6 +143,41 @@ TEST(TrainingScheduleTest, TheMostStreamsAreRespected) {
   EXPECT_EQ(one->increments.size(), 1u);
 }
 
+// A loop that fills a list is not dropped (only loops of host arithmetic that nothing reads go with the
+// checks), and a buffer written between two reads keeps both in order around the write.
+TEST(TrainingScheduleTest, ListsFilledByLoopsAndWritesToBuffersKeepTheirEffect) {
+  torch::jit::Module pooled("TrainPooled");
+  pooled.register_parameter("w", at::randn({5, 4}), false);
+  pooled.define(R"(
+def forward(self, x):
+    dims: List[int] = []
+    for i in range(2, x.dim()):
+        dims.append(i)
+    return torch.linear(x.mean(dims), self.w, None)
+)");
+  const at::Tensor x = at::randn({2, 4, 3, 3});
+  // Kept, its trip count is the input's rank, not a constant before the shapes are folded: refused,
+  // naming it (dropped, the mean would be over every dimension).
+  StatusOr<TrainingSchedule> schedule = ScheduleTrainingForward(pooled, {x}, "pooled.pt", 1);
+  EXPECT_EQ(schedule.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(schedule.status().message().find("prim::Loop"), std::string::npos) << schedule.status().ToString();
+
+  torch::jit::Module written("TrainWritten");
+  written.register_buffer("scale", at::ones({4}));
+  written.define(R"(
+def forward(self, x):
+    p = torch.relu(x * self.scale)
+    self.scale.add_(1.0)
+    q = torch.sigmoid(x * self.scale)
+    return p + q
+)");
+  StatusOr<TrainingSchedule> ordered = ScheduleTrainingForward(written, {at::randn({2, 4})}, "written.pt", 0);
+  ASSERT_TRUE(ordered.ok()) << ordered.status().ToString();
+  // The first product before the write, the second after it: relu beside the write and the second
+  // branch, no more. Without those edges the three would be independent (width 3).
+  EXPECT_EQ(ordered->width, 2);
+}
+
 // NIMBLE_TRAINING_MODELS=a.pt:b.pt (torchvision models scripted in training mode, 10 classes, as
 // bench/training_bench.py --script writes them) plans each at batch 4 on 32x32 and compares the scheduled
 // forward's output with the module's. Skips without it.

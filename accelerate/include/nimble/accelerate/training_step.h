@@ -76,7 +76,8 @@ struct TrainingOptions {
   // for eager and captured steps alike), as nimble.accelerate_training does by default.
   bool cudnn_benchmark = true;
   TrainingStreams streams = TrainingStreams::kAuto;
-  // Most streams of the multi-stream forward; 0: as many as the assignment asks.
+  // Most streams of the multi-stream forward; 0: as many as the assignment asks; 1: one stream, whatever
+  // `streams` says.
   int32_t max_streams = 0;
   // Steps timed per capture to choose between them (kAuto; wall clock after a device sync).
   int32_t choice_steps = 30;
