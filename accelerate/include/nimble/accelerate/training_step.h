@@ -79,7 +79,7 @@ struct TrainingOptions {
   // Most streams of the multi-stream forward; 0: as many as the assignment asks; 1: one stream, whatever
   // `streams` says.
   int32_t max_streams = 0;
-  // Steps timed per capture to choose between them (kAuto; wall clock after a device sync).
+  // Steps timed per capture to choose between them (two rounds each, wall clock after a device sync).
   int32_t choice_steps = 30;
 };
 
