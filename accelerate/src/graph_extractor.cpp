@@ -197,11 +197,8 @@ class Extractor {
       const auto training = torch::jit::toIValue(node.input(5));
       if (training && training->isBool() && !training->toBool()) return {};  // reads its statistics only
       written = {node.input(3), node.input(4)};
-    } else if (const c10::FunctionSchema* schema = node.maybeSchema()) {
-      for (size_t i = 0; i < schema->arguments().size() && i < node.inputs().size(); ++i) {
-        const c10::AliasInfo* alias = schema->arguments()[i].alias_info();
-        if (alias != nullptr && alias->isWrite()) written.push_back(node.input(i));
-      }
+    } else {
+      written = WrittenInputs(node);
     }
     if (written.empty()) return {};
     std::vector<const Value*> inputs;
