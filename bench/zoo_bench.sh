@@ -5,15 +5,17 @@
 # process, then nimble-accelerate on the .pt2 (and with --pt on the .pt), which records the model's
 # kernels for its prediction itself. With --layouts, also PyTorch's CUDA graph with the module and its
 # inputs in channels_last, and nimble-accelerate once more with --memory-format contiguous (its chosen
-# mode's time). Prints a markdown table; nimble-accelerate's JSON (nimble.jsonl), PyTorch's
+# mode's time). With --epilogues, nimble-accelerate once more with --no-conv-epilogues (ATen's separate
+# bias, residual-add and activation kernels after each convolution; its chosen mode's time) and the
+# number of convolution tails made one kernel. Prints a markdown table; nimble-accelerate's JSON (nimble.jsonl), PyTorch's
 # (torch.jsonl) and the log go to OUT_DIR.
-#   bench/zoo_bench.sh BUILD_DIR OUT_DIR [--compile] [--pt] [--layouts] [--models "gpt2 bert_base"] [--dtypes "float32 bfloat16"]
+#   bench/zoo_bench.sh BUILD_DIR OUT_DIR [--compile] [--pt] [--layouts] [--epilogues] [--models "gpt2 bert_base"] [--dtypes "float32 bfloat16"]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${1:?usage: zoo_bench.sh BUILD_DIR OUT_DIR [options]}
 out=${2:?usage: zoo_bench.sh BUILD_DIR OUT_DIR [options]}
 shift 2
-compile=0 pt=0 layouts=0
+compile=0 pt=0 layouts=0 epilogues=0
 models="resnet50 inception_v3 mobilenet_v2 efficientnet_b0 nasnetalarge vit_b_16 bert_base gpt2 moe"
 dtypes="float32 float16"
 while [ $# -gt 0 ]; do
@@ -21,6 +23,7 @@ while [ $# -gt 0 ]; do
     --compile) compile=1 ;;
     --pt) pt=1 ;;
     --layouts) layouts=1 ;;
+    --epilogues) epilogues=1 ;;
     --models) models=$2; shift ;;
     --dtypes) dtypes=$2; shift ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
@@ -68,11 +71,13 @@ print('%.3f' % mode['measured_ms'])" "$1" 2>/dev/null || echo failed
 
 echo "Model zoo, $(date -u +%Y-%m-%d), $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1), batch 1," \
      "median of $iters (ms); float32 rows with TF32 off everywhere; predictions by nimble-accelerate without --db"
-echo "command: bench/zoo_bench.sh BUILD OUT$([ $compile -eq 1 ] && echo ' --compile')$([ $pt -eq 1 ] && echo ' --pt')$([ $layouts -eq 1 ] && echo ' --layouts') --models \"$models\" --dtypes \"$dtypes\""
+echo "command: bench/zoo_bench.sh BUILD OUT$([ $compile -eq 1 ] && echo ' --compile')$([ $pt -eq 1 ] && echo ' --pt')$([ $layouts -eq 1 ] && echo ' --layouts')$([ $epilogues -eq 1 ] && echo ' --epilogues') --models \"$models\" --dtypes \"$dtypes\""
 echo
 layout_head="" layout_rule=""
 [ $layouts -eq 1 ] && layout_head=" CUDA graph, channels_last | Nimble chosen, --memory-format contiguous | memory format |" \
   && layout_rule=" --- | --- | --- |"
+[ $epilogues -eq 1 ] && layout_head="$layout_head Nimble chosen, --no-conv-epilogues | epilogues |" \
+  && layout_rule="$layout_rule --- | --- |"
 echo "| model | dtype | file | PyTorch eager | CUDA graph | CUDA graph of .pt2 | CUDA graph, cuBLASLt $((lt_kib / 1024)) MiB | torch.compile r-o | Nimble single | Nimble multi | width | predicted single / multi (error) | max rel err | chosen |$layout_head"
 echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |$layout_rule"
 for model in $models; do
@@ -109,6 +114,15 @@ for model in $models; do
         layout_cells=" $graph_cl | $(chosen_ms "$json.contiguous") | $(python3 -c "import json;print(json.load(open('$json')).get('memory_format', '-'))" 2>/dev/null || echo -) |"
         { tr -d '\n' <"$json.contiguous"; echo; } >>"$out/nimble-contiguous.jsonl"
         rm -f "$json.contiguous" "$out/$model-$dtype-contiguous.nimble"
+      fi
+      if [ $epilogues -eq 1 ]; then
+        # shellcheck disable=SC2086
+        "$build/cli/nimble-accelerate" "$file" $inputs --iters "$iters" --json --no-conv-epilogues \
+          -o "$out/$model-$dtype-separate.nimble" >"$json.separate" 2>>"$log" \
+          || echo "nimble-accelerate --no-conv-epilogues failed for $file" >>"$log"
+        layout_cells="$layout_cells $(chosen_ms "$json.separate") | $(python3 -c "import json;print(json.load(open('$json')).get('conv_epilogues', '-'))" 2>/dev/null || echo -) |"
+        { tr -d '\n' <"$json.separate"; echo; } >>"$out/nimble-separate.jsonl"
+        rm -f "$json.separate" "$out/$model-$dtype-separate.nimble"
       fi
       echo "| $model | $dtype | .$ext | $eager | $graph | $exported | $graph_ws | $compiled | $(nimble_cells "$json") |$layout_cells"
       { tr -d '\n' <"$json"; echo; } >>"$out/nimble.jsonl"

@@ -40,6 +40,9 @@ void AddAccelerateOptions(CLI::App& app, AccelerateArgs& args) {
   app.add_option("-o,--output", o.output, "where to write the optimized runner (model.nimble)")->required();
   app.add_flag("--cuda-fusions", o.cuda_fusions,
                "use the front end's cuDNN conv+relu fusions (slower in fp32 without TF32 on the models measured)");
+  app.add_flag("!--no-conv-epilogues", o.conv_epilogues,
+               "keep ATen's separate bias-add, residual-add and activation kernels after each convolution "
+               "(default: one kernel of Nimble's own for the three)");
   app.add_option("--memory-format", o.memory_format,
                  "the convolutions' layout: auto (channels_last for float16/bfloat16 convolutions, none depthwise), "
                  "contiguous (NCHW, as the file holds them) or channels_last (weights converted, 4-D inputs on entry)")

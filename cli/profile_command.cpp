@@ -94,6 +94,9 @@ void RegisterProfileCommand(CLI::App& app, Action& action, std::shared_ptr<const
       ->capture_default_str();
   cmd->add_option("--device", o.device, "cuda or cuda:N")->capture_default_str();
   cmd->add_flag("--no-optimize", args->no_optimize, "skip conv-batchnorm folding and the tanh-GELU rewrite");
+  cmd->add_flag("!--no-conv-epilogues", o.conv_epilogues,
+                "keep ATen's separate kernels after each convolution (as nimble-accelerate --no-conv-epilogues; a "
+                "recording weighs the ops of one choice only)");
   cmd->add_flag("--cuda-fusions", o.cuda_fusions,
                 "fuse conv+add+relu into cuDNN calls (as nimble-accelerate --cuda-fusions; a recording weighs the "
                 "ops of one choice only)");

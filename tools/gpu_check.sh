@@ -119,7 +119,7 @@ step "configure" build.log 180 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUI
   -DNIMBLE_WITH_CUDA=ON -DNIMBLE_WITH_QT=OFF "$torch_flag" "${python_flags[@]}"
 build_targets=()
 [ $accel_only -eq 1 ] && build_targets=(nimble-accelerate nimble-run nimble-prof nimble_aot_gpu_tests nimble_aot_tests
-  nimble_training_tests nimble_training_cpp_bench)
+  nimble_training_tests nimble_training_cpp_bench nimble_conv_epilogue_gpu_tests)
 [ $bench_only -eq 1 ] && build_targets=(nimble-prof nimble_inject launch_loop nimble_collector_bench nimble_cupti_floor nimble_store_bench)
 [ $python -eq 1 ] && build_targets=(nimble_python nimble-prof nimble-prof-model nimble_inject nimble-accelerate nimble-run)
 [ $python -eq 1 ] && [ $training_sanitizer -eq 1 ] && build_targets+=(nimble_training_cpp_bench)
@@ -205,6 +205,7 @@ if [ $accelerate -eq 1 ] && [ -x "$build/cli/nimble-accelerate" ]; then
   mkdir -p "$accel_out/models"
   step "aot gpu tests" accelerate.log 300 "$build/tests/accelerate/nimble_aot_gpu_tests"
   step "training tests" accelerate.log 200 "$build/tests/accelerate/nimble_training_tests"
+  step "conv epilogue tests" accelerate.log 120 "$build/tests/accelerate/nimble_conv_epilogue_gpu_tests"
   if [ $memory -eq 1 ]; then
     mem_out=$(mktemp -d)
     step "memory bench" accelerate.log 560 bash -c "bench/memory_bench.sh '$build' '$mem_out' \

@@ -1,6 +1,8 @@
 // The nimble:: TorchScript operators of a scheduled graph and the stream context they act on.
 // Registered with conservative alias analysis: they read and write nothing the graph can see, and
-// anything else would let dead-code elimination drop them or let passes move ops across them.
+// anything else would let dead-code elimination drop them or let passes move ops across them. The one
+// compute operator, nimble::conv_epilogue_, is registered here too, so every program that can load a
+// graph holding it has it.
 #include <ATen/core/ivalue.h>
 #include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAStream.h>
@@ -10,6 +12,7 @@
 #include <vector>
 
 #include "allocation_recorder.h"
+#include "conv_epilogue.h"
 #include "stream_context.h"
 
 namespace nimble::accelerate {
@@ -248,4 +251,8 @@ TORCH_LIBRARY(nimble, m) {
   m.def(torch::schema("nimble::release(Any value) -> ()", AliasAnalysisKind::CONSERVATIVE), &nimble::accelerate::ReleaseOp);
   m.def(torch::schema("nimble::join_streams(Any[] keep) -> ()", AliasAnalysisKind::CONSERVATIVE),
         &nimble::accelerate::JoinStreamsOp);
+  // A kernel of the model, not a scheduling op: its schema says what it writes (conv_epilogue.h).
+  m.def(torch::schema("nimble::conv_epilogue_(Tensor(a!) self, Tensor? bias, Tensor? other, int activation) -> Tensor(a!)",
+                      AliasAnalysisKind::FROM_SCHEMA),
+        &nimble::accelerate::ConvEpilogueOp);
 }

@@ -2,12 +2,14 @@
 
 #include <chrono>
 
+#include "conv_epilogue.h"
 #include "export_program.h"
 #include "graph_extractor.h"
 #include "model_loader.h"
 #include "shape_run.h"
 #include "static_shapes.h"
 #include "tensor_types.h"
+#include "torch_errors.h"
 
 // The front end's three steps; libtorch stays in the files each step lives in.
 
@@ -18,9 +20,29 @@ int64_t NsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
 }
 
-// One load; `*nhwc_shape_run_failed` says whether the shape run failed on a graph put in channels_last.
+// Which of the front end's own rewrites a failed shape run ran on, so that the model can be loaded again
+// without it.
+struct ShapeRunFailure {
+  bool channels_last = false;
+  bool conv_epilogues = false;
+};
+
+// The convolution tails made one kernel each; the shape run again when any were.
+Status FuseEpilogues(ModelGraph& result, StatusOr<ShapeRun>& run, ShapeRunFailure* failure) {
+  try {
+    result.conv_epilogues = FuseConvEpilogues(result.model.impl(), *run);
+  } catch (const std::exception& e) {
+    return Internal(result.model.path() + ": fusing the convolutions' epilogues failed: " + TorchMessage(e));
+  }
+  if (result.conv_epilogues == 0) return OkStatus();
+  run = RunForShapes(result.model.impl());
+  if (!run.ok()) failure->conv_epilogues = true;
+  return run.status();
+}
+
+// One load; `*failure` says which rewrites a failed shape run ran on.
 StatusOr<ModelGraph> LoadOnce(const std::string& path, const std::vector<TensorSpec>& inputs,
-                              const FrontEndOptions& options, bool* nhwc_shape_run_failed) {
+                              const FrontEndOptions& options, ShapeRunFailure* failure) {
   ModelGraph result;
   auto start = std::chrono::steady_clock::now();
   NIMBLE_ASSIGN_OR_RETURN(std::shared_ptr<LoadedModel::Impl> impl, LoadFrozenModel(path, inputs, options));
@@ -32,10 +54,13 @@ StatusOr<ModelGraph> LoadOnce(const std::string& path, const std::vector<TensorS
   StatusOr<int32_t> folded = run.ok() ? FoldShapeQueries(result.model.impl(), *run) : StatusOr<int32_t>(run.status());
   if (folded.ok() && *folded > 0) run = RunForShapes(result.model.impl());
   if (!folded.ok() || !run.ok()) {
-    *nhwc_shape_run_failed = result.channels_last;
+    failure->channels_last = result.channels_last;
     return folded.ok() ? run.status() : folded.status();
   }
   result.folded_shape_queries = *folded;
+  if (options.optimize && options.conv_epilogues && !options.cuda_fusions) {
+    NIMBLE_RETURN_IF_ERROR(FuseEpilogues(result, run, failure));
+  }
   result.shape_run_ns = NsSince(start);
   start = std::chrono::steady_clock::now();
   NIMBLE_ASSIGN_OR_RETURN(result.graph, ExtractOpGraph(result.model.impl(), *run));
@@ -49,20 +74,27 @@ StatusOr<ModelGraph> LoadOnce(const std::string& path, const std::vector<TensorS
 StatusOr<ModelGraph> LoadModelGraph(const std::string& path, const std::vector<TensorSpec>& inputs,
                                     const FrontEndOptions& options) {
   const BlasWorkspaces blas = options.device.starts_with("cuda") ? MatchBlasLtWorkspace() : BlasWorkspaces{};
-  bool nhwc_failed = false;
-  StatusOr<ModelGraph> loaded = LoadOnce(path, inputs, options, &nhwc_failed);
-  if (!loaded.ok() && nhwc_failed && options.memory_format == MemoryFormat::kAuto) {
+  ShapeRunFailure failure;
+  FrontEndOptions retry = options;
+  StatusOr<ModelGraph> loaded = LoadOnce(path, inputs, options, &failure);
+  if (!loaded.ok() && failure.conv_epilogues) {
+    // A residual of another dtype than the convolution's (which the add would have promoted).
+    retry.conv_epilogues = false;
+    failure = {};
+    loaded = LoadOnce(path, inputs, retry, &failure);
+  }
+  if (!loaded.ok() && failure.channels_last && options.memory_format == MemoryFormat::kAuto) {
     // Something in the model needs the NCHW strides it was written for (x.view(n, -1) after a
     // convolution, say): the model as the file holds it.
-    FrontEndOptions contiguous = options;
-    contiguous.memory_format = MemoryFormat::kContiguous;
-    loaded = LoadOnce(path, inputs, contiguous, &nhwc_failed);
+    retry.memory_format = MemoryFormat::kContiguous;
+    failure = {};
+    loaded = LoadOnce(path, inputs, retry, &failure);
   }
   if (loaded.ok()) {
     loaded->blas = blas;
     return loaded;
   }
-  if (!nhwc_failed) return loaded;
+  if (!failure.channels_last) return loaded;
   return Status(loaded.status().code(),
                 loaded.status().message() + " (with the convolutions in channels_last; --memory-format contiguous "
                                             "keeps the layout the model was written for)");

@@ -22,11 +22,6 @@ using torch::jit::Node;
 using torch::jit::Value;
 using Shapes = std::vector<std::vector<int64_t>>;
 
-std::string ShapeText(c10::IntArrayRef shape) {
-  std::string text = "[";
-  for (size_t i = 0; i < shape.size(); ++i) text += (i ? "," : "") + std::to_string(shape[i]);
-  return text + "]";
-}
 
 std::string ShapesText(const Shapes& shapes) {
   std::string text;
@@ -231,5 +226,11 @@ std::vector<IValue> RunFrozenNode(const Node& node, std::vector<IValue> inputs) 
 }
 
 std::unordered_map<const Value*, size_t> LastUseIndex(const torch::jit::Graph& graph) { return LastUses(graph); }
+
+std::string ShapeText(c10::IntArrayRef shape) {
+  std::string text = "[";
+  for (size_t i = 0; i < shape.size(); ++i) text += (i ? "," : "") + std::to_string(shape[i]);
+  return text + "]";
+}
 
 }  // namespace nimble::accelerate

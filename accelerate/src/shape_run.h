@@ -41,6 +41,8 @@ StatusOr<ShapeRun> RunForShapes(const LoadedModel::Impl& model);
 // a node the same way.
 using ValueEnv = std::unordered_map<const torch::jit::Value*, c10::IValue>;
 
+// "[1,64,56,56]", as NodeObservation::output_shapes writes a tensor's shape.
+std::string ShapeText(c10::IntArrayRef shape);
 // The input count and shapes against the forward signature (InvalidArgument naming the file).
 Status CheckInputShapes(const torch::jit::Graph& graph, const LoadedModel::Impl& model);
 // The module and random inputs of model.inputs on model.device, keyed by graph input.

@@ -65,6 +65,8 @@ class AccelerateReport:
         self.predicted_eager_ms: float = data["predicted_eager_ms"]
         # The convolutions' layout the model was captured in: "channels_last" or "contiguous".
         self.memory_format: str = data.get("memory_format", "contiguous")
+        # Convolutions whose bias, residual add and activation ran as one kernel (conv_epilogues=False: 0).
+        self.conv_epilogues: int = data.get("conv_epilogues", 0)
         # GPU memory of the libtorch forward above the weights and inputs (peaks, bytes).
         self.baseline_peak_allocated_bytes: int = data["baseline_peak_allocated_bytes"]
         self.baseline_peak_memory_bytes: int = data["baseline_peak_memory_bytes"]
@@ -278,7 +280,7 @@ def accelerate(model: _inputs.ModelArg, example_inputs: _inputs.Inputs, *, mode:
                buckets: Optional[Sequence[Sequence[str]]] = None,
                calibration: "Optional[str | os.PathLike[str]]" = None, seed_pool: bool = True,
                memory_format: "str | torch.memory_format" = "auto",
-               dump_graphs: "Optional[str | os.PathLike[str]]" = None,
+               dump_graphs: "Optional[str | os.PathLike[str]]" = None, conv_epilogues: bool = True,
                progress: _progress.ProgressArg = None) -> AcceleratedModule:
     """Schedules ``model`` (an nn.Module, traced on ``example_inputs``; a ScriptModule; a
     ``torch.export`` ExportedProgram; or a path to a .pt2 or TorchScript file) ahead of time as ``nimble-accelerate`` does and returns the captured module.
@@ -311,7 +313,10 @@ def accelerate(model: _inputs.ModelArg, example_inputs: _inputs.Inputs, *, mode:
     which ran; 4-D outputs then come back channels_last, the same values). ``dump_graphs``: a
     directory (made if missing) to write each captured CUDA graph into as Graphviz dot, every node with
     its type, kernel and launch configuration (``aot-single-1-streams.dot``, ``aot-multi-N-streams.dot``),
-    as ``nimble-accelerate --dump-graphs`` does. The
+    as ``nimble-accelerate --dump-graphs`` does. ``conv_epilogues``: each convolution's bias add,
+    residual add and activation (relu, relu6, silu) in one kernel of Nimble's own, with the same
+    rounding as ATen's separate kernels (``report.conv_epilogues`` counts them); False keeps ATen's,
+    as ``--no-conv-epilogues``. The
     returned module's ``report`` holds the measured and predicted latencies and the assignment."""
     what = "nimble.accelerate"
     inputs = _inputs.as_tuple(example_inputs, what)
@@ -356,7 +361,8 @@ def accelerate(model: _inputs.ModelArg, example_inputs: _inputs.Inputs, *, mode:
                                  record_replays=int(record_replays), batch_sizes=sizes, buckets=bucket_specs,
                                  calibration=os.fspath(calibration) if calibration else "",
                                  seed_pool=bool(seed_pool), memory_format=layout,
-                                 dump_graphs=os.fspath(dump_graphs) if dump_graphs else "")
+                                 dump_graphs=os.fspath(dump_graphs) if dump_graphs else "",
+                                 conv_epilogues=bool(conv_epilogues))
             runner = _C.Runner(artifact, target)
         if os.path.dirname(model_path) == workdir:
             os.remove(model_path)  # a copy of the weights; the artifact has its own

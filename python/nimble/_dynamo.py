@@ -72,11 +72,12 @@ def _warn_eager(reason: str) -> None:
 def backend(gm: torch.fx.GraphModule, example_inputs: List[Any], options: Optional[Dict[str, Any]] = None,
             **kwargs: Any) -> Callable[..., Any]:
     """The torch.compile backend. ``options`` (``torch.compile(..., options={...})``): mode,
-    max_streams, iters, tf32, cuda_fusions, memory_format and progress go to ``nimble.accelerate``; copy_outputs
+    max_streams, iters, tf32, cuda_fusions, conv_epilogues, memory_format and progress go to ``nimble.accelerate``; copy_outputs
     (default True) returns fresh tensors, False the graph's output buffers (faster, overwritten by the
     next call)."""
     options = {**(options or {}), **kwargs}
-    allowed = {"mode", "max_streams", "iters", "tf32", "cuda_fusions", "memory_format", "progress", "copy_outputs"}
+    allowed = {"mode", "max_streams", "iters", "tf32", "cuda_fusions", "conv_epilogues", "memory_format", "progress",
+               "copy_outputs"}
     unknown = sorted(set(options) - allowed)
     if unknown:
         raise ValueError(f"nimble backend: unknown options {unknown}; known: {sorted(allowed)}")

@@ -75,8 +75,9 @@ std::string Accelerate(const std::string& model, const std::vector<std::string>&
                        double memory_budget_mib, double memory_ratio, int32_t record_replays,
                        const std::vector<int64_t>& batch_sizes, const std::vector<std::vector<std::string>>& buckets,
                        const std::string& calibration, bool seed_pool, const std::string& memory_format,
-                       const std::string& dump_graphs) {
+                       const std::string& dump_graphs, bool conv_epilogues) {
   workflow::AccelerateOptions options;
+  options.conv_epilogues = conv_epilogues;
   options.dump_graphs_dir = dump_graphs;
   options.memory_format = memory_format;
   options.calibration = calibration;
@@ -130,6 +131,7 @@ void BindModels(py::module_& m) {
         py::arg("batch_sizes") = std::vector<int64_t>{}, py::arg("buckets") = std::vector<std::vector<std::string>>{},
         py::arg("calibration") = std::string(), py::arg("seed_pool") = true,
         py::arg("memory_format") = std::string("auto"), py::arg("dump_graphs") = std::string(),
+        py::arg("conv_epilogues") = true,
         "Ahead-of-time scheduling of a TorchScript file into a model.nimble; JSON text of the result.");
 }
 

@@ -284,7 +284,8 @@ TEST(ExportFrontEndTest, CnnBecomesAnOpGraphWithBatchNormFolded) {
   };
   EXPECT_EQ(count(*plain, "batch_norm"), 3);
   EXPECT_EQ(count(*optimized, "batch_norm"), 0);
-  EXPECT_EQ(count(*optimized, "conv"), 3);
+  EXPECT_EQ(count(*optimized, "aten::conv"), 3);
+  EXPECT_EQ(count(*optimized, "conv_epilogue"), 3);  // bias and relu after each, one kernel
   EXPECT_EQ(count(*optimized, "assert"), 0);
   StatusOr<analysis::Dag> dag = analysis::Dag::FromOpGraph(optimized->graph);
   ASSERT_TRUE(dag.ok());

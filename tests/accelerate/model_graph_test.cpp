@@ -176,7 +176,12 @@ TEST(ModelGraphTest, SavedModuleLoadsBackAsTheSameGraph) {
 TEST(ModelGraphTest, OptimizeFoldsBatchNormIntoConv) {
   const ModelGraph optimized = Load(TestModel::kConvBatchNorm, kImage, true);
   ExpectWellFormed(optimized);
-  EXPECT_EQ(Kinds(optimized.graph), (std::vector<std::string>{"aten::conv2d", "aten::relu"}));
+  // The folded bias and the relu then run as one epilogue (conv_epilogue_test.cpp).
+  EXPECT_EQ(Kinds(optimized.graph), (std::vector<std::string>{"aten::conv2d", "nimble::conv_epilogue_"}));
+  StatusOr<ModelGraph> separate = LoadModelGraph(SaveTestModel(TestModel::kConvBatchNorm), kImage,
+                                                 {.optimize = true, .conv_epilogues = false});
+  ASSERT_TRUE(separate.ok()) << separate.status().ToString();
+  EXPECT_EQ(Kinds(separate->graph), (std::vector<std::string>{"aten::conv2d", "aten::relu"}));
   const ModelGraph plain = Load(TestModel::kConvBatchNorm, kImage, false);
   ExpectWellFormed(plain);
   EXPECT_EQ(Kinds(plain.graph), (std::vector<std::string>{"aten::conv2d", "aten::batch_norm", "aten::relu"}));

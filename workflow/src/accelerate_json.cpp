@@ -75,6 +75,7 @@ json AccelerateResultToJson(const AccelerateResult& r) {
             {"command", r.command},
             {"ops", r.num_ops},
             {"memory_format", r.channels_last ? "channels_last" : "contiguous"},
+            {"conv_epilogues", r.conv_epilogues},
             {"width_streams", r.width_streams},
             {"reduced_edges", r.reduced_edges},
             {"matched_edges", r.matched_edges},

@@ -74,6 +74,7 @@ Status Session::Load() {
   FrontEndOptions options;
   options.device = args_.device;
   options.cuda_fusions = args_.cuda_fusions;
+  options.conv_epilogues = args_.conv_epilogues;
   options.tf32 = args_.tf32;
   const std::optional<MemoryFormat> format = ParseMemoryFormat(args_.memory_format);
   if (!format) {
@@ -83,6 +84,11 @@ Status Session::Load() {
   NIMBLE_ASSIGN_OR_RETURN(model_, LoadModelGraph(args_.model, specs_, options));
   result_.channels_last = model_.channels_last;
   if (model_.channels_last) progress_.Step("convolutions in channels_last (--memory-format " + args_.memory_format + ")");
+  result_.conv_epilogues = model_.conv_epilogues;
+  if (model_.conv_epilogues > 0) {
+    progress_.Step(std::to_string(model_.conv_epilogues) +
+                   " convolutions' bias, residual add and activation in one kernel each (--no-conv-epilogues keeps them apart)");
+  }
   if (!model_.blas.warning.empty()) progress_.Warning(model_.blas.warning);
   NIMBLE_ASSIGN_OR_RETURN(GpuLimits limits, DeviceLimits(args_.device));
   result_.device = limits.name;
@@ -118,6 +124,7 @@ StatusOr<MeasuredWorkload> Session::RecordWorkload() {
   profile.timed_iters = 10;
   profile.device = args_.device;
   profile.cuda_fusions = args_.cuda_fusions;
+  profile.conv_epilogues = args_.conv_epilogues;
   profile.tf32 = args_.tf32;
   // The recording must weigh the ops this session captures: the same layout, and so the same graph.
   profile.memory_format = model_.channels_last ? "channels_last" : "contiguous";

@@ -50,6 +50,7 @@ Status LoadModel(Session& s) {
   }
   const accelerate::FrontEndOptions front{.optimize = o.optimize,
                                           .cuda_fusions = o.cuda_fusions,
+                                          .conv_epilogues = o.conv_epilogues,
                                           .tf32 = o.tf32,
                                           .memory_format = *format,
                                           .device = o.device};

@@ -38,6 +38,12 @@ struct FrontEndOptions {
   // Inception-v3 and ResNet-50 (bench/results/accelerate.md), so it is off unless asked for; the
   // profiler and the ahead-of-time stage must agree on it for a recording to weigh the same ops.
   bool cuda_fusions = false;
+  // With `optimize` (and without cuda_fusions), each convolution's bias add, residual add and
+  // activation (relu, relu6, silu) run as one kernel of Nimble's own instead of up to three of ATen's,
+  // with the same rounding (accelerate/src/conv_epilogue.h). Applied after the shape run, where both
+  // operands of a residual add are seen to have one shape; a model whose shape run then fails is
+  // loaded again without it. The graph is the same on every device; the CPU runs ATen's kernels.
+  bool conv_epilogues = true;
   // TF32 in fp32 convolutions. A traced convolution (aten::_convolution) carries the allow_tf32 flag
   // of the process that traced it as a constant, which overrides the process's setting at run time:
   // every such constant is set to this, so that the file cannot change the precision asked for.
@@ -61,6 +67,7 @@ struct ModelGraph {
   int32_t graph_nodes = 0;      // nodes in the frozen graph, ops and folded ones together
   int64_t load_ns = 0;          // reading, freezing and simplifying the module
   int32_t folded_shape_queries = 0;  // x.size() and the like, replaced by their value (static shapes)
+  int32_t conv_epilogues = 0;   // convolution tails made one kernel (FrontEndOptions::conv_epilogues)
   int64_t shape_run_ns = 0;     // running it once for shapes (a forward pass on options.device; two
                                 // when shape queries were folded)
   int64_t extract_ns = 0;       // classifying nodes and building the edges

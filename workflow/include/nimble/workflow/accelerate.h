@@ -76,6 +76,8 @@ struct AccelerateOptions {
   bool seed_pool = true;
   bool allow_eager_fallback = false;  // an uncapturable model is timed eagerly instead of failing
   bool cuda_fusions = false;     // the front end's cuDNN conv+relu fusions
+  // A convolution's bias, residual add and activation in one kernel (accelerate::FrontEndOptions).
+  bool conv_epilogues = true;
   bool tf32 = false;             // TF32 convolutions (PyTorch's default); off: IEEE fp32 everywhere
   // The convolutions' memory format: "auto" (channels_last for half-precision convolutions, none of
   // them depthwise), "contiguous" or "channels_last" (accelerate::FrontEndOptions::memory_format).
@@ -140,6 +142,7 @@ struct AccelerateResult {
   std::string model, inputs, device, command;
   int32_t num_ops = 0, width_streams = 0, iterations = 0;
   bool channels_last = false;    // the front end made the convolutions channels_last
+  int32_t conv_epilogues = 0;    // convolution tails run as one kernel each (--no-conv-epilogues: 0)
   int64_t reduced_edges = 0;
   int32_t matched_edges = 0;
   std::string op_time_source;    // where the workload came from: a recorded run, or op-by-op timing

@@ -32,6 +32,7 @@ struct ProfileOptions {
   std::string device = "cuda";
   bool optimize = true;         // conv-batchnorm folding
   bool cuda_fusions = false;    // cuDNN conv+add+relu fusions
+  bool conv_epilogues = true;   // a convolution's bias, residual add and activation in one kernel
   bool tf32 = true;             // PyTorch's default; false: IEEE fp32, as nimble-accelerate runs
   std::string memory_format = "auto";  // the convolutions' layout, as nimble-accelerate --memory-format
   std::string save_module;      // where to write the module as profiled; empty: nowhere
