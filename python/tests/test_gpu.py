@@ -158,6 +158,18 @@ def test_report(block_module) -> None:
     assert "aot-multi" in str(report)
 
 
+def test_convolution_epilogues_are_counted_and_can_be_turned_off(block_module) -> None:
+    model, x, fast = block_module
+    # Each branch's first convolution: its bias and ReLU run as one kernel after it.
+    assert fast.report.conv_epilogues >= 4
+    assert fast.report.to_dict()["conv_epilogues"] == fast.report.conv_epilogues
+    separate = nimble.accelerate(model, (x,), mode="single", iters=5, tf32=False, progress=False,
+                                 conv_epilogues=False)
+    assert separate.report.conv_epilogues == 0
+    with torch.no_grad():
+        close(separate(x)[0], fast(x)[0])
+
+
 def test_wrong_inputs_raise_and_launch_nothing(block_module) -> None:
     model, x, fast = block_module
     cases = [
