@@ -108,7 +108,8 @@ void RegisterProfileCommand(CLI::App& app, Action& action, std::shared_ptr<const
                 "fp32 convolutions and matmuls without TF32, as nimble-accelerate runs them (needed for its --db)");
   cmd->add_option("--save-module", o.save_module,
                   "also write the module as profiled (frozen, optimized, specialized to the input shapes) "
-                  "to this TorchScript file, for running the same graph elsewhere");
+                  "to this TorchScript file, for running the same graph elsewhere (with PyTorch's own operators "
+                  "only: the convolution epilogues are then off)");
   cmd->add_flag("--json", args->json, "print the report as JSON instead of tables");
   cmd->add_option("--top", o.top_gaps, "number of longest idle gaps to list")->check(CLI::Range(0, 1000));
   cmd->add_flag("-q,--quiet", args->quiet, "no progress lines on stderr");

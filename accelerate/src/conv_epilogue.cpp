@@ -1,11 +1,14 @@
 #include "conv_epilogue.h"
 
 #include <ATen/ATen.h>
+#include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 #include <torch/csrc/jit/ir/constants.h>
 #include <torch/csrc/jit/passes/dead_code_elimination.h>
 
+#include <algorithm>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "conv_epilogue_kernel.h"
@@ -108,6 +111,19 @@ bool SameShape(const ValueShapes& shapes, const Value* a, const Value* b) {
   return first != shapes.end() && second != shapes.end() && first->second == second->second;
 }
 
+// The convolution's output has a batch dimension, so that dim 1 is its channels: its rank (seen by the
+// shape run) is its constant weight's. conv1d/2d/3d also take unbatched inputs, whose outputs start
+// with the channels.
+bool Batched(Node* conv, const ValueShapes& shapes) {
+  const std::optional<c10::IValue> weight = Constant(conv->input(1));
+  const auto shape = shapes.find(conv->output());
+  if (!weight || !weight->isTensor() || shape == shapes.end()) return false;
+  const std::string& text = shape->second;  // "[1,64,56,56]"
+  if (text.size() < 2 || text.front() != '[' || text.back() != ']') return false;
+  const int64_t rank = 1 + std::count(text.begin(), text.end(), ',');
+  return rank >= 2 && rank == weight->toTensor().dim();
+}
+
 // Nodes, not values, so that a tail whose residual is another tail's result stays valid after that
 // tail is rewritten.
 struct Tail {
@@ -190,6 +206,7 @@ at::Tensor ConvEpilogueOp(at::Tensor self, const std::optional<at::Tensor>& bias
               c10::toString(self.scalar_type()));
   const auto kind = static_cast<EpilogueActivation>(activation);
   if (KernelTakes(self, bias, other)) {
+    const c10::cuda::CUDAGuard device(self.device());  // registered operators get no device guard
     kernels::ConvEpilogueArgs args;
     args.x = self.data_ptr();
     args.bias = bias ? bias->data_ptr() : nullptr;
@@ -225,15 +242,27 @@ int32_t FuseConvEpilogues(LoadedModel::Impl& model, const ShapeRun& run) {
   RegisterNimbleOps();  // the graph is run next, and the operator is registered beside the others
   const std::shared_ptr<torch::jit::Graph>& graph = model.graph;
   const ValueShapes shapes = ObservedShapes(model, run);
-  // Every tail is found before any is rewritten, while the shapes still describe the graph.
+  // Every tail is found before any is rewritten, while the shapes still describe the graph. Where two
+  // convolutions are added (a block and its downsampling shortcut), both see the add as their tail:
+  // the first in graph order takes it, and the other keeps its bias.
   std::vector<Tail> tails;
+  std::unordered_set<const Node*> taken;
   for (Node* node : graph->nodes()) {
     int64_t groups = 0;
     if (!IsBiasedConvolution(node, &groups)) continue;
+    if (!Batched(node, shapes)) continue;
     Tail tail = TailOf(node, shapes);
-    // A grouped convolution's ATen kernel (depthwise) adds the bias itself: only the rest moves.
+    if ((tail.add != nullptr && taken.contains(tail.add)) ||
+        (tail.activation != nullptr && taken.contains(tail.activation))) {
+      tail = Tail{.conv = node};
+    }
+    // A grouped convolution keeps its bias: ATen's depthwise kernel adds it inside the convolution's
+    // sum, so moving it out would round differently. Only the rest of its tail moves.
     const int kernels_replaced = (groups == 1 ? 1 : 0) + (tail.add != nullptr) + (tail.activation != nullptr);
-    if (kernels_replaced >= 2) tails.push_back(tail);  // one kernel for one saves nothing
+    if (kernels_replaced < 2) continue;  // one kernel for one saves nothing
+    if (tail.add != nullptr) taken.insert(tail.add);
+    if (tail.activation != nullptr) taken.insert(tail.activation);
+    tails.push_back(tail);
   }
   if (tails.empty()) return 0;
   Value* none = nullptr;

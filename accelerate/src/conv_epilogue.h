@@ -17,7 +17,8 @@
 
 namespace nimble::accelerate {
 
-// The activations the epilogue applies; their numbers are the operator's `activation` argument.
+// The activations the epilogue applies; their numbers are the operator's `activation` argument, which
+// model.nimble files store: never renumber them.
 enum class EpilogueActivation : int64_t { kNone = 0, kRelu = 1, kRelu6 = 2, kSilu = 3 };
 
 // nimble::conv_epilogue_(Tensor(a!) self, Tensor? bias, Tensor? other, int activation) -> Tensor(a!):

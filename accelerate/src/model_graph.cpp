@@ -32,6 +32,7 @@ Status FuseEpilogues(ModelGraph& result, StatusOr<ShapeRun>& run, ShapeRunFailur
   try {
     result.conv_epilogues = FuseConvEpilogues(result.model.impl(), *run);
   } catch (const std::exception& e) {
+    failure->conv_epilogues = true;  // loaded again without them
     return Internal(result.model.path() + ": fusing the convolutions' epilogues failed: " + TorchMessage(e));
   }
   if (result.conv_epilogues == 0) return OkStatus();
@@ -77,16 +78,18 @@ StatusOr<ModelGraph> LoadModelGraph(const std::string& path, const std::vector<T
   ShapeRunFailure failure;
   FrontEndOptions retry = options;
   StatusOr<ModelGraph> loaded = LoadOnce(path, inputs, options, &failure);
-  if (!loaded.ok() && failure.conv_epilogues) {
-    // A residual of another dtype than the convolution's (which the add would have promoted).
-    retry.conv_epilogues = false;
-    failure = {};
-    loaded = LoadOnce(path, inputs, retry, &failure);
-  }
-  if (!loaded.ok() && failure.channels_last && options.memory_format == MemoryFormat::kAuto) {
-    // Something in the model needs the NCHW strides it was written for (x.view(n, -1) after a
-    // convolution, say): the model as the file holds it.
-    retry.memory_format = MemoryFormat::kContiguous;
+  // Each rewrite that a failed load ran on is dropped in turn, at most once each.
+  for (int attempt = 0; attempt < 2 && !loaded.ok(); ++attempt) {
+    if (failure.conv_epilogues && retry.conv_epilogues) {
+      // A residual of another dtype than the convolution's (which the add would have promoted).
+      retry.conv_epilogues = false;
+    } else if (failure.channels_last && retry.memory_format == MemoryFormat::kAuto) {
+      // Something in the model needs the NCHW strides it was written for (x.view(n, -1) after a
+      // convolution, say): the model as the file holds it.
+      retry.memory_format = MemoryFormat::kContiguous;
+    } else {
+      break;
+    }
     failure = {};
     loaded = LoadOnce(path, inputs, retry, &failure);
   }

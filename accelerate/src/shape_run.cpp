@@ -22,7 +22,6 @@ using torch::jit::Node;
 using torch::jit::Value;
 using Shapes = std::vector<std::vector<int64_t>>;
 
-
 std::string ShapesText(const Shapes& shapes) {
   std::string text;
   for (size_t i = 0; i < shapes.size(); ++i) text += (i ? ", " : "") + ShapeText(shapes[i]);

@@ -76,6 +76,50 @@ TEST(ConvEpilogueTest, EachTailBecomesOneOperatorWithTheSameOutput) {
   EXPECT_EQ(Difference(*fused, *plain), 0.0);
 }
 
+TEST(ConvEpilogueTest, TwoConvolutionsAddedTogetherGiveTheAddToOneOfThem) {
+  // A bottleneck block with a downsampling shortcut: relu(conv(x) + downsample(x)), both operands
+  // convolution outputs read only by the add. One epilogue takes the add; the other convolution keeps
+  // its bias.
+  const std::string path = SaveModelFromSource(
+      "def forward(self, x):\n"
+      "    a = torch.conv2d(x, self.w0, self.w1, 1, 1)\n"
+      "    d = torch.conv2d(x, self.w2, self.w3, 1, 0)\n"
+      "    return torch.relu(a + d)\n",
+      {{8, 8, 3, 3}, {8}, {8, 8, 1, 1}, {8}});
+  StatusOr<ModelGraph> fused = Load(path, true);
+  StatusOr<ModelGraph> plain = Load(path, false);
+  ASSERT_TRUE(fused.ok() && plain.ok()) << fused.status().ToString() << plain.status().ToString();
+  EXPECT_EQ(fused->conv_epilogues, 1) << Kinds(*fused);
+  EXPECT_EQ(Kinds(*fused), "aten::conv2d aten::conv2d nimble::conv_epilogue_ ");
+  EXPECT_EQ(Difference(*fused, *plain), 0.0);
+}
+
+TEST(ConvEpilogueTest, InPlaceAddsAndActivationsAreFusedAndUnbatchedConvolutionsAreNot) {
+  const std::vector<std::vector<int64_t>> params = {{8, 8, 3, 3}, {8}};
+  // y += x then relu_, as traced code writes a residual block; then ReLU6 in place.
+  const std::string in_place = SaveModelFromSource(
+      "def forward(self, x):\n"
+      "    y = torch.conv2d(x, self.w0, self.w1, 1, 1)\n"
+      "    y += x\n"
+      "    z = torch.relu_(y)\n"
+      "    return torch.hardtanh_(torch.conv2d(z, self.w0, self.w1, 1, 1), 0.0, 6.0)\n",
+      params);
+  StatusOr<ModelGraph> fused = Load(in_place, true);
+  StatusOr<ModelGraph> plain = Load(in_place, false);
+  ASSERT_TRUE(fused.ok() && plain.ok()) << fused.status().ToString() << plain.status().ToString();
+  EXPECT_EQ(Kinds(*fused), "aten::conv2d nimble::conv_epilogue_ aten::conv2d nimble::conv_epilogue_ ");
+  EXPECT_EQ(Difference(*fused, *plain), 0.0);
+  // An unbatched input (C, H, W): dim 1 of the output is its height, not its channels.
+  const std::string unbatched = SaveModelFromSource(
+      "def forward(self, x):\n    return torch.relu(torch.conv2d(x, self.w0, self.w1, 1, 1))\n", params);
+  const std::vector<int64_t> image = {8, 8, 6};
+  StatusOr<ModelGraph> alone = Load(unbatched, true, image);
+  StatusOr<ModelGraph> alone_plain = Load(unbatched, false, image);
+  ASSERT_TRUE(alone.ok() && alone_plain.ok()) << alone.status().ToString() << alone_plain.status().ToString();
+  EXPECT_EQ(alone->conv_epilogues, 0) << Kinds(*alone);
+  EXPECT_EQ(Difference(*alone, *alone_plain, image), 0.0);
+}
+
 TEST(ConvEpilogueTest, TailsReadElsewhereScaledOrBroadcastAreLeftAlone) {
   const std::vector<std::vector<int64_t>> params = {{8, 8, 3, 3}, {8}, {8, 1, 1}};
   const std::vector<std::string> bodies = {

@@ -326,7 +326,7 @@ Status Session::CaptureWithinBudget(int64_t budget) {
 }
 
 Status Session::CheckOutputs() {
-  progress_.Step("checking outputs against the unmodified model");
+  progress_.Step("checking outputs against the frozen model run by libtorch");
   for (auto [graph, mode] : {std::pair{single_graph_.get(), &result_.single}, {multi_graph_.get(), &result_.multi}}) {
     if (graph != nullptr) NIMBLE_RETURN_IF_ERROR(CheckGraph(*graph, mode));
   }
@@ -346,7 +346,7 @@ Status Session::CheckGraph(AotGraph& captured, ModeResult* mode) {
     const double tolerance = OutputTolerance(reference);
     if (!(error <= tolerance)) {
       return FailedPrecondition(args_.model + ": " + RunModeName(mode->mode) +
-                                " outputs differ from the unmodified model (max relative error " +
+                                " outputs differ from the frozen model run by libtorch (max relative error " +
                                 std::to_string(error) + " > " + std::to_string(tolerance) + "); no model.nimble written");
     }
   }

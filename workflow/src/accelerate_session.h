@@ -32,7 +32,7 @@ class Session {
   Status Load();                    // front end on the GPU, TF32 off
   StatusOr<double> TimeBaseline(int32_t iters);  // median ms of module.forward
   Status PlanAndCapture();          // assignment, rewrite, capture
-  Status CheckOutputs();            // both modes against the unmodified model, 3 fresh inputs
+  Status CheckOutputs();            // both modes against the frozen model (libtorch), 3 fresh inputs
   Status Measure();                 // baseline, single, multi: median of args.iters each
   Status Predict();                 // the kernels (--db, else recorded here), replay costs, the simulation
   void Choose();                    // which mode model.nimble runs, and why
@@ -58,7 +58,9 @@ class Session {
   std::string Precision() const;                 // kFloat32PrecisionIeee, or kFloat32PrecisionTf32 with --tf32
   Status CaptureMode(const StreamAssignment& schedule, ModeResult* mode, ScheduledModel* scheduled,
                      std::unique_ptr<AotGraph>* graph, const std::vector<int64_t>& pool_seeds = {});
-  // `graph`'s outputs against the unmodified model's on 3 fresh inputs; its error goes into `mode`.
+  // `graph`'s outputs against the frozen model's, run by libtorch, on 3 fresh inputs: the front end's
+  // graph before the stream rewrite, with its own rewrites (folding, channels_last, the GELU and the
+  // convolution epilogues, each tested against the graph without it); its error goes into `mode`.
   Status CheckGraph(AotGraph& graph, ModeResult* mode);
   // The multi-stream capture under the memory budget: plan_.multi, then folded onto half as many
   // streams each time until one fits, then the most streams between that fit and the fewest found over

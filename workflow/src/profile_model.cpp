@@ -50,7 +50,9 @@ Status LoadModel(Session& s) {
   }
   const accelerate::FrontEndOptions front{.optimize = o.optimize,
                                           .cuda_fusions = o.cuda_fusions,
-                                          .conv_epilogues = o.conv_epilogues,
+                                          // A saved module is for plain PyTorch (torch.jit.load), which
+                                          // has no nimble:: operators.
+                                          .conv_epilogues = o.conv_epilogues && o.save_module.empty(),
                                           .tf32 = o.tf32,
                                           .memory_format = *format,
                                           .device = o.device};

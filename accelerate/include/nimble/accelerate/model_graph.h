@@ -39,10 +39,11 @@ struct FrontEndOptions {
   // profiler and the ahead-of-time stage must agree on it for a recording to weigh the same ops.
   bool cuda_fusions = false;
   // With `optimize` (and without cuda_fusions), each convolution's bias add, residual add and
-  // activation (relu, relu6, silu) run as one kernel of Nimble's own instead of up to three of ATen's,
-  // with the same rounding (accelerate/src/conv_epilogue.h). Applied after the shape run, where both
-  // operands of a residual add are seen to have one shape; a model whose shape run then fails is
-  // loaded again without it. The graph is the same on every device; the CPU runs ATen's kernels.
+  // activation (relu, relu6 or hardtanh(0, 6), silu) run as one kernel of Nimble's own instead of up
+  // to three of ATen's, with the same rounding (accelerate/src/conv_epilogue.h). Applied after the
+  // shape run, where both operands of a residual add are seen to have one shape; a model whose shape
+  // run then fails is loaded again without it. The graph is the same on every device; the CPU runs
+  // ATen's kernels.
   bool conv_epilogues = true;
   // TF32 in fp32 convolutions. A traced convolution (aten::_convolution) carries the allow_tf32 flag
   // of the process that traced it as a constant, which overrides the process's setting at run time:
