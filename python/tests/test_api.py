@@ -160,6 +160,25 @@ def test_backend_rejects_unknown_options() -> None:
         nimble.backend(gm, [torch.randn(1, 3, 8, 8)], speed="max")  # checked before any fallback
 
 
+def test_backend_options_are_accelerate_keywords() -> None:
+    # Every option the backend takes goes to nimble.accelerate by name (copy_outputs stays with it).
+    import inspect
+
+    doc = nimble.backend.__doc__ or ""
+    keywords = inspect.signature(nimble.accelerate).parameters
+    for option in ("mode", "max_streams", "iters", "tf32", "cuda_fusions", "conv_epilogues", "memory_format",
+                   "progress"):
+        assert option in doc, option
+        assert option in keywords, option
+    torch._dynamo.reset()
+    gm = torch.fx.symbolic_trace(TwoBranch())
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        run = nimble.backend(gm, [torch.randn(1, 3, 8, 8)], conv_epilogues=False)  # accepted; CPU falls back
+    assert callable(run)
+    assert any(issubclass(w.category, nimble.NimbleWarning) for w in caught)
+
+
 def test_progress_callback_forms() -> None:
     from nimble import _progress
 
