@@ -13,6 +13,7 @@
 
 #include "conv_epilogue_kernel.h"
 #include "stream_context.h"
+#include "tensor_types.h"
 
 namespace nimble::accelerate {
 namespace {
@@ -90,25 +91,33 @@ std::optional<EpilogueActivation> ActivationOf(Node* node, Value* value) {
   return std::nullopt;
 }
 
-// The shape the shape run saw of each tensor value made alone by a node, and of each graph input.
-using ValueShapes = std::unordered_map<const Value*, std::string>;
+// What the shape run saw of each tensor value made alone by a node, and of each graph input.
+struct Observed {
+  std::string shape;  // "[1,64,56,56]"
+  c10::ScalarType dtype;
+};
+using ValueShapes = std::unordered_map<const Value*, Observed>;
 
 ValueShapes ObservedShapes(const LoadedModel::Impl& model, const ShapeRun& run) {
   ValueShapes shapes;
   for (const auto& [node, observation] : run) {
-    if (node->outputs().size() == 1 && !observation.output_shapes.empty()) {
-      shapes[node->output()] = observation.output_shapes;
+    if (node->outputs().size() == 1 && observation.output_dtype) {
+      shapes[node->output()] = Observed{observation.output_shapes, *observation.output_dtype};
     }
   }
   const auto args = model.graph->inputs().slice(1);  // input 0 is the module
-  for (size_t i = 0; i < args.size() && i < model.inputs.size(); ++i) shapes[args[i]] = ShapeText(model.inputs[i].shape);
+  for (size_t i = 0; i < args.size() && i < model.inputs.size(); ++i) {
+    shapes[args[i]] = Observed{ShapeText(model.inputs[i].shape), ToScalarType(model.inputs[i].dtype)};
+  }
   return shapes;
 }
 
-bool SameShape(const ValueShapes& shapes, const Value* a, const Value* b) {
+// One shape and one dtype: the add neither broadcasts nor promotes, so its sum can be written in place.
+bool SameShapeAndDtype(const ValueShapes& shapes, const Value* a, const Value* b) {
   const auto first = shapes.find(a);
   const auto second = shapes.find(b);
-  return first != shapes.end() && second != shapes.end() && first->second == second->second;
+  return first != shapes.end() && second != shapes.end() && first->second.shape == second->second.shape &&
+         first->second.dtype == second->second.dtype;
 }
 
 // The convolution's output has a batch dimension, so that dim 1 is its channels: its rank (seen by the
@@ -118,7 +127,7 @@ bool Batched(Node* conv, const ValueShapes& shapes) {
   const std::optional<c10::IValue> weight = Constant(conv->input(1));
   const auto shape = shapes.find(conv->output());
   if (!weight || !weight->isTensor() || shape == shapes.end()) return false;
-  const std::string& text = shape->second;  // "[1,64,56,56]"
+  const std::string& text = shape->second.shape;
   if (text.size() < 2 || text.front() != '[' || text.back() != ']') return false;
   const int64_t rank = 1 + std::count(text.begin(), text.end(), ',');
   return rank >= 2 && rank == weight->toTensor().dim();
@@ -140,7 +149,7 @@ Tail TailOf(Node* conv, const ValueShapes& shapes) {
   Node* reader = OnlyReader(value);
   if (reader == nullptr) return tail;
   const std::optional<size_t> residual = ResidualOf(reader, value);
-  if (residual && SameShape(shapes, value, reader->input(*residual))) {
+  if (residual && SameShapeAndDtype(shapes, value, reader->input(*residual))) {
     tail.add = reader;
     tail.residual_input = *residual;
     value = reader->output();

@@ -31,8 +31,8 @@ at::Tensor ConvEpilogueOp(at::Tensor self, const std::optional<at::Tensor>& bias
 // Rewrites every convolution whose output is read only by its tail: the bias leaves the convolution
 // (kept there for grouped convolutions, whose ATen kernel adds it itself), and the tail becomes one
 // nimble::conv_epilogue_. A residual add is taken only where the shape run saw both operands with the
-// same shape. `run` is the shape run of model.graph; afterwards the graph needs a new one. Returns how
-// many epilogues were made. May throw libtorch exceptions.
+// same shape and dtype. `run` is the shape run of model.graph; afterwards the graph needs a new one.
+// Returns how many epilogues were made. May throw libtorch exceptions.
 int32_t FuseConvEpilogues(LoadedModel::Impl& model, const ShapeRun& run);
 
 }  // namespace nimble::accelerate

@@ -81,7 +81,7 @@ StatusOr<ModelGraph> LoadModelGraph(const std::string& path, const std::vector<T
   // Each rewrite that a failed load ran on is dropped in turn, at most once each.
   for (int attempt = 0; attempt < 2 && !loaded.ok(); ++attempt) {
     if (failure.conv_epilogues && retry.conv_epilogues) {
-      // A residual of another dtype than the convolution's (which the add would have promoted).
+      // The rewritten graph failed its shape run, which the rewrite's own checks should prevent.
       retry.conv_epilogues = false;
     } else if (failure.channels_last && retry.memory_format == MemoryFormat::kAuto) {
       // Something in the model needs the NCHW strides it was written for (x.view(n, -1) after a

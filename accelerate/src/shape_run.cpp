@@ -200,6 +200,7 @@ StatusOr<ShapeRun> RunForShapes(const LoadedModel::Impl& model) {
         (outputs[0].isInt() || outputs[0].isIntList())) {
       run[node].shape_query = outputs[0];
     }
+    if (outputs.size() == 1 && outputs[0].isTensor()) run[node].output_dtype = outputs[0].toTensor().scalar_type();
     for (size_t k = 0; k < outputs.size(); ++k) {
       run[node].output_shapes += (k ? ", " : "") + Describe(outputs[k]);
       if (node->outputs()[k]->hasUses()) env[node->outputs()[k]] = std::move(outputs[k]);

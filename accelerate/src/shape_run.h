@@ -28,6 +28,7 @@ struct NodeObservation {
   bool some_output_aliases_input = false;  // a tensor output shares storage with a tensor input
   bool outputs_are_scalars = false;   // every tensor output has no dimensions (true with none at all)
   std::optional<c10::IValue> shape_query;  // a metadata read (op_kinds.h) returning numbers: its value
+  std::optional<c10::ScalarType> output_dtype;  // the dtype of a node's one output, when a tensor
 };
 
 using ShapeRun = std::unordered_map<const torch::jit::Node*, NodeObservation>;

@@ -141,18 +141,20 @@ TEST(ConvEpilogueTest, TailsReadElsewhereScaledOrBroadcastAreLeftAlone) {
   }
 }
 
-TEST(ConvEpilogueTest, AResidualOfAnotherDtypeLoadsTheModelAgainWithoutIt) {
-  // A float16 residual: the add's type promotion, which the epilogue does not do, so its check fails
-  // the shape run and the model is loaded again as written.
+TEST(ConvEpilogueTest, AResidualOfAnotherDtypeIsLeftToItsAddAndTheOtherTailsAreFused) {
+  // A float16 residual: the add promotes, which the in-place epilogue cannot, so that tail keeps
+  // ATen's kernels; the first convolution's bias and ReLU are still one epilogue.
   const std::string path = SaveModelFromSource(
       "def forward(self, x):\n"
-      "    return torch.relu(torch.conv2d(x, self.w0, self.w1, 1, 1) + x.half())\n",
+      "    y = torch.relu(torch.conv2d(x, self.w0, self.w1, 1, 1))\n"
+      "    return torch.relu(torch.conv2d(y, self.w0, self.w1, 1, 1) + x.half())\n",
       {{8, 8, 3, 3}, {8}});
   StatusOr<ModelGraph> model = Load(path, true);
   StatusOr<ModelGraph> plain = Load(path, false);
   ASSERT_TRUE(model.ok() && plain.ok()) << model.status().ToString() << plain.status().ToString();
-  EXPECT_EQ(Count(*model, kEpilogue), 0);
-  EXPECT_EQ(model->conv_epilogues, 0);
+  EXPECT_EQ(model->conv_epilogues, 1) << Kinds(*model);
+  EXPECT_EQ(Count(*model, kEpilogue), 1);
+  EXPECT_EQ(Count(*model, "aten::add"), 1);
   EXPECT_EQ(Difference(*model, *plain), 0.0);
 }
 

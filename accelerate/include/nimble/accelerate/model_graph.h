@@ -41,8 +41,8 @@ struct FrontEndOptions {
   // With `optimize` (and without cuda_fusions), each convolution's bias add, residual add and
   // activation (relu, relu6 or hardtanh(0, 6), silu) run as one kernel of Nimble's own instead of up
   // to three of ATen's, with the same rounding (accelerate/src/conv_epilogue.h). Applied after the
-  // shape run, where both operands of a residual add are seen to have one shape; a model whose shape
-  // run then fails is loaded again without it. The graph is the same on every device; the CPU runs
+  // shape run, where both operands of a residual add are seen to have one shape and dtype; a model
+  // whose shape run then fails is loaded again without it. The graph is the same on every device; the CPU runs
   // ATen's kernels.
   bool conv_epilogues = true;
   // TF32 in fp32 convolutions. A traced convolution (aten::_convolution) carries the allow_tf32 flag
