@@ -137,6 +137,7 @@ bool Batched(Node* conv, const ValueShapes& shapes) {
 // tail is rewritten.
 struct Tail {
   Node* conv = nullptr;
+  bool move_bias = true;  // false for grouped convolutions, which keep their bias
   Node* add = nullptr;
   size_t residual_input = 0;  // which input of `add` is the residual
   Node* activation = nullptr;
@@ -186,8 +187,7 @@ std::optional<kernels::EpilogueDtype> KernelDtype(c10::ScalarType type) {
 // with self's sizes and strides, all of one supported dtype on one device. A dense tensor's element at
 // memory offset o lies in channel (o / stride(1)) % C whatever the order of its dimensions.
 bool KernelTakes(const at::Tensor& self, const std::optional<at::Tensor>& bias, const std::optional<at::Tensor>& other) {
-  if (!self.is_cuda() || self.dim() < 2 || !KernelDtype(self.scalar_type()) || !self.is_non_overlapping_and_dense() ||
-      self.storage_offset() < 0 || self.is_conj() || self.is_neg()) {
+  if (!self.is_cuda() || self.dim() < 2 || !KernelDtype(self.scalar_type()) || !self.is_non_overlapping_and_dense()) {
     return false;
   }
   if (bias && (bias->device() != self.device() || bias->scalar_type() != self.scalar_type() || bias->dim() != 1 ||
@@ -195,8 +195,7 @@ bool KernelTakes(const at::Tensor& self, const std::optional<at::Tensor>& bias, 
     return false;
   }
   if (other && (other->device() != self.device() || other->scalar_type() != self.scalar_type() ||
-                other->sizes() != self.sizes() || other->strides() != self.strides() || other->is_conj() ||
-                other->is_neg())) {
+                other->sizes() != self.sizes() || other->strides() != self.strides())) {
     return false;
   }
   return true;
@@ -267,7 +266,8 @@ int32_t FuseConvEpilogues(LoadedModel::Impl& model, const ShapeRun& run) {
     }
     // A grouped convolution keeps its bias: ATen's depthwise kernel adds it inside the convolution's
     // sum, so moving it out would round differently. Only the rest of its tail moves.
-    const int kernels_replaced = (groups == 1 ? 1 : 0) + (tail.add != nullptr) + (tail.activation != nullptr);
+    tail.move_bias = groups == 1;
+    const int kernels_replaced = tail.move_bias + (tail.add != nullptr) + (tail.activation != nullptr);
     if (kernels_replaced < 2) continue;  // one kernel for one saves nothing
     if (tail.add != nullptr) taken.insert(tail.add);
     if (tail.activation != nullptr) taken.insert(tail.activation);
@@ -281,20 +281,17 @@ int32_t FuseConvEpilogues(LoadedModel::Impl& model, const ShapeRun& run) {
   }
   for (const Tail& tail : tails) {
     Node* conv = tail.conv;
-    int64_t groups = 1;
-    IsBiasedConvolution(conv, &groups);
-    const bool move_bias = groups == 1;
     Node* first = tail.add != nullptr ? tail.add : tail.activation;
     Node* last = tail.activation != nullptr ? tail.activation : tail.add;
     torch::jit::WithInsertPoint at(first);
     Value* kind = graph->insertConstant(static_cast<int64_t>(tail.kind));
     Value* residual = tail.add != nullptr ? tail.add->input(tail.residual_input) : none;
     Node* epilogue = graph->create(c10::Symbol::fromQualString("nimble::conv_epilogue_"),
-                                   {conv->output(), move_bias ? conv->input(2) : none, residual, kind}, 1);
+                                   {conv->output(), tail.move_bias ? conv->input(2) : none, residual, kind}, 1);
     graph->insertNode(epilogue);
     epilogue->output()->setType(conv->output()->type());
     epilogue->copyMetadata(last);
-    if (move_bias) conv->replaceInput(2, none);
+    if (tail.move_bias) conv->replaceInput(2, none);
     last->output()->replaceAllUsesWith(epilogue->output());
     if (tail.activation != nullptr) tail.activation->destroy();
     if (tail.add != nullptr) tail.add->destroy();
