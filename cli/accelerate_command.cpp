@@ -228,6 +228,7 @@ void PrintAccelerateTable(const workflow::AccelerateResult& r, std::ostream& out
   }
   out << "\nmulti-stream vs single-stream: measured " << FormatRatio(r.single.median_ms, r.multi.median_ms)
       << ", predicted " << FormatRatio(r.single.predicted_ms, r.multi.predicted_ms) << "\n";
+  if (!r.output_reference.empty()) out << "max rel err: each mode's replays against " << r.output_reference << "\n";
   out << "memory above the weights and inputs; peaks of warm-up and capture (AoT) or of the forward (libtorch)\n";
   std::string predicted;
   for (const workflow::ModeResult* mode : {&r.single, &r.multi}) {

@@ -67,6 +67,9 @@ class AccelerateReport:
         self.memory_format: str = data.get("memory_format", "contiguous")
         # Convolutions whose bias, residual add and activation ran as one kernel (conv_epilogues=False: 0).
         self.conv_epilogues: int = data.get("conv_epilogues", 0)
+        # What each mode's max_rel_error was measured against: the model without the front end's rewrites
+        # (batch norm folding, channels_last, fusions), run by libtorch, unless it could not be loaded.
+        self.output_reference: str = data.get("output_reference", "")
         # GPU memory of the libtorch forward above the weights and inputs (peaks, bytes).
         self.baseline_peak_allocated_bytes: int = data["baseline_peak_allocated_bytes"]
         self.baseline_peak_memory_bytes: int = data["baseline_peak_memory_bytes"]

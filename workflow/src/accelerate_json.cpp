@@ -81,6 +81,7 @@ json AccelerateResultToJson(const AccelerateResult& r) {
             {"matched_edges", r.matched_edges},
             {"iterations", r.iterations},
             {"op_time_source", r.op_time_source},
+            {"output_reference", r.output_reference},
             {"replay_costs", CostsJson(r.replay_costs)},
             {"replay_cost_source", r.replay_cost_source},
             {"baseline_ms", r.baseline_ms},

@@ -146,6 +146,9 @@ struct AccelerateResult {
   int64_t reduced_edges = 0;
   int32_t matched_edges = 0;
   std::string op_time_source;    // where the workload came from: a recorded run, or op-by-op timing
+  // What the replays' outputs were compared with (each mode's max_rel_error): the model as the file
+  // holds it, without the front end's rewrites, or, where that could not be loaded, the frozen graph.
+  std::string output_reference;
   analysis::PredictionOptions replay_costs;  // the launch and replay costs the prediction used
   std::string replay_cost_source;            // recorded on the device, or estimates and why
                                              // (replay_costs.sharing.source says how the GPU is shared)
