@@ -7,15 +7,16 @@
 # inputs in channels_last, and nimble-accelerate once more with --memory-format contiguous (its chosen
 # mode's time). With --epilogues, nimble-accelerate once more with --no-conv-epilogues (ATen's separate
 # bias, residual-add and activation kernels after each convolution; its chosen mode's time) and the
-# number of convolution tails made one kernel. Prints a markdown table; nimble-accelerate's JSON (nimble.jsonl), PyTorch's
+# number of convolution tails made one kernel. With --nimble-only, PyTorch's columns are left out ("-"):
+# nimble-accelerate's own columns (its timings, prediction and output check) for every model in one call. Prints a markdown table; nimble-accelerate's JSON (nimble.jsonl), PyTorch's
 # (torch.jsonl) and the log go to OUT_DIR.
-#   bench/zoo_bench.sh BUILD_DIR OUT_DIR [--compile] [--pt] [--layouts] [--epilogues] [--models "gpt2 bert_base"] [--dtypes "float32 bfloat16"]
+#   bench/zoo_bench.sh BUILD_DIR OUT_DIR [--compile] [--pt] [--layouts] [--epilogues] [--nimble-only] [--models "gpt2 bert_base"] [--dtypes "float32 bfloat16"]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${1:?usage: zoo_bench.sh BUILD_DIR OUT_DIR [options]}
 out=${2:?usage: zoo_bench.sh BUILD_DIR OUT_DIR [options]}
 shift 2
-compile=0 pt=0 layouts=0 epilogues=0
+compile=0 pt=0 layouts=0 epilogues=0 nimble_only=0
 models="resnet50 inception_v3 mobilenet_v2 efficientnet_b0 nasnetalarge vit_b_16 bert_base gpt2 moe"
 dtypes="float32 float16"
 while [ $# -gt 0 ]; do
@@ -24,6 +25,7 @@ while [ $# -gt 0 ]; do
     --pt) pt=1 ;;
     --layouts) layouts=1 ;;
     --epilogues) epilogues=1 ;;
+    --nimble-only) nimble_only=1 ;;
     --models) models=$2; shift ;;
     --dtypes) dtypes=$2; shift ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
@@ -38,6 +40,7 @@ lt_kib=32768  # cuBLAS's workspace on Hopper, as nimble gives cuBLASLt
 py_ms() {  # model dtype mode [env...]
   local model=$1 dtype=$2 mode=$3
   shift 3
+  [ $nimble_only -eq 1 ] && { echo "-"; return; }
   env "$@" python3 bench/zoo_bench.py torch "$model" "$dtype" "$mode" --out "$out/models" --iters "$iters" 2>>"$log" \
     | tail -1 | tee -a "$out/torch.jsonl" \
     | python3 -c "import json,sys;d=json.loads(sys.stdin.read());print('%.3f' % d['median_ms'] + (' (%gs)' % d['compile_s'] if 'compile_s' in d else ''))" \
@@ -71,7 +74,7 @@ print('%.3f' % mode['measured_ms'])" "$1" 2>/dev/null || echo failed
 
 echo "Model zoo, $(date -u +%Y-%m-%d), $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1), batch 1," \
      "median of $iters (ms); float32 rows with TF32 off everywhere; predictions by nimble-accelerate without --db"
-echo "command: bench/zoo_bench.sh BUILD OUT$([ $compile -eq 1 ] && echo ' --compile')$([ $pt -eq 1 ] && echo ' --pt')$([ $layouts -eq 1 ] && echo ' --layouts')$([ $epilogues -eq 1 ] && echo ' --epilogues') --models \"$models\" --dtypes \"$dtypes\""
+echo "command: bench/zoo_bench.sh BUILD OUT$([ $compile -eq 1 ] && echo ' --compile')$([ $pt -eq 1 ] && echo ' --pt')$([ $layouts -eq 1 ] && echo ' --layouts')$([ $epilogues -eq 1 ] && echo ' --epilogues')$([ $nimble_only -eq 1 ] && echo ' --nimble-only') --models \"$models\" --dtypes \"$dtypes\""
 echo
 layout_head="" layout_rule=""
 [ $layouts -eq 1 ] && layout_head=" CUDA graph, channels_last | Nimble chosen, --memory-format contiguous | memory format |" \
