@@ -19,7 +19,8 @@ artifact=$out/$model-multi.nimble
   >"$out/accelerate.log" 2>&1 || { echo "nimble-accelerate failed for $model; see $out/accelerate.log"; exit 1; }
 echo "## compute-sanitizer on a seeded multi-stream replay: $model ($shape)"
 echo
-echo "$(date -u +%F), $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader), commit $(git rev-parse --short HEAD 2>/dev/null)."
+# The device's copy of the checkout may carry stale git metadata: NIMBLE_COMMIT names the commit when given.
+echo "$(date -u +%F), $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader), commit ${NIMBLE_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null)}."
 echo
 grep -E "pool seeded|model.nimble runs" "$out/accelerate.log" | sed 's/^/    /'
 grep -q "pool seeded" "$out/accelerate.log" || echo "(the multi-stream pool was not seeded: this run does not check a seeded capture)"

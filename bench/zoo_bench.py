@@ -9,7 +9,9 @@ Two subcommands, each run in its own process by bench/zoo_bench.sh:
                            cudagraph-cl (the same with the module and its 4-D inputs in channels_last),
                            exported-graph (the .pt2's ExportedProgram.module() captured the same way),
                            compile (torch.compile mode="reduce-overhead")
-Weights are random (no downloads): the architectures are those of the named models. float32 rows run
+Weights are random (no downloads): the architectures are those of the named models. Batch norm's running
+statistics are then set from random input batches (samples/models/random_weights.py), so that every
+model's output depends on its input and the output check compares something. float32 rows run
 with TF32 off everywhere (IEEE), half rows in their dtype. Token inputs are ids drawn over the vocabulary.
 """
 from __future__ import annotations
@@ -22,6 +24,9 @@ import sys
 import time
 
 import torch
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "samples/models"))
+from random_weights import set_batch_norm_statistics  # noqa: E402
 
 DEVICE = os.environ.get("NIMBLE_ZOO_DEVICE", "cuda")  # "cpu" checks the exports on a machine without a GPU
 GPT2_LAYERS = 6
@@ -74,7 +79,6 @@ def build(name: str):
         import timm
         return timm.create_model("nasnetalarge", pretrained=False), [((1, 3, 331, 331), None, None)]
     if name in ("darts", "amoebanet", "nasnet_mobile"):
-        sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "samples/models"))
         import cell_networks
         return cell_networks.build(name), [((1, 3, 224, 224), None, None)]
     if name == "vit_b_16":
@@ -100,7 +104,10 @@ def instantiate(name: str, dtype_name: str):
     torch.manual_seed(0)
     dtype = DTYPES[dtype_name]
     model, specs = build(name)
-    model = model.eval().to(DEVICE).to(dtype)
+    model = model.to(DEVICE)
+    if all(input_dtype is None for _, input_dtype, _ in specs):  # image models: float inputs
+        set_batch_norm_statistics(model, [shape for shape, _, _ in specs], DEVICE, batches=4, batch_size=8)
+    model = model.eval().to(dtype)
     inputs, texts = [], []
     for shape, input_dtype, vocab in specs:
         shape_text = "x".join(map(str, shape))
