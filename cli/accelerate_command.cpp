@@ -228,7 +228,14 @@ void PrintAccelerateTable(const workflow::AccelerateResult& r, std::ostream& out
   }
   out << "\nmulti-stream vs single-stream: measured " << FormatRatio(r.single.median_ms, r.multi.median_ms)
       << ", predicted " << FormatRatio(r.single.predicted_ms, r.multi.predicted_ms) << "\n";
-  if (!r.output_reference.empty()) out << "max rel err: each mode's replays against " << r.output_reference << "\n";
+  out << "max rel err: against the frozen graph the captures came from, run by libtorch";
+  if (!r.output_reference.empty()) {
+    out << "; against " << r.output_reference << ":";
+    for (const workflow::ModeResult* mode : {&r.single, &r.multi}) {
+      if (mode->captured) out << " " << RunModeName(mode->mode) << " " << mode->max_rel_error_unmodified;
+    }
+  }
+  out << "\n";
   out << "memory above the weights and inputs; peaks of warm-up and capture (AoT) or of the forward (libtorch)\n";
   std::string predicted;
   for (const workflow::ModeResult* mode : {&r.single, &r.multi}) {

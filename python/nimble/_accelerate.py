@@ -35,7 +35,11 @@ class ModeReport:
         self.predicted_ms: float = data["predicted_ms"]
         self.streams: int = data["streams"]
         self.syncs: int = data["syncs"]
+        # Largest relative output error of the replays against the frozen graph they were captured from (the
+        # check that must pass), and against the model as the file holds it, without the front end's rewrites
+        # (None where it was not compared).
         self.max_rel_error: float = data["max_rel_error"]
+        self.max_rel_error_unmodified: Optional[float] = data.get("max_rel_error_unmodified")
         self.peak_allocated_bytes: int = data["peak_allocated_bytes"]
         self.peak_memory_bytes: int = data["peak_memory_bytes"]
         self.graph_pool_bytes: int = data["graph_pool_bytes"]
@@ -67,8 +71,8 @@ class AccelerateReport:
         self.memory_format: str = data.get("memory_format", "contiguous")
         # Convolutions whose bias, residual add and activation ran as one kernel (conv_epilogues=False: 0).
         self.conv_epilogues: int = data.get("conv_epilogues", 0)
-        # What each mode's max_rel_error was measured against: the model without the front end's rewrites
-        # (batch norm folding, channels_last, fusions), run by libtorch, unless it could not be loaded.
+        # What each mode's max_rel_error_unmodified was measured against: the model without the front end's
+        # rewrites (batch norm folding, channels_last, fusions), run by libtorch; "" where it could not be loaded.
         self.output_reference: str = data.get("output_reference", "")
         # GPU memory of the libtorch forward above the weights and inputs (peaks, bytes).
         self.baseline_peak_allocated_bytes: int = data["baseline_peak_allocated_bytes"]
@@ -150,6 +154,10 @@ class AccelerateReport:
                             f"{self.baseline_ms / m.measured_ms:.2f}x | {m.streams} | {m.syncs} | "
                             f"{m.max_rel_error:.3g} | {m.peak_allocated_bytes / 2**20:.1f} / "
                             f"{m.peak_memory_bytes / 2**20:.1f} | {m.graph_pool_bytes / 2**20:.1f} |")
+        if self.output_reference:
+            rows.append(f"max rel err: against the frozen graph the captures came from; against {self.output_reference}: " +
+                        ", ".join(f"{m.mode} {m.max_rel_error_unmodified:.3g}" for m in (self.single, self.multi)
+                                  if m is not None and m.max_rel_error_unmodified is not None))
         if self.memory_choice:
             rows.append(self.memory_choice)
         rows.append(f"chosen: {self.chosen}: {self.choice_reason}")

@@ -209,5 +209,46 @@ TEST(AccelerateResultsTest, ThePredictedPoolsBreakdownIsInTheJson) {
   EXPECT_TRUE(j.at("single").at("predicted_pool_streams").empty());
 }
 
+// Both output errors reach --json and the stored metrics: against the frozen graph always, against the
+// model as the file holds it only where it was compared (null in the JSON, no metric otherwise).
+TEST(AccelerateResultsTest, TheErrorAgainstTheUnmodifiedModelIsReportedOnlyWhereMeasured) {
+  AccelerateResult r = Result();
+  r.output_reference = "the model as the file holds it";
+  r.single.max_rel_error = 1e-7;
+  r.single.max_rel_error_unmodified = 2.5e-5;
+  r.multi.max_rel_error = 2e-7;
+  const nlohmann::json j = AccelerateResultToJson(r);
+  EXPECT_EQ(j.at("output_reference"), "the model as the file holds it");
+  EXPECT_DOUBLE_EQ(j.at("single").at("max_rel_error").get<double>(), 1e-7);
+  EXPECT_DOUBLE_EQ(j.at("single").at("max_rel_error_unmodified").get<double>(), 2.5e-5);
+  EXPECT_TRUE(j.at("multi").at("max_rel_error_unmodified").is_null());
+
+  const std::string path = testing::TestDir() + "/accelerate_results_errors.db";
+  std::filesystem::remove(path);
+  {
+    auto writer = store::RunWriter::Create(path, RunInfo{});
+    ASSERT_TRUE(writer.ok());
+    ASSERT_TRUE((*writer)->Commit().ok());
+  }
+  auto db = store::RunDatabase::Open(path, store::Access::kReadWrite);
+  ASSERT_TRUE(db.ok());
+  ASSERT_TRUE(StoreResults(*db, r, TwoBranches(), {}).ok());
+  auto runs = (*db)->reader().Runs();
+  ASSERT_TRUE(runs.ok());
+  ASSERT_EQ(runs->size(), 3u);
+  for (size_t i = 1; i < 3; ++i) {
+    auto metrics = (*db)->reader().LoadMetrics((*runs)[i].id);
+    ASSERT_TRUE(metrics.ok()) << metrics.status().ToString();
+    const bool single = (*runs)[i].mode == RunMode::kAotSingle;
+    EXPECT_DOUBLE_EQ(MetricOf(*metrics, "max_rel_error"), single ? 1e-7 : 2e-7);
+    const auto unmodified = std::count_if(metrics->begin(), metrics->end(),
+                                          [](const Metric& m) { return m.name == "max_rel_error_unmodified"; });
+    EXPECT_EQ(unmodified, single ? 1 : 0);
+    if (single) {
+      EXPECT_DOUBLE_EQ(MetricOf(*metrics, "max_rel_error_unmodified"), 2.5e-5);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace nimble::workflow

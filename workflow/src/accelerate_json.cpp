@@ -21,6 +21,7 @@ json ModeJson(const ModeResult& m) {
           {"measured_ms", m.median_ms},
           {"predicted_ms", m.predicted_ms},
           {"max_rel_error", m.max_rel_error},
+          {"max_rel_error_unmodified", m.max_rel_error_unmodified >= 0 ? json(m.max_rel_error_unmodified) : json(nullptr)},
           {"capture_ns", m.capture_ns},
           {"peak_allocated_bytes", m.peak_allocated_bytes},
           {"peak_memory_bytes", m.peak_memory_bytes},

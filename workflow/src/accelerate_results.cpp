@@ -22,7 +22,7 @@ bool OffPrediction(const ModeResult& mode) {
 }
 
 std::vector<Metric> ModeMetrics(const AccelerateResult& result, const ModeResult& mode) {
-  return {
+  std::vector<Metric> metrics = {
       {"latency_median_ns", mode.median_ms * 1e6, "ns", -1},
       {"predicted_latency_ns", mode.predicted_ms * 1e6, "ns", -1},
       {"baseline_latency_ns", result.baseline_ms * 1e6, "ns", -1},
@@ -43,6 +43,10 @@ std::vector<Metric> ModeMetrics(const AccelerateResult& result, const ModeResult
       {"sync_count", static_cast<double>(mode.schedule.syncs.size()), "count", -1},
       {"chosen", result.chosen == mode.mode ? 1.0 : 0.0, "flag", -1},
   };
+  if (mode.max_rel_error_unmodified >= 0) {
+    metrics.push_back({"max_rel_error_unmodified", mode.max_rel_error_unmodified, "ratio", -1});
+  }
+  return metrics;
 }
 
 }  // namespace

@@ -29,17 +29,29 @@ namespace nimble::workflow {
 using namespace ::nimble::accelerate;  // NOLINT: this file drives the accelerate module step by step
 namespace {
 
-// The output check's tolerance, by the dtype of the outputs compared: the norm-wise relative error
-// (largest difference over largest reference magnitude) that the replays may show against the model
-// without the front end's rewrites, at the same dtype. In IEEE float32 the rewrites (batch norm folded
-// into the weights, the epilogues, channels_last's other kernels) and the streams reorder sums of
-// about 1e-7 relative error each; TF32's and float16's unit roundoff is 4.9e-4 and bfloat16's 3.9e-3,
-// so weights folded in those precisions round about 1e3 times coarser.
-double OutputTolerance(const std::vector<HostTensor>& reference, bool tf32) {
-  double tolerance = tf32 ? 1e-2 : 1e-4;
+// The output check's tolerances, by the dtype of the outputs compared: the norm-wise relative error
+// (largest difference over largest reference magnitude) that the replays may show.
+// Against the frozen graph the captures came from (the gate): the kernels are the same ones, and only
+// their order and cuBLAS's split-K choices differ per stream; in half precision each rounding is about
+// 1e3 times coarser (unit roundoff 4.9e-4 for float16, 3.9e-3 for bfloat16) than in float32.
+double FrozenTolerance(const std::vector<HostTensor>& reference) {
+  double tolerance = 1e-4;
   for (const HostTensor& output : reference) {
     if (output.dtype == DType::kFloat16) tolerance = std::max(tolerance, 1e-2);
     if (output.dtype == DType::kBFloat16) tolerance = std::max(tolerance, 5e-2);
+  }
+  return tolerance;
+}
+// Against the model as the file holds it (reported, a warning above it): the front end's rewrites round
+// differently (batch norm folded into the weights, other convolution kernels in channels_last, fused
+// GELU and epilogues), and a deep network carries those differences to its output. Measured on the H100
+// (bench/results/zoo.md, 2026-11-28): float32 up to 6.8e-5 (Inception-v3), float16 8.5e-3
+// (EfficientNet-B0), and more than 1e-2 on Inception-v3 and MobileNetV2 in float16.
+double FileTolerance(const std::vector<HostTensor>& reference, bool tf32) {
+  double tolerance = tf32 ? 5e-2 : 1e-3;
+  for (const HostTensor& output : reference) {
+    if (output.dtype == DType::kFloat16) tolerance = std::max(tolerance, 5e-2);
+    if (output.dtype == DType::kBFloat16) tolerance = std::max(tolerance, 1e-1);
   }
   return tolerance;
 }
@@ -328,21 +340,36 @@ Status Session::CaptureWithinBudget(int64_t budget) {
 
 Status Session::CheckOutputs() {
   NIMBLE_RETURN_IF_ERROR(MakeReference());
-  progress_.Step("checking outputs against " + result_.output_reference);
+  progress_.Step("checking outputs against the frozen graph run by libtorch" +
+                 std::string(check_file_reference_.empty() ? "" : " and against " + result_.output_reference));
   for (auto [graph, mode] : {std::pair{single_graph_.get(), &result_.single}, {multi_graph_.get(), &result_.multi}}) {
     if (graph != nullptr) NIMBLE_RETURN_IF_ERROR(CheckGraph(*graph, mode));
   }
+  if (!check_file_reference_.empty()) {
+    const double error = std::max(result_.single.max_rel_error_unmodified, result_.multi.max_rel_error_unmodified);
+    const double tolerance = FileTolerance(check_file_reference_.front(), args_.tf32);
+    if (error > tolerance) {
+      progress_.Warning("the replays differ from " + result_.output_reference + " by a relative error of " +
+                        std::to_string(error) + ", above the " + std::to_string(tolerance) +
+                        " expected of the front end's rewrites at this dtype (they agree with the frozen graph those "
+                        "rewrites made); --memory-format contiguous and --no-conv-epilogues leave two of them out");
+    }
+  }
   check_inputs_.clear();
-  check_reference_.clear();
+  check_frozen_reference_.clear();
+  check_file_reference_.clear();
   return OkStatus();
 }
 
 Status Session::MakeReference() {
   check_inputs_.clear();
-  check_reference_.clear();
+  check_frozen_reference_.clear();
+  check_file_reference_.clear();
   for (uint64_t trial = 0; trial < 3; ++trial) {
     std::vector<HostTensor> inputs;
     for (size_t i = 0; i < specs_.size(); ++i) inputs.push_back(HostTensor::Random(specs_[i], 1000 + trial * 16 + i));
+    NIMBLE_ASSIGN_OR_RETURN(std::vector<HostTensor> outputs, RunOnce(model_.model, inputs));
+    check_frozen_reference_.push_back(std::move(outputs));
     check_inputs_.push_back(std::move(inputs));
   }
   FrontEndOptions plain;
@@ -353,35 +380,37 @@ Status Session::MakeReference() {
   plain.memory_format = MemoryFormat::kContiguous;
   plain.tf32 = args_.tf32;  // the precision asked for, as the captures run it
   StatusOr<ModelGraph> unmodified = LoadModelGraph(args_.model, specs_, plain);
-  const LoadedModel* reference = &model_.model;
-  if (unmodified.ok()) {
-    reference = &unmodified->model;
-    result_.output_reference = "the model as the file holds it, without the front end's rewrites, run by libtorch";
-  } else {
+  if (!unmodified.ok()) {
     progress_.Warning("loading the model without the front end's rewrites failed (" + unmodified.status().message() +
-                      "); the outputs are checked against the frozen graph the captures came from");
-    result_.output_reference = "the frozen graph with the front end's rewrites, run by libtorch";
+                      "); the outputs are checked against the frozen graph alone");
+    result_.output_reference.clear();
+    return OkStatus();
   }
+  result_.output_reference = "the model as the file holds it (no folding, layout change or fusion), run by libtorch";
   for (const std::vector<HostTensor>& inputs : check_inputs_) {
-    NIMBLE_ASSIGN_OR_RETURN(std::vector<HostTensor> outputs, RunOnce(*reference, inputs));
-    check_reference_.push_back(std::move(outputs));
+    NIMBLE_ASSIGN_OR_RETURN(std::vector<HostTensor> outputs, RunOnce(unmodified->model, inputs));
+    check_file_reference_.push_back(std::move(outputs));
   }
   return OkStatus();
 }
 
 Status Session::CheckGraph(AotGraph& captured, ModeResult* mode) {
   for (size_t trial = 0; trial < check_inputs_.size(); ++trial) {
-    const std::vector<HostTensor>& reference = check_reference_[trial];
+    const std::vector<HostTensor>& reference = check_frozen_reference_[trial];
     NIMBLE_RETURN_IF_ERROR(captured.SetInputs(check_inputs_[trial]));
     NIMBLE_RETURN_IF_ERROR(captured.Replay());
     NIMBLE_ASSIGN_OR_RETURN(std::vector<HostTensor> outputs, captured.Outputs());
     NIMBLE_ASSIGN_OR_RETURN(double error, MaxRelativeError(outputs, reference));
     mode->max_rel_error = std::max(mode->max_rel_error, error);
-    const double tolerance = OutputTolerance(reference, args_.tf32);
+    const double tolerance = FrozenTolerance(reference);
     if (!(error <= tolerance)) {
-      return FailedPrecondition(args_.model + ": " + RunModeName(mode->mode) + " outputs differ from " +
-                                result_.output_reference + " (max relative error " + std::to_string(error) + " > " +
-                                std::to_string(tolerance) + "); no model.nimble written");
+      return FailedPrecondition(args_.model + ": " + RunModeName(mode->mode) +
+                                " outputs differ from the frozen graph run by libtorch (max relative error " +
+                                std::to_string(error) + " > " + std::to_string(tolerance) + "); no model.nimble written");
+    }
+    if (trial < check_file_reference_.size()) {
+      NIMBLE_ASSIGN_OR_RETURN(double file_error, MaxRelativeError(outputs, check_file_reference_[trial]));
+      mode->max_rel_error_unmodified = std::max(mode->max_rel_error_unmodified, file_error);
     }
   }
   return OkStatus();

@@ -33,7 +33,7 @@ class Session {
   Status Load();                    // front end on the GPU, TF32 off
   StatusOr<double> TimeBaseline(int32_t iters);  // median ms of module.forward
   Status PlanAndCapture();          // assignment, rewrite, capture
-  Status CheckOutputs();            // both modes against the model without rewrites (libtorch), 3 fresh inputs
+  Status CheckOutputs();            // both modes against the frozen graph and the file's model (libtorch), 3 fresh inputs
   Status Measure();                 // baseline, single, multi: median of args.iters each
   Status Predict();                 // the kernels (--db, else recorded here), replay costs, the simulation
   void Choose();                    // which mode model.nimble runs, and why
@@ -59,13 +59,14 @@ class Session {
   std::string Precision() const;                 // kFloat32PrecisionIeee, or kFloat32PrecisionTf32 with --tf32
   Status CaptureMode(const StreamAssignment& schedule, ModeResult* mode, ScheduledModel* scheduled,
                      std::unique_ptr<AotGraph>* graph, const std::vector<int64_t>& pool_seeds = {});
-  // The output check's inputs (3 fresh ones) and its reference outputs: the model as the file holds
-  // it, loaded again without the front end's rewrites (batch norm folding, channels_last, the GELU and
-  // the convolution epilogues) and run by libtorch, so that the check covers those rewrites as well as
-  // the stream rewrite and the capture. Where that load fails, the frozen graph the captures came from
-  // is the reference, with a warning; result_.output_reference says which.
+  // The output check's inputs (3 fresh ones) and two references: the frozen graph the captures came
+  // from, run by libtorch (the gate: the stream rewrite and the capture must not change what it
+  // computes), and the model as the file holds it, loaded again without the front end's rewrites (batch
+  // norm folding, channels_last, the GELU and the convolution epilogues) and run by libtorch, whose
+  // difference is reported (ModeResult::max_rel_error_unmodified) and warned of above the dtype's
+  // tolerance. Where that load fails, a warning, and only the gate.
   Status MakeReference();
-  // `graph`'s outputs against the reference outputs; its error goes into `mode`.
+  // `graph`'s outputs against both references; its errors go into `mode`.
   Status CheckGraph(AotGraph& graph, ModeResult* mode);
   // The multi-stream capture under the memory budget: plan_.multi, then folded onto half as many
   // streams each time until one fits, then the most streams between that fit and the fewest found over
@@ -83,7 +84,7 @@ class Session {
   void SeedPool(ModeResult* mode, ScheduledModel* model, std::unique_ptr<AotGraph>* graph,
                 std::unique_ptr<AotGraph>* unseeded);
   Status TimeMode(AotGraph& graph, std::unique_ptr<AotGraph>& unseeded, ModeResult* mode);
-  std::vector<std::vector<accelerate::HostTensor>> check_inputs_, check_reference_;  // MakeReference
+  std::vector<std::vector<accelerate::HostTensor>> check_inputs_, check_frozen_reference_, check_file_reference_;  // MakeReference
   // The seeds analysis::ChoosePoolSeeds finds for `schedule` (empty: none, or no trace). The budget's
   // trials are captured seeded, so that a schedule fits by its seeded pool.
   std::vector<int64_t> SeedsFor(const StreamAssignment& schedule);

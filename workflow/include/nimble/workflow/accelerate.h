@@ -102,7 +102,8 @@ struct ModeResult {
   StreamAssignment schedule;
   double median_ms = 0;
   double predicted_ms = 0;
-  double max_rel_error = 0;
+  double max_rel_error = 0;             // against the frozen graph the capture came from (the gate)
+  double max_rel_error_unmodified = -1;  // against the model as the file holds it (-1: not compared)
   int64_t capture_ns = 0;
   // GPU memory of the warm-up and capture above the weights and inputs (accelerate/device_memory.h).
   int64_t peak_allocated_bytes = 0;
@@ -146,8 +147,8 @@ struct AccelerateResult {
   int64_t reduced_edges = 0;
   int32_t matched_edges = 0;
   std::string op_time_source;    // where the workload came from: a recorded run, or op-by-op timing
-  // What the replays' outputs were compared with (each mode's max_rel_error): the model as the file
-  // holds it, without the front end's rewrites, or, where that could not be loaded, the frozen graph.
+  // What max_rel_error_unmodified compares with: the model as the file holds it, without the front
+  // end's rewrites; empty where that could not be loaded.
   std::string output_reference;
   analysis::PredictionOptions replay_costs;  // the launch and replay costs the prediction used
   std::string replay_cost_source;            // recorded on the device, or estimates and why
