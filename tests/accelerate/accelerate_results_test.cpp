@@ -97,6 +97,17 @@ double MetricOf(const std::vector<Metric>& metrics, const std::string& name) {
   return -1;
 }
 
+// A new database in the test directory holding one empty run (the model's own), open for writing.
+StatusOr<std::unique_ptr<store::RunDatabase>> DatabaseWithOneRun(const std::string& name) {
+  const std::string path = testing::TestDir() + "/" + name;
+  std::filesystem::remove(path);
+  {
+    NIMBLE_ASSIGN_OR_RETURN(auto writer, store::RunWriter::Create(path, RunInfo{}));
+    NIMBLE_RETURN_IF_ERROR(writer->Commit());
+  }
+  return store::RunDatabase::Open(path, store::Access::kReadWrite);
+}
+
 TEST(AccelerateResultsTest, RecordedModeIsStoredWithItsRecordsAndKeepsItsResultsThroughReport) {
   const std::string path = testing::TestDir() + "/accelerate_results.db";
   std::filesystem::remove(path);
@@ -163,15 +174,8 @@ TEST(AccelerateResultsTest, RecordedModeIsStoredWithItsRecordsAndKeepsItsResults
 }
 
 TEST(AccelerateResultsTest, WithoutRecordingsEveryModeIsAResultRunAndTheDatabaseStaysOpen) {
-  const std::string path = testing::TestDir() + "/accelerate_results_plain.db";
-  std::filesystem::remove(path);
-  {
-    auto writer = store::RunWriter::Create(path, RunInfo{});
-    ASSERT_TRUE(writer.ok());
-    ASSERT_TRUE((*writer)->Commit().ok());
-  }
-  auto db = store::RunDatabase::Open(path, store::Access::kReadWrite);
-  ASSERT_TRUE(db.ok());
+  auto db = DatabaseWithOneRun("accelerate_results_plain.db");
+  ASSERT_TRUE(db.ok()) << db.status().ToString();
   AccelerateResult r = Result();
   ASSERT_TRUE(StoreResults(*db, r, TwoBranches(), {}).ok());
   ASSERT_NE(*db, nullptr);
@@ -223,15 +227,8 @@ TEST(AccelerateResultsTest, TheErrorAgainstTheUnmodifiedModelIsReportedOnlyWhere
   EXPECT_DOUBLE_EQ(j.at("single").at("max_rel_error_unmodified").get<double>(), 2.5e-5);
   EXPECT_TRUE(j.at("multi").at("max_rel_error_unmodified").is_null());
 
-  const std::string path = testing::TestDir() + "/accelerate_results_errors.db";
-  std::filesystem::remove(path);
-  {
-    auto writer = store::RunWriter::Create(path, RunInfo{});
-    ASSERT_TRUE(writer.ok());
-    ASSERT_TRUE((*writer)->Commit().ok());
-  }
-  auto db = store::RunDatabase::Open(path, store::Access::kReadWrite);
-  ASSERT_TRUE(db.ok());
+  auto db = DatabaseWithOneRun("accelerate_results_errors.db");
+  ASSERT_TRUE(db.ok()) << db.status().ToString();
   ASSERT_TRUE(StoreResults(*db, r, TwoBranches(), {}).ok());
   auto runs = (*db)->reader().Runs();
   ASSERT_TRUE(runs.ok());
