@@ -4,7 +4,8 @@ At their initial running statistics (mean 0, variance 1), batch norm layers in e
 activation by about 1 while the random convolutions before them shrink or grow it: torchvision's
 MobileNetV2 and EfficientNet-B0 then output about 1e-9 and 1e-14 and Inception-v3 its classifier's bias,
 whatever the input, so comparing two runs of such a model checks nothing. Setting the statistics from a
-few random batches, as training would, brings every layer's activations back to about unit scale.
+few random batches, as training would, gives each batch norm's output about unit variance on inputs like
+those batches, and the model's output depends on its input again.
 """
 from __future__ import annotations
 
