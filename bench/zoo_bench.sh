@@ -61,7 +61,7 @@ def err(mode):
 multi = f"{m['measured_ms']:.3f}" if m["measured_ms"] else "-"
 pred = f"{s['predicted_ms']:.3f} ({err(s)})" + (f" / {m['predicted_ms']:.3f} ({err(m)})" if m["measured_ms"] else "")
 rel = max(s["max_rel_error"], m["max_rel_error"])
-file_errors = [x.get("max_rel_error_unmodified") for x in (s, m) if x.get("max_rel_error_unmodified") is not None]
+file_errors = [float(x["max_rel_error_unmodified"]) for x in (s, m) if x.get("max_rel_error_unmodified") is not None]
 rel_file = f"{max(file_errors):.1e}" if file_errors else "-"
 print(f"{s['measured_ms']:.3f} | {multi} | {d['width_streams']} | {pred} | {rel:.1e} / {rel_file} | {d['chosen'] if 'chosen' in d else '-'}")
 PY

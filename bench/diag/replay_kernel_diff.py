@@ -2,8 +2,11 @@
 `nimble-accelerate --db DB --record-replays N` holds each captured mode's replays; this lines up the
 kernels of two of its graphs (by default the first two: aot-single and aot-multi) in start order, per
 replay, and prints the median span of a replay, the kernel-time sums by kernel name that changed most,
-and the kernels whose median duration differs most between the two, with their stream and launch
-configuration.
+the kernels whose median duration differs most between the two, with their stream, launch
+configuration and duration in each replay, and, for the one that differs most, the kernels of the
+second graph running when it starts. Kernels of one name and launch configuration are paired by their
+order of start; where the streams reorder two such kernels, the pair is two different nodes, and it shows
+as two rows with their durations swapped.
     python3 bench/diag/replay_kernel_diff.py DB [GRAPH_A GRAPH_B] [--top N]
 """
 import argparse
@@ -40,7 +43,7 @@ def main(argv):
     a, b = (replays(db, g) for g in graphs)
     if len(a[0]) != len(b[0]):
         sys.exit(f"graphs {graphs}: {len(a[0])} against {len(b[0])} kernels per replay; not the same model")
-    span = lambda reps: statistics.median((r[-1][1] - r[0][0]) / 1e3 for r in reps)
+    span = lambda reps: statistics.median((max(k[1] for k in r) - r[0][0]) / 1e3 for r in reps)
     print(f"graph {graphs[0]}: {len(a)} replays, median span {span(a):.1f} us; "
           f"graph {graphs[1]}: {len(b)} replays, median span {span(b):.1f} us")
 
@@ -67,16 +70,32 @@ def main(argv):
             t0 = r[0][0]
             for k in r:
                 key = (k[3], k[4:])
-                out[(key, seen[key])].append(((k[1] - k[0]) / 1e3, k[2], (k[0] - t0) / 1e3))
+                out[(key, seen[key])].append(((k[1] - k[0]) / 1e3, k[2], (k[0] - t0) / 1e3, (k[1] - t0) / 1e3))
                 seen[key] += 1
-        return {key: (statistics.median(d for d, _, _ in v), v[0][1], statistics.median(t for _, _, t in v))
-                for key, v in out.items()}
+        return out
     ka, kb = keyed(a), keyed(b)
-    print("\nkernels whose median duration differs most (us; stream and start offset in the second graph):")
-    for key in sorted(set(ka) & set(kb), key=lambda k: -abs(kb[k][0] - ka[k][0]))[:args.top]:
+    med = lambda samples: statistics.median(d for d, *_ in samples)
+    ranked = sorted(set(ka) & set(kb), key=lambda k: -abs(med(kb[k]) - med(ka[k])))
+    print("\nkernels whose median duration differs most (us; stream and start offset in the second graph;"
+          " then each replay's duration, first graph | second):")
+    for key in ranked[:args.top]:
         (name, config), occurrence = key
-        print(f"  {ka[key][0]:7.1f} -> {kb[key][0]:7.1f}  stream {kb[key][1]} at {kb[key][2]:7.1f}  "
+        first = kb[key][0]
+        print(f"  {med(ka[key]):7.1f} -> {med(kb[key]):7.1f}  stream {first[1]} at {statistics.median(x[2] for x in kb[key]):7.1f}  "
               f"grid {config[:3]} block {config[3:]}  #{occurrence} {name[:70]}")
+        print("           " + " ".join(f"{d:.1f}" for d, *_ in ka[key]) + " | " + " ".join(f"{d:.1f}" for d, *_ in kb[key]))
+    if ranked:
+        (name, config), occurrence = ranked[0]
+        replay = b[len(b) // 2]
+        t0 = replay[0][0]
+        matches = [k for k in replay if k[3] == name and k[4:] == config]
+        if occurrence < len(matches):
+            target = matches[occurrence]
+            print(f"\nreplay {len(b) // 2} of the second graph: kernels running when the most changed one starts "
+                  f"({(target[0] - t0) / 1e3:.1f} to {(target[1] - t0) / 1e3:.1f} us):")
+            for k in replay:
+                if k is not target and k[0] <= target[0] < k[1]:
+                    print(f"  stream {k[2]} {(k[0] - t0) / 1e3:7.1f} to {(k[1] - t0) / 1e3:7.1f} us  grid {k[4:7]}  {k[3][:70]}")
 
 
 if __name__ == "__main__":

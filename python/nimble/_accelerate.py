@@ -39,7 +39,8 @@ class ModeReport:
         # check that must pass), and against the model as the file holds it, without the front end's rewrites
         # (None where it was not compared).
         self.max_rel_error: float = data["max_rel_error"]
-        self.max_rel_error_unmodified: Optional[float] = data.get("max_rel_error_unmodified")
+        unmodified = data.get("max_rel_error_unmodified")  # "inf" where the outputs were not finite
+        self.max_rel_error_unmodified: Optional[float] = None if unmodified is None else float(unmodified)
         self.peak_allocated_bytes: int = data["peak_allocated_bytes"]
         self.peak_memory_bytes: int = data["peak_memory_bytes"]
         self.graph_pool_bytes: int = data["graph_pool_bytes"]

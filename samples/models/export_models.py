@@ -86,7 +86,7 @@ def export_one(name, out_dir, device):
     library, build, shape = MODELS[name]
     importlib.import_module(library)  # imported before the clock starts: export times are the model's own
     start = time.perf_counter()
-    model = build().to(device)
+    model = build().eval().to(device)
     calibrating = time.perf_counter()
     set_batch_norm_statistics(model, [shape], device)  # outputs that depend on the input (random_weights.py)
     start += time.perf_counter() - calibrating  # not part of the export time

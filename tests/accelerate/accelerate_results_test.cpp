@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <limits>
 #include <set>
 #include <string>
 #include <vector>
@@ -226,6 +227,9 @@ TEST(AccelerateResultsTest, TheErrorAgainstTheUnmodifiedModelIsReportedOnlyWhere
   EXPECT_DOUBLE_EQ(j.at("single").at("max_rel_error").get<double>(), 1e-7);
   EXPECT_DOUBLE_EQ(j.at("single").at("max_rel_error_unmodified").get<double>(), 2.5e-5);
   EXPECT_TRUE(j.at("multi").at("max_rel_error_unmodified").is_null());
+  AccelerateResult not_finite = r;
+  not_finite.multi.max_rel_error_unmodified = std::numeric_limits<double>::infinity();
+  EXPECT_EQ(AccelerateResultToJson(not_finite).at("multi").at("max_rel_error_unmodified"), "inf");
 
   auto db = DatabaseWithOneRun("accelerate_results_errors.db");
   ASSERT_TRUE(db.ok()) << db.status().ToString();

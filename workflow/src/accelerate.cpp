@@ -60,6 +60,7 @@ StatusOr<AccelerateResult> RunSession(Session& session, const AccelerateOptions&
     NIMBLE_ASSIGN_OR_RETURN(result.baseline_ms, session.TimeBaseline(options.iters));
     return result;
   }
+  session.RunUnmodifiedModel();
   NIMBLE_RETURN_IF_ERROR(session.PlanAndCapture());
   NIMBLE_RETURN_IF_ERROR(session.CheckOutputs());
   NIMBLE_RETURN_IF_ERROR(session.Measure());

@@ -1,5 +1,6 @@
 #include "nimble/workflow/accelerate_json.h"
 
+#include <cmath>
 #include <string>
 
 #include "nimble/workflow/report_json.h"
@@ -15,13 +16,20 @@ json PoolStreamsJson(const std::vector<analysis::CachingAllocatorModel::StreamUs
   return out;
 }
 
+// null where the model as the file holds it was not compared; "inf" where the outputs were not finite.
+json UnmodifiedErrorJson(double error) {
+  if (error < 0) return nullptr;
+  if (!std::isfinite(error)) return "inf";
+  return error;
+}
+
 json ModeJson(const ModeResult& m) {
   if (!m.captured) return nullptr;
   return {{"mode", std::string(RunModeName(m.mode))},
           {"measured_ms", m.median_ms},
           {"predicted_ms", m.predicted_ms},
           {"max_rel_error", m.max_rel_error},
-          {"max_rel_error_unmodified", m.max_rel_error_unmodified >= 0 ? json(m.max_rel_error_unmodified) : json(nullptr)},
+          {"max_rel_error_unmodified", UnmodifiedErrorJson(m.max_rel_error_unmodified)},
           {"capture_ns", m.capture_ns},
           {"peak_allocated_bytes", m.peak_allocated_bytes},
           {"peak_memory_bytes", m.peak_memory_bytes},

@@ -33,7 +33,16 @@ class Session {
   Status Load();                    // front end on the GPU, TF32 off
   StatusOr<double> TimeBaseline(int32_t iters);  // median ms of module.forward
   Status PlanAndCapture();          // assignment, rewrite, capture
-  Status CheckOutputs();            // both modes against the frozen graph and the file's model (libtorch), 3 fresh inputs
+  // The output check's second reference, before any capture holds GPU memory: the model as the file
+  // holds it, loaded again without the front end's rewrites (batch norm folding, channels_last, the
+  // GELU and the convolution epilogues) and run by libtorch on the check's 3 random inputs; the model is
+  // released and its outputs kept on the host. A failure warns, and the check has the gate alone.
+  void RunUnmodifiedModel();
+  // Both modes on the check's inputs against the frozen graph the captures came from, run by libtorch
+  // (the gate: the stream rewrite and the capture must not change what it computes), and against
+  // RunUnmodifiedModel's outputs (ModeResult::max_rel_error_unmodified, warned of above the dtype's
+  // tolerance).
+  Status CheckOutputs();
   Status Measure();                 // baseline, single, multi: median of args.iters each
   Status Predict();                 // the kernels (--db, else recorded here), replay costs, the simulation
   void Choose();                    // which mode model.nimble runs, and why
@@ -59,14 +68,7 @@ class Session {
   std::string Precision() const;                 // kFloat32PrecisionIeee, or kFloat32PrecisionTf32 with --tf32
   Status CaptureMode(const StreamAssignment& schedule, ModeResult* mode, ScheduledModel* scheduled,
                      std::unique_ptr<AotGraph>* graph, const std::vector<int64_t>& pool_seeds = {});
-  // The output check's inputs (3 fresh ones) and two references: the frozen graph the captures came
-  // from, run by libtorch (the gate: the stream rewrite and the capture must not change what it
-  // computes), and the model as the file holds it, loaded again without the front end's rewrites (batch
-  // norm folding, channels_last, the GELU and the convolution epilogues) and run by libtorch, whose
-  // difference is reported (ModeResult::max_rel_error_unmodified) and warned of above the dtype's
-  // tolerance. Where that load fails, a warning, and only the gate.
-  Status MakeReference();
-  // `graph`'s outputs against both references; its errors go into `mode`.
+  // `graph`'s outputs against both references (CheckOutputs); its errors go into `mode`.
   Status CheckGraph(AotGraph& graph, ModeResult* mode);
   // The multi-stream capture under the memory budget: plan_.multi, then folded onto half as many
   // streams each time until one fits, then the most streams between that fit and the fewest found over
@@ -84,7 +86,8 @@ class Session {
   void SeedPool(ModeResult* mode, ScheduledModel* model, std::unique_ptr<AotGraph>* graph,
                 std::unique_ptr<AotGraph>* unseeded);
   Status TimeMode(AotGraph& graph, std::unique_ptr<AotGraph>& unseeded, ModeResult* mode);
-  std::vector<std::vector<accelerate::HostTensor>> check_inputs_, check_frozen_reference_, check_file_reference_;  // MakeReference
+  void MakeCheckInputs();  // check_inputs_, once
+  std::vector<std::vector<accelerate::HostTensor>> check_inputs_, check_frozen_reference_, check_file_reference_;
   // The seeds analysis::ChoosePoolSeeds finds for `schedule` (empty: none, or no trace). The budget's
   // trials are captured seeded, so that a schedule fits by its seeded pool.
   std::vector<int64_t> SeedsFor(const StreamAssignment& schedule);
