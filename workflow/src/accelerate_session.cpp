@@ -355,6 +355,7 @@ void Session::MakeCheckInputs() {
 }
 
 void Session::RunUnmodifiedModel() {
+  progress_.Step("running the model as the file holds it, without the front end's rewrites, for the output check");
   MakeCheckInputs();
   check_file_reference_.clear();
   result_.output_reference.clear();
