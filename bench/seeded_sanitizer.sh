@@ -6,7 +6,7 @@
 # error or does not finish within its time.
 #   bench/seeded_sanitizer.sh BUILD_DIR OUT_DIR [MODEL] [TIMEOUT_S per tool]
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 build=${1:?usage: seeded_sanitizer.sh BUILD_DIR OUT_DIR [MODEL] [TIMEOUT_S]}
 out=${2:?usage: seeded_sanitizer.sh BUILD_DIR OUT_DIR [MODEL] [TIMEOUT_S]}
 model=${3:-googlenet} limit=${4:-240}

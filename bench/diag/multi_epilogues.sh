@@ -5,7 +5,7 @@
 # (bench/diag/replay_kernel_diff.py). Exits 1 when either nimble-accelerate run fails.
 #   bash bench/diag/multi_epilogues.sh BUILD_DIR OUT_DIR [MODEL] [DTYPE]
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 build=${1:?usage: multi_epilogues.sh BUILD_DIR OUT_DIR [MODEL] [DTYPE]}
 out=${2:?usage: multi_epilogues.sh BUILD_DIR OUT_DIR [MODEL] [DTYPE]}
 model=${3:-resnet50} dtype=${4:-float32}
