@@ -308,3 +308,20 @@ def test_report_says_the_convolutions_layout() -> None:
     nchw = nimble.AccelerateReport(json.loads((runs / "nimble-contiguous.jsonl").read_text().splitlines()[0]))
     assert nhwc.memory_format == "channels_last" and "(convolutions channels_last)" in str(nhwc)
     assert nchw.memory_format == "contiguous" and "channels_last" not in str(nchw)
+
+
+def test_report_reads_the_error_against_the_unmodified_model() -> None:
+    """max_rel_error_unmodified: a number, "inf" where outputs were not finite, absent or null where the
+    model as the file holds it was not compared (JSON of an H100 run, bench/results/zoo, edited)."""
+    import json
+
+    runs = pathlib.Path(__file__).resolve().parents[2] / "bench/results/zoo/run-2026-11-27c/layouts-f9bec61"
+    data = json.loads((runs / "nimble.jsonl").read_text().splitlines()[0])
+    assert nimble.AccelerateReport(data).single.max_rel_error_unmodified is None
+    data["output_reference"] = "the model as the file holds it"
+    data["single"]["max_rel_error_unmodified"] = 2.5e-5
+    data["multi"]["max_rel_error_unmodified"] = "inf"
+    report = nimble.AccelerateReport(data)
+    assert report.single.max_rel_error_unmodified == 2.5e-5
+    assert report.multi.max_rel_error_unmodified == float("inf")
+    assert "against the model as the file holds it: aot-single 2.5e-05, aot-multi inf" in str(report)
