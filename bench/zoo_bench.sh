@@ -12,7 +12,7 @@
 # (torch.jsonl) and the log go to OUT_DIR.
 #   bench/zoo_bench.sh BUILD_DIR OUT_DIR [--compile] [--pt] [--layouts] [--epilogues] [--nimble-only] [--models "gpt2 bert_base"] [--dtypes "float32 bfloat16"]
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 build=${1:?usage: zoo_bench.sh BUILD_DIR OUT_DIR [options]}
 out=${2:?usage: zoo_bench.sh BUILD_DIR OUT_DIR [options]}
 shift 2
@@ -63,6 +63,9 @@ pred = f"{s['predicted_ms']:.3f} ({err(s)})" + (f" / {m['predicted_ms']:.3f} ({e
 rel = max(s["max_rel_error"], m["max_rel_error"])
 file_errors = [float(x["max_rel_error_unmodified"]) for x in (s, m) if x.get("max_rel_error_unmodified") is not None]
 rel_file = f"{max(file_errors):.1e}" if file_errors else "-"
+float32_errors = [float(x["max_rel_error_float32"]) for x in (s, m) if x.get("max_rel_error_float32") is not None]
+if float32_errors and d.get("unmodified_error_float32") is not None:  # half precision: both against float32
+    rel_file += f" (float32: {max(float32_errors):.1e}, file {float(d['unmodified_error_float32']):.1e})"
 print(f"{s['measured_ms']:.3f} | {multi} | {d['width_streams']} | {pred} | {rel:.1e} / {rel_file} | {d['chosen'] if 'chosen' in d else '-'}")
 PY
 }
@@ -84,7 +87,7 @@ layout_head="" layout_rule=""
   && layout_rule=" --- | --- | --- |"
 [ $epilogues -eq 1 ] && layout_head="$layout_head Nimble chosen, --no-conv-epilogues | epilogues |" \
   && layout_rule="$layout_rule --- | --- |"
-echo "| model | dtype | file | PyTorch eager | CUDA graph | CUDA graph of .pt2 | CUDA graph, cuBLASLt $((lt_kib / 1024)) MiB | torch.compile r-o | Nimble single | Nimble multi | width | predicted single / multi (error) | max rel err, frozen / file | chosen |$layout_head"
+echo "| model | dtype | file | PyTorch eager | CUDA graph | CUDA graph of .pt2 | CUDA graph, cuBLASLt $((lt_kib / 1024)) MiB | torch.compile r-o | Nimble single | Nimble multi | width | predicted single / multi (error) | max rel err, frozen / file (half precision: replays and file against float32) | chosen |$layout_head"
 echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |$layout_rule"
 for model in $models; do
   for dtype in $dtypes; do

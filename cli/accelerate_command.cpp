@@ -235,6 +235,15 @@ void PrintAccelerateTable(const workflow::AccelerateResult& r, std::ostream& out
       if (mode->captured) out << " " << RunModeName(mode->mode) << " " << mode->max_rel_error_unmodified;
     }
   }
+  if (r.unmodified_error_float32 >= 0) {
+    out << "; against it computed in float32:";
+    for (const workflow::ModeResult* mode : {&r.single, &r.multi}) {
+      if (mode->captured && mode->max_rel_error_float32 >= 0) {
+        out << " " << RunModeName(mode->mode) << " " << mode->max_rel_error_float32;
+      }
+    }
+    out << ", the file's model at its dtype " << r.unmodified_error_float32;
+  }
   out << "\n";
   out << "memory above the weights and inputs; peaks of warm-up and capture (AoT) or of the forward (libtorch)\n";
   std::string predicted;

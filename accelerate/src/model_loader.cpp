@@ -164,6 +164,45 @@ Status OptimizeExported(std::shared_ptr<Graph>& graph, const std::string& path) 
   }
 }
 
+bool IsHalfPrecision(c10::ScalarType type) {
+  return type == c10::ScalarType::Half || type == c10::ScalarType::BFloat16;
+}
+
+// FrontEndOptions::widen_to_float32: float16 and bfloat16 constants become float32 tensors, and constant
+// dtype arguments (of schema type ScalarType) that name them name float32.
+Status WidenToFloat32(std::shared_ptr<Graph>& graph, const std::string& path) {
+  try {
+    const std::vector<torch::jit::Node*> nodes(graph->nodes().begin(), graph->nodes().end());
+    for (torch::jit::Node* node : nodes) {
+      if (node->kind() == c10::prim::Constant) {
+        if (!node->hasAttribute(c10::attr::value) || node->kindOf(c10::attr::value) != torch::jit::AttributeKind::t) {
+          continue;
+        }
+        const at::Tensor& tensor = node->t(c10::attr::value);
+        if (!IsHalfPrecision(tensor.scalar_type())) continue;
+        torch::jit::WithInsertPoint here(node);
+        node->output()->replaceAllUsesWith(graph->insertConstant(tensor.to(at::kFloat)));
+        continue;
+      }
+      const c10::FunctionSchema* schema = node->maybeSchema();
+      if (schema == nullptr) continue;
+      for (size_t i = 0; i < node->inputs().size() && i < schema->arguments().size(); ++i) {
+        c10::TypePtr type = schema->arguments()[i].real_type();  // type() says int for a ScalarType
+        if (const auto optional = type->cast<c10::OptionalType>()) type = optional->getElementType();
+        if (type->kind() != c10::TypeKind::ScalarTypeType) continue;
+        const std::optional<c10::IValue> value = torch::jit::toIValue(node->input(i));
+        if (!value || !value->isInt() || !IsHalfPrecision(static_cast<c10::ScalarType>(value->toInt()))) continue;
+        torch::jit::WithInsertPoint here(node);
+        node->replaceInput(i, graph->insertConstant(static_cast<int64_t>(c10::ScalarType::Float)));
+      }
+    }
+    torch::jit::EliminateDeadCode(graph);
+    return OkStatus();
+  } catch (const std::exception& e) {
+    return Internal(path + ": widening the model to float32 failed: " + TorchMessage(e));
+  }
+}
+
 Status CheckStraightLine(const Graph& graph, const std::string& path) {
   for (const torch::jit::Node* node : graph.nodes()) {
     if (node->blocks().empty()) continue;
@@ -212,6 +251,7 @@ StatusOr<std::shared_ptr<LoadedModel::Impl>> LoadFrozenModel(const std::string& 
     impl->graph = impl->module.get_method("forward").graph();
   }
   NIMBLE_RETURN_IF_ERROR(Simplify(impl->graph, path, options.optimize, options.optimize && options.cuda_fusions));
+  if (options.widen_to_float32) NIMBLE_RETURN_IF_ERROR(WidenToFloat32(impl->graph, path));
   const bool channels_last = options.memory_format == MemoryFormat::kChannelsLast ||
                              (options.memory_format == MemoryFormat::kAuto &&
                               ChannelsLastPays(SummarizeConvolutions(*impl->graph)));

@@ -1,6 +1,9 @@
 // The output comparison of the correctness check: a norm-wise relative error (largest absolute
 // difference over largest reference magnitude), robust to the many near-zero outputs of a network
 // where an element-wise relative error would explode.
+#include <c10/util/BFloat16.h>
+#include <c10/util/Half.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -30,6 +33,20 @@ StatusOr<double> MaxRelativeError(const std::vector<HostTensor>& actual, const s
   }
   if (max_ref == 0) return max_diff == 0 ? 0.0 : std::numeric_limits<double>::infinity();
   return max_diff / max_ref;
+}
+
+std::vector<HostTensor> WidenedToFloat32(std::vector<HostTensor> tensors) {
+  for (HostTensor& tensor : tensors) {
+    if (tensor.dtype == DType::kFloat16) {
+      for (float& v : tensor.data) v = static_cast<float>(c10::Half(v));
+    } else if (tensor.dtype == DType::kBFloat16) {
+      for (float& v : tensor.data) v = static_cast<float>(c10::BFloat16(v));
+    } else {
+      continue;
+    }
+    tensor.dtype = DType::kFloat32;
+  }
+  return tensors;
 }
 
 }  // namespace nimble::accelerate

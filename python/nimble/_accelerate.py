@@ -41,6 +41,9 @@ class ModeReport:
         self.max_rel_error: float = data["max_rel_error"]
         unmodified = data.get("max_rel_error_unmodified")  # "inf" where the outputs were not finite
         self.max_rel_error_unmodified: Optional[float] = None if unmodified is None else float(unmodified)
+        # Half precision: against the model as the file holds it computed in float32 (None: not compared).
+        float32 = data.get("max_rel_error_float32")
+        self.max_rel_error_float32: Optional[float] = None if float32 is None else float(float32)
         self.peak_allocated_bytes: int = data["peak_allocated_bytes"]
         self.peak_memory_bytes: int = data["peak_memory_bytes"]
         self.graph_pool_bytes: int = data["graph_pool_bytes"]
@@ -75,6 +78,11 @@ class AccelerateReport:
         # What each mode's max_rel_error_unmodified was measured against: the model without the front end's
         # rewrites (batch norm folding, channels_last, fusions), run by libtorch; "" where it could not be loaded.
         self.output_reference: str = data.get("output_reference", "")
+        # Half precision: how far the model as the file holds it, at its dtype, is from itself computed in
+        # float32 (None: not measured); the replays' max_rel_error_float32 is judged against it.
+        unmodified_float32 = data.get("unmodified_error_float32")
+        self.unmodified_error_float32: Optional[float] = (None if unmodified_float32 is None
+                                                          else float(unmodified_float32))
         # GPU memory of the libtorch forward above the weights and inputs (peaks, bytes).
         self.baseline_peak_allocated_bytes: int = data["baseline_peak_allocated_bytes"]
         self.baseline_peak_memory_bytes: int = data["baseline_peak_memory_bytes"]
@@ -159,6 +167,11 @@ class AccelerateReport:
             rows.append(f"max rel err: against the frozen graph the captures came from; against {self.output_reference}: " +
                         ", ".join(f"{m.mode} {m.max_rel_error_unmodified:.3g}" for m in (self.single, self.multi)
                                   if m is not None and m.max_rel_error_unmodified is not None))
+        if self.unmodified_error_float32 is not None:
+            rows.append("against it computed in float32: " +
+                        ", ".join(f"{m.mode} {m.max_rel_error_float32:.3g}" for m in (self.single, self.multi)
+                                  if m is not None and m.max_rel_error_float32 is not None) +
+                        f"; the file's model at its dtype {self.unmodified_error_float32:.3g}")
         if self.memory_choice:
             rows.append(self.memory_choice)
         rows.append(f"chosen: {self.chosen}: {self.choice_reason}")

@@ -325,3 +325,11 @@ def test_report_reads_the_error_against_the_unmodified_model() -> None:
     assert report.single.max_rel_error_unmodified == 2.5e-5
     assert report.multi.max_rel_error_unmodified == float("inf")
     assert "against the model as the file holds it: aot-single 2.5e-05, aot-multi inf" in str(report)
+    assert report.unmodified_error_float32 is None and "float32" not in str(report)
+    # A half-precision model: its replays' and its own distance from its float32 computation.
+    data["unmodified_error_float32"] = 0.064
+    data["single"]["max_rel_error_float32"] = 0.07
+    report = nimble.AccelerateReport(data)
+    assert report.unmodified_error_float32 == 0.064 and report.single.max_rel_error_float32 == 0.07
+    assert report.multi.max_rel_error_float32 is None
+    assert "against it computed in float32: aot-single 0.07; the file's model at its dtype 0.064" in str(report)

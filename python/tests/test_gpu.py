@@ -492,6 +492,10 @@ def test_half_precision_model(dtype: torch.dtype, tolerance: float) -> None:
     name = str(dtype).replace("torch.", "")
     assert fast.input_specs == [f"2x32x28x28:{name}"]
     assert fast.report.multi.max_rel_error <= tolerance
+    # The model as the file holds it, computed in float32: the model at its dtype rounds away from it (not
+    # zero: it did compute in float32), and the replays stay within the dtype's tolerance of it.
+    assert fast.report.unmodified_error_float32 is not None and 0 < fast.report.unmodified_error_float32 <= tolerance
+    assert fast.report.multi.max_rel_error_float32 is not None and fast.report.multi.max_rel_error_float32 <= tolerance
     # Half-precision convolutions, none depthwise: captured channels_last (memory_format="auto").
     assert fast.report.memory_format == "channels_last"
     with torch.no_grad():

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <limits>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -107,6 +108,22 @@ StatusOr<std::unique_ptr<store::RunDatabase>> DatabaseWithOneRun(const std::stri
     NIMBLE_RETURN_IF_ERROR(writer->Commit());
   }
   return store::RunDatabase::Open(path, store::Access::kReadWrite);
+}
+
+// The metrics StoreResults gives each mode's run, stored into a fresh database with one run before them.
+StatusOr<std::map<RunMode, std::vector<Metric>>> StoredModeMetrics(AccelerateResult r, const std::string& name) {
+  NIMBLE_ASSIGN_OR_RETURN(auto db, DatabaseWithOneRun(name));
+  NIMBLE_RETURN_IF_ERROR(StoreResults(db, r, TwoBranches(), {}));
+  NIMBLE_ASSIGN_OR_RETURN(auto runs, db->reader().Runs());
+  std::map<RunMode, std::vector<Metric>> metrics;
+  for (size_t i = 1; i < runs.size(); ++i) {
+    NIMBLE_ASSIGN_OR_RETURN(metrics[runs[i].mode], db->reader().LoadMetrics(runs[i].id));
+  }
+  return metrics;
+}
+
+int64_t CountOf(const std::vector<Metric>& metrics, const std::string& name) {
+  return std::count_if(metrics.begin(), metrics.end(), [&](const Metric& m) { return m.name == name; });
 }
 
 TEST(AccelerateResultsTest, RecordedModeIsStoredWithItsRecordsAndKeepsItsResultsThroughReport) {
@@ -230,25 +247,45 @@ TEST(AccelerateResultsTest, TheErrorAgainstTheUnmodifiedModelIsReportedOnlyWhere
   AccelerateResult not_finite = r;
   not_finite.multi.max_rel_error_unmodified = std::numeric_limits<double>::infinity();
   EXPECT_EQ(AccelerateResultToJson(not_finite).at("multi").at("max_rel_error_unmodified"), "inf");
+  // Not half precision: no float32 computation, null figures.
+  EXPECT_TRUE(j.at("unmodified_error_float32").is_null());
+  EXPECT_TRUE(j.at("single").at("max_rel_error_float32").is_null());
 
-  auto db = DatabaseWithOneRun("accelerate_results_errors.db");
-  ASSERT_TRUE(db.ok()) << db.status().ToString();
-  ASSERT_TRUE(StoreResults(*db, r, TwoBranches(), {}).ok());
-  auto runs = (*db)->reader().Runs();
-  ASSERT_TRUE(runs.ok());
-  ASSERT_EQ(runs->size(), 3u);
-  for (size_t i = 1; i < 3; ++i) {
-    auto metrics = (*db)->reader().LoadMetrics((*runs)[i].id);
-    ASSERT_TRUE(metrics.ok()) << metrics.status().ToString();
-    const bool single = (*runs)[i].mode == RunMode::kAotSingle;
-    EXPECT_DOUBLE_EQ(MetricOf(*metrics, "max_rel_error"), single ? 1e-7 : 2e-7);
-    const auto unmodified = std::count_if(metrics->begin(), metrics->end(),
-                                          [](const Metric& m) { return m.name == "max_rel_error_unmodified"; });
-    EXPECT_EQ(unmodified, single ? 1 : 0);
+  auto stored = StoredModeMetrics(r, "accelerate_results_errors.db");
+  ASSERT_TRUE(stored.ok()) << stored.status().ToString();
+  ASSERT_EQ(stored->size(), 2u);
+  for (const auto& [mode, metrics] : *stored) {
+    const bool single = mode == RunMode::kAotSingle;
+    EXPECT_DOUBLE_EQ(MetricOf(metrics, "max_rel_error"), single ? 1e-7 : 2e-7);
+    EXPECT_EQ(CountOf(metrics, "max_rel_error_unmodified"), single ? 1 : 0);
     if (single) {
-      EXPECT_DOUBLE_EQ(MetricOf(*metrics, "max_rel_error_unmodified"), 2.5e-5);
+      EXPECT_DOUBLE_EQ(MetricOf(metrics, "max_rel_error_unmodified"), 2.5e-5);
     }
+    EXPECT_EQ(CountOf(metrics, "max_rel_error_float32"), 0);
   }
+}
+
+// A half-precision model's distances from its float32 computation: the file's model at its dtype, once,
+// and each mode's replays, in --json and, per mode where measured, in the stored metrics.
+TEST(AccelerateResultsTest, TheDistancesFromTheFloat32ComputationAreReportedWhereMeasured) {
+  AccelerateResult r = Result();
+  r.output_reference = "the model as the file holds it";
+  r.single.max_rel_error_unmodified = 0.0977;
+  r.single.max_rel_error_float32 = 0.07;
+  r.multi.max_rel_error_unmodified = 0.0977;
+  r.unmodified_error_float32 = 0.064;
+  const nlohmann::json j = AccelerateResultToJson(r);
+  EXPECT_DOUBLE_EQ(j.at("unmodified_error_float32").get<double>(), 0.064);
+  EXPECT_DOUBLE_EQ(j.at("single").at("max_rel_error_float32").get<double>(), 0.07);
+  EXPECT_TRUE(j.at("multi").at("max_rel_error_float32").is_null());
+
+  auto stored = StoredModeMetrics(r, "accelerate_results_float32.db");
+  ASSERT_TRUE(stored.ok()) << stored.status().ToString();
+  ASSERT_EQ(stored->size(), 2u);
+  const std::vector<Metric>& single = stored->at(RunMode::kAotSingle);
+  EXPECT_DOUBLE_EQ(MetricOf(single, "max_rel_error_float32"), 0.07);
+  EXPECT_DOUBLE_EQ(MetricOf(single, "unmodified_error_float32"), 0.064);
+  EXPECT_EQ(CountOf(stored->at(RunMode::kAotMulti), "max_rel_error_float32"), 0);
 }
 
 }  // namespace

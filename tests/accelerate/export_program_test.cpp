@@ -24,6 +24,7 @@
 #include "tensor_types.h"
 #include "test_models.h"
 #include "nimble/accelerate/model_graph.h"
+#include "nimble/accelerate/model_timing.h"
 #include "nimble/analysis/concurrency.h"
 #include "nimble/analysis/dag.h"
 
@@ -181,6 +182,69 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, GoodProgram,
                                            GoodCase{"op_mix_core_aten", kFloat32, {"x", "index"}},
                                            GoodCase{"scalar_for_tensor", kFloat32, {"x"}}),
                          [](const auto& info) { return std::string(info.param.name); });
+
+HostTensor ToHost(const at::Tensor& tensor) {
+  const at::Tensor values = tensor.to(at::kFloat).contiguous();
+  HostTensor host{tensor.sizes().vec(), std::vector<float>(values.data_ptr<float>(), values.data_ptr<float>() + values.numel())};
+  host.dtype = *FromScalarType(tensor.scalar_type());
+  return host;
+}
+
+at::Tensor FromHost(const HostTensor& host) {
+  return at::from_blob(const_cast<float*>(host.data.data()), host.shape, at::kFloat).clone();
+}
+
+// FrontEndOptions::widen_to_float32 on a float16 program: the outputs are float32 and are the program's
+// computation in float32 (not its float16 outputs widened), close to the float16 ones recorded at export.
+TEST(ExportProgram, AHalfPrecisionProgramWidenedComputesInFloat32) {
+  const RecordedRun run = ReadRecordedRun("half_mlp");
+  const std::string path = (DataDir() / "half_mlp.pt2").string();
+  TensorSpec spec;
+  spec.shape = run.inputs[0].sizes().vec();
+  spec.dtype = DType::kFloat32;
+  StatusOr<ModelGraph> widened = LoadModelGraph(path, {spec}, FrontEndOptions{.optimize = false, .widen_to_float32 = true});
+  ASSERT_TRUE(widened.ok()) << widened.status().ToString();
+  const std::vector<HostTensor> inputs = WidenedToFloat32({ToHost(run.inputs[0])});
+  ASSERT_EQ(inputs[0].dtype, DType::kFloat32);
+  StatusOr<std::vector<HostTensor>> outputs = RunOnce(widened->model, inputs);
+  ASSERT_TRUE(outputs.ok()) << outputs.status().ToString();
+  ASSERT_EQ(outputs->size(), 1U);
+  EXPECT_EQ((*outputs)[0].dtype, DType::kFloat32);
+  const at::Tensor output = FromHost((*outputs)[0]);
+  EXPECT_TRUE(at::allclose(output, run.outputs[0].to(at::kFloat), 1e-2, 1e-2));
+  EXPECT_FALSE(at::equal(output, output.to(at::kHalf).to(at::kFloat))) << "values a float16 computation would give";
+}
+
+// A dtype argument that names float16 names float32 once widened, and a float16 weight becomes float32:
+// the module computes what its float32 twin does.
+TEST(ExportProgram, WideningRewritesDtypeArgumentsAndWeights) {
+  torch::jit::Module module(c10::QualifiedName("__torch__.HalfCast"));
+  const at::Tensor weight = at::randn({4, 3}, at::TensorOptions().dtype(at::kFloat)).to(at::kHalf);
+  module.register_parameter("weight", weight, /*is_buffer=*/false);
+  // 5 is torch.float16's ScalarType, the form a dtype argument takes in the graph.
+  module.define("def forward(self, x):\n  return torch.matmul(x.to(5), self.weight).to(5) * 3\n");
+  const fs::path path = fs::temp_directory_path() / ("nimble_half_cast_" + std::to_string(::getpid()) + ".pt");
+  module.save(path.string());
+  const at::Tensor x = at::randn({2, 4});
+  TensorSpec spec;
+  spec.shape = {2, 4};
+  StatusOr<ModelGraph> widened =
+      LoadModelGraph(path.string(), {spec}, FrontEndOptions{.optimize = false, .widen_to_float32 = true});
+  ASSERT_TRUE(widened.ok()) << widened.status().ToString();
+  StatusOr<std::vector<HostTensor>> outputs = RunOnce(widened->model, {ToHost(x)});
+  ASSERT_TRUE(outputs.ok()) << outputs.status().ToString();
+  EXPECT_EQ((*outputs)[0].dtype, DType::kFloat32);
+  const at::Tensor expected = at::matmul(x, weight.to(at::kFloat)) * 3;  // x.to(float16) now keeps x as it is
+  EXPECT_TRUE(at::allclose(FromHost((*outputs)[0]), expected, 1e-5, 1e-6))
+      << (FromHost((*outputs)[0]) - expected).abs().max().item<double>();
+  // Without widening, the same file computes in float16.
+  StatusOr<ModelGraph> plain = LoadModelGraph(path.string(), {spec}, FrontEndOptions{.optimize = false});
+  ASSERT_TRUE(plain.ok()) << plain.status().ToString();
+  StatusOr<std::vector<HostTensor>> half = RunOnce(plain->model, {ToHost(x)});
+  ASSERT_TRUE(half.ok()) << half.status().ToString();
+  EXPECT_EQ((*half)[0].dtype, DType::kFloat16);
+  fs::remove(path);
+}
 
 TEST(ExportProgram, RecordedInputsNeedAProgramWithStaticShapes) {
   const std::string torchscript = nimble::testing::SaveTestModel(nimble::testing::TestModel::kForkJoin);

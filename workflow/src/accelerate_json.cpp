@@ -16,7 +16,8 @@ json PoolStreamsJson(const std::vector<analysis::CachingAllocatorModel::StreamUs
   return out;
 }
 
-// null where the model as the file holds it was not compared; "inf" where the outputs were not finite.
+// null where the model as the file holds it (or, for the float32 figures, its float32 computation) was not
+// compared; "inf" where the outputs were not finite.
 json UnmodifiedErrorJson(double error) {
   if (error < 0) return nullptr;
   if (!std::isfinite(error)) return "inf";
@@ -30,6 +31,7 @@ json ModeJson(const ModeResult& m) {
           {"predicted_ms", m.predicted_ms},
           {"max_rel_error", m.max_rel_error},
           {"max_rel_error_unmodified", UnmodifiedErrorJson(m.max_rel_error_unmodified)},
+          {"max_rel_error_float32", UnmodifiedErrorJson(m.max_rel_error_float32)},
           {"capture_ns", m.capture_ns},
           {"peak_allocated_bytes", m.peak_allocated_bytes},
           {"peak_memory_bytes", m.peak_memory_bytes},
@@ -91,6 +93,7 @@ json AccelerateResultToJson(const AccelerateResult& r) {
             {"iterations", r.iterations},
             {"op_time_source", r.op_time_source},
             {"output_reference", r.output_reference},
+            {"unmodified_error_float32", UnmodifiedErrorJson(r.unmodified_error_float32)},
             {"replay_costs", CostsJson(r.replay_costs)},
             {"replay_cost_source", r.replay_cost_source},
             {"baseline_ms", r.baseline_ms},

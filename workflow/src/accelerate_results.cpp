@@ -46,6 +46,10 @@ std::vector<Metric> ModeMetrics(const AccelerateResult& result, const ModeResult
   if (mode.max_rel_error_unmodified >= 0) {
     metrics.push_back({"max_rel_error_unmodified", mode.max_rel_error_unmodified, "ratio", -1});
   }
+  if (mode.max_rel_error_float32 >= 0) {
+    metrics.push_back({"max_rel_error_float32", mode.max_rel_error_float32, "ratio", -1});
+    metrics.push_back({"unmodified_error_float32", result.unmodified_error_float32, "ratio", -1});
+  }
   return metrics;
 }
 

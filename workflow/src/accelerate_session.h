@@ -38,6 +38,10 @@ class Session {
   // GELU and the convolution epilogues) and run by libtorch on the check's 3 random inputs; the model is
   // released and its outputs kept on the host. A failure warns, and the check has the gate alone.
   void RunUnmodifiedModel();
+  // For a model whose outputs are float16 or bfloat16: the same model computed in float32 (its weights
+  // widened, the same input values), AccelerateResult::unmodified_error_float32 and the reference of
+  // ModeResult::max_rel_error_float32. A failure warns, and the per-dtype tolerance judges alone.
+  void RunWidenedModel(accelerate::FrontEndOptions options);
   // Both modes on the check's inputs against the frozen graph the captures came from, run by libtorch
   // (the gate: the stream rewrite and the capture must not change what it computes), and against
   // RunUnmodifiedModel's outputs (ModeResult::max_rel_error_unmodified, warned of above the dtype's
@@ -87,7 +91,8 @@ class Session {
                 std::unique_ptr<AotGraph>* unseeded);
   Status TimeMode(AotGraph& graph, std::unique_ptr<AotGraph>& unseeded, ModeResult* mode);
   void MakeCheckInputs();  // check_inputs_, once
-  std::vector<std::vector<accelerate::HostTensor>> check_inputs_, check_frozen_reference_, check_file_reference_;
+  std::vector<std::vector<accelerate::HostTensor>> check_inputs_, check_frozen_reference_, check_file_reference_,
+      check_float32_reference_;
   // The seeds analysis::ChoosePoolSeeds finds for `schedule` (empty: none, or no trace). The budget's
   // trials are captured seeded, so that a schedule fits by its seeded pool.
   std::vector<int64_t> SeedsFor(const StreamAssignment& schedule);

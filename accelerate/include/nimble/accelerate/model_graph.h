@@ -59,6 +59,11 @@ struct FrontEndOptions {
   MemoryFormat memory_format = MemoryFormat::kAuto;
   // Where the model is loaded and its shape run happens: "cpu", "cuda" or "cuda:N".
   std::string device = "cpu";
+  // Run a half-precision model in float32: every float16 or bfloat16 constant (its weights) is widened
+  // to float32 and every constant dtype argument naming float16 or bfloat16 names float32; float inputs
+  // are then given as float32. The output check's measure of how far a model at its dtype is from itself
+  // computed in float32.
+  bool widen_to_float32 = false;
 };
 
 struct ModelGraph {

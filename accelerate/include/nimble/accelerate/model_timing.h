@@ -54,4 +54,9 @@ StatusOr<GpuLimits> DeviceLimits(const std::string& device);
 // shape mismatch.
 StatusOr<double> MaxRelativeError(const std::vector<HostTensor>& actual, const std::vector<HostTensor>& reference);
 
+// The same tensors as float32 with the values the device holds: float16 and bfloat16 values rounded to
+// their dtype (as copying them to the device rounds them), then widened exactly; other tensors as
+// they are. The inputs of a model run with FrontEndOptions::widen_to_float32.
+std::vector<HostTensor> WidenedToFloat32(std::vector<HostTensor> tensors);
+
 }  // namespace nimble::accelerate

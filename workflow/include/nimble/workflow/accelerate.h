@@ -104,6 +104,8 @@ struct ModeResult {
   double predicted_ms = 0;
   double max_rel_error = 0;             // against the frozen graph the capture came from (the gate)
   double max_rel_error_unmodified = -1;  // against the model as the file holds it (-1: not compared)
+  // Half precision: against the model as the file holds it computed in float32 (-1: not compared).
+  double max_rel_error_float32 = -1;
   int64_t capture_ns = 0;
   // GPU memory of the warm-up and capture above the weights and inputs (accelerate/device_memory.h).
   int64_t peak_allocated_bytes = 0;
@@ -150,6 +152,10 @@ struct AccelerateResult {
   // What max_rel_error_unmodified compares with: the model as the file holds it, without the front
   // end's rewrites; empty where that could not be loaded.
   std::string output_reference;
+  // Half precision: how far the model as the file holds it, at its dtype, is from itself computed in
+  // float32 (-1: not measured). The rounding of the dtype itself, against which the replays'
+  // max_rel_error_float32 is judged.
+  double unmodified_error_float32 = -1;
   analysis::PredictionOptions replay_costs;  // the launch and replay costs the prediction used
   std::string replay_cost_source;            // recorded on the device, or estimates and why
                                              // (replay_costs.sharing.source says how the GPU is shared)
