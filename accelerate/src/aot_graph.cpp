@@ -7,14 +7,12 @@
 #include <ATen/core/CachingHostAllocator.h>
 #include <ATen/cuda/CUDAGeneratorImpl.h>
 #include <ATen/cuda/CUDAGraph.h>
-#include <c10/cuda/CUDAAllocatorConfig.h>
 #include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAFunctions.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/core/InferenceMode.h>
 
 #include <chrono>
-#include <cstdlib>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -22,6 +20,7 @@
 #include "allocation_recorder.h"
 #include "aot_graph_impl.h"
 #include "nimble/accelerate/device_memory.h"
+#include "record_stream_reuse.h"
 #include "failed_op_tracker.h"
 #include "graph_exec.h"
 #include "loaded_model_impl.h"
@@ -38,43 +37,6 @@ int64_t NowNs() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
       .count();
 }
-
-// Lets the caching allocator reuse, within the capture, a block freed while another stream still had
-// a recorded use of it, once the capture's own dependencies order that use before the new one
-// (PyTorch's graph_capture_record_stream_reuse). The rewrite frees values that crossed streams after
-// their last reader this way (stream_rewrite.h); without the setting they would wait for the capture's
-// end. On for the capture only (the process's settings string then reads "...:False" where it was empty),
-// unless the process's allocator settings name it: then they decide. Process-wide, like the allocator:
-// captures run one at a time (AotGraph is not thread-safe).
-class RecordStreamReuseScope {
- public:
-  RecordStreamReuseScope() {
-    for (const char* variable : {"PYTORCH_CUDA_ALLOC_CONF", "PYTORCH_ALLOC_CONF"}) {
-      const char* value = std::getenv(variable);
-      if (value != nullptr && std::string(value).find(kKey) != std::string::npos) return;
-    }
-    if (c10::cuda::CUDACachingAllocator::CUDAAllocatorConfig::graph_capture_record_stream_reuse()) return;
-    // Parsing resets the keys a settings string leaves out, so the process's last settings go along.
-    previous_ = c10::CachingAllocator::getAllocatorSettings();
-    if (previous_.find(kKey) != std::string::npos) return;
-    c10::CachingAllocator::setAllocatorSettings((previous_.empty() ? "" : previous_ + ",") + kKey + ":True");
-    set_here_ = true;
-  }
-  ~RecordStreamReuseScope() {
-    if (!set_here_) return;
-    try {
-      c10::CachingAllocator::setAllocatorSettings(previous_.empty() ? std::string(kKey) + ":False" : previous_);
-    } catch (const std::exception&) {
-    }
-  }
-  RecordStreamReuseScope(const RecordStreamReuseScope&) = delete;
-  RecordStreamReuseScope& operator=(const RecordStreamReuseScope&) = delete;
-
- private:
-  static constexpr const char* kKey = "graph_capture_record_stream_reuse";
-  std::string previous_;
-  bool set_here_ = false;
-};
 
 // Whether capture_end got as far as ending the capture: from then on the graph owns its pool and
 // releases it when reset. CUDAGraph::pool() refuses exactly when it has not.
