@@ -11,9 +11,13 @@ namespace {
 
 constexpr const char* kKey = "graph_capture_record_stream_reuse";
 
-// The settings string a scope left behind where the process had none: its key is Nimble's, not the
-// process's.
+// The settings string the last scope left behind, and the process's settings it stood for: a later scope
+// that finds the first takes the second for the process's own.
 std::string& LeftBehind() {
+  static std::string settings;
+  return settings;
+}
+std::string& StoodFor() {
   static std::string settings;
   return settings;
 }
@@ -28,7 +32,7 @@ RecordStreamReuseScope::RecordStreamReuseScope() {
   if (Active()) return;
   // Parsing resets the keys a settings string leaves out, so the process's last settings go along.
   previous_ = c10::CachingAllocator::getAllocatorSettings();
-  if (!LeftBehind().empty() && previous_ == LeftBehind()) previous_.clear();
+  if (!LeftBehind().empty() && previous_ == LeftBehind()) previous_ = StoodFor();
   if (previous_.find(kKey) != std::string::npos) return;
   c10::CachingAllocator::setAllocatorSettings((previous_.empty() ? "" : previous_ + ",") + kKey + ":True");
   set_here_ = true;
@@ -36,13 +40,11 @@ RecordStreamReuseScope::RecordStreamReuseScope() {
 
 RecordStreamReuseScope::~RecordStreamReuseScope() {
   if (!set_here_) return;
+  // The parser leaves a key the string does not name as it was, so the key is turned off by name.
   try {
-    if (previous_.empty()) {
-      LeftBehind() = std::string(kKey) + ":False";
-      c10::CachingAllocator::setAllocatorSettings(LeftBehind());
-    } else {
-      c10::CachingAllocator::setAllocatorSettings(previous_);
-    }
+    StoodFor() = previous_;
+    LeftBehind() = (previous_.empty() ? "" : previous_ + ",") + kKey + ":False";
+    c10::CachingAllocator::setAllocatorSettings(LeftBehind());
   } catch (const std::exception&) {
   }
 }

@@ -10,10 +10,11 @@
 namespace nimble::accelerate {
 
 // On for the scope's life, unless the process's allocator settings (the environment, or a settings
-// string the process set) name the key: then they decide. Where the settings were empty, the scope
-// leaves "...:False" behind (an empty string cannot be set), and a later scope knows that string for its
-// own (a process that sets exactly that string itself is taken for it), so every capture of a process
-// gets the setting, not only the first. Process-wide, like the
+// string the process set) name the key: then they decide. The scope leaves the process's settings
+// behind with ",graph_capture_record_stream_reuse:False" added (the parser keeps a key a string does not
+// name), and a later scope knows that string for its own (a process that sets exactly that string
+// itself is taken for it), so every capture of a process gets the setting, not only the first, and none
+// after the scope. Process-wide, like the
 // allocator: captures run one at a time (AotGraph is not thread-safe).
 class RecordStreamReuseScope {
  public:

@@ -38,10 +38,11 @@ TEST(RecordStreamReuseScope, KeepsTheProcessesOtherSettingsAndLeavesItsOwnChoice
       EXPECT_TRUE(RecordStreamReuseScope::Active());
       EXPECT_NE(c10::CachingAllocator::getAllocatorSettings().find("max_split_size_mb:64"), std::string::npos);
     }
-    EXPECT_EQ(c10::CachingAllocator::getAllocatorSettings(), "max_split_size_mb:64");
+    EXPECT_FALSE(RecordStreamReuseScope::Active()) << "after capture " << capture;
+    EXPECT_EQ(c10::CachingAllocator::getAllocatorSettings().rfind("max_split_size_mb:64", 0), 0U);
   }
   // The process turned it off itself: a scope leaves it off.
-  c10::CachingAllocator::setAllocatorSettings("max_split_size_mb:64,graph_capture_record_stream_reuse:False");
+  c10::CachingAllocator::setAllocatorSettings("graph_capture_record_stream_reuse:False,max_split_size_mb:64");
   {
     RecordStreamReuseScope scope;
     EXPECT_FALSE(RecordStreamReuseScope::Active());

@@ -47,10 +47,12 @@ double FileTolerance(const std::vector<HostTensor>& reference, bool tf32) {
   return tolerance;
 }
 
-// A half-precision model's replays are accepted as rounding where they are at most this many times as
-// far from the model computed in float32 as the model itself at its dtype is: two roundings of one
-// computation, each within e of the exact result, may differ by up to 2e, so a difference above the
-// per-dtype tolerance that stays within this bound is the dtype's, not the rewrites'.
+// A half-precision model's replays are taken as rounding, where they differ from the file's model by
+// more than the dtype's tolerance, when they are at most this many times as far from the model computed
+// in float32 as the file's model at its dtype is (a finite distance). The rewrites round differently
+// (weights folded, other kernels), and on Inception-v3 in float16 that put the replays 1.6x as far from
+// float32 as the file's model (bench/results/zoo.md); a rewrite that computes something else (a wrong
+// fold, a lost bias) moves them far beyond the dtype's own distance.
 constexpr double kFloat32DistanceRatio = 2.0;
 
 bool HasHalfPrecision(const std::vector<HostTensor>& tensors) {
@@ -95,13 +97,15 @@ void Session::RunUnmodifiedModel() {
                       "); the outputs are checked against the frozen graph alone");
     check_file_reference_.clear();
   };
-  StatusOr<ModelGraph> unmodified = LoadModelGraph(args_.model, specs_, plain);
-  if (!unmodified.ok()) return skip(unmodified.status());
-  for (const std::vector<HostTensor>& inputs : check_inputs_) {
-    StatusOr<std::vector<HostTensor>> outputs = RunOnce(unmodified->model, inputs);
-    if (!outputs.ok()) return skip(outputs.status());
-    check_file_reference_.push_back(std::move(*outputs));
-  }
+  {
+    StatusOr<ModelGraph> unmodified = LoadModelGraph(args_.model, specs_, plain);
+    if (!unmodified.ok()) return skip(unmodified.status());
+    for (const std::vector<HostTensor>& inputs : check_inputs_) {
+      StatusOr<std::vector<HostTensor>> outputs = RunOnce(unmodified->model, inputs);
+      if (!outputs.ok()) return skip(outputs.status());
+      check_file_reference_.push_back(std::move(*outputs));
+    }
+  }  // released before the float32 copy is loaded
   result_.output_reference = "the model as the file holds it (no folding, layout change or fusion), run by libtorch";
   if (HasHalfPrecision(check_file_reference_.front())) RunWidenedModel(plain);
 }
@@ -110,6 +114,7 @@ void Session::RunWidenedModel(FrontEndOptions options) {
   progress_.Step("running the model as the file holds it in float32 as well, to tell its dtype's rounding from the "
                  "rewrites'");
   options.widen_to_float32 = true;
+  options.tf32 = false;  // IEEE float32, also where the captures run TF32
   std::vector<TensorSpec> specs = specs_;
   for (TensorSpec& spec : specs) {
     if (spec.dtype == DType::kFloat16 || spec.dtype == DType::kBFloat16) spec.dtype = DType::kFloat32;
@@ -152,7 +157,7 @@ Status Session::CheckOutputs() {
     const double tolerance = FileTolerance(check_file_reference_.front(), args_.tf32);
     const double replays_float32 = std::max(result_.single.max_rel_error_float32, result_.multi.max_rel_error_float32);
     const double file_float32 = result_.unmodified_error_float32;
-    const bool measured_float32 = file_float32 >= 0 && replays_float32 >= 0;
+    const bool measured_float32 = file_float32 >= 0 && replays_float32 >= 0 && std::isfinite(file_float32);
     const std::string float32_distances =
         measured_float32 ? "; computed in float32, the model is " + FormatG(file_float32) + " from the file's model at "
                                "its dtype and " + FormatG(replays_float32) + " from the replays"
