@@ -55,10 +55,10 @@ double FileTolerance(const std::vector<HostTensor>& reference, bool tf32) {
 // fold, a lost bias) moves them far beyond the dtype's own distance.
 constexpr double kFloat32DistanceRatio = 2.0;
 
+bool IsHalfPrecision(DType dtype) { return dtype == DType::kFloat16 || dtype == DType::kBFloat16; }
+
 bool HasHalfPrecision(const std::vector<HostTensor>& tensors) {
-  return std::any_of(tensors.begin(), tensors.end(), [](const HostTensor& t) {
-    return t.dtype == DType::kFloat16 || t.dtype == DType::kBFloat16;
-  });
+  return std::any_of(tensors.begin(), tensors.end(), [](const HostTensor& t) { return IsHalfPrecision(t.dtype); });
 }
 
 double FiniteOrInf(double error) { return std::isnan(error) ? std::numeric_limits<double>::infinity() : error; }
@@ -117,7 +117,7 @@ void Session::RunWidenedModel(FrontEndOptions options) {
   options.tf32 = false;  // IEEE float32, also where the captures run TF32
   std::vector<TensorSpec> specs = specs_;
   for (TensorSpec& spec : specs) {
-    if (spec.dtype == DType::kFloat16 || spec.dtype == DType::kBFloat16) spec.dtype = DType::kFloat32;
+    if (IsHalfPrecision(spec.dtype)) spec.dtype = DType::kFloat32;
   }
   auto skip = [&](const Status& why) {
     progress_.Warning("running the model in float32 failed (" + why.message() +
