@@ -97,6 +97,10 @@ void AddAccelerateOptions(CLI::App& app, AccelerateArgs& args) {
   app.add_flag("--unpacked-streams", o.unpacked_streams,
                "one capture stream per chain of the assignment instead of packing chains that never overlap onto one "
                "stream (more memory; for comparison)");
+  app.add_flag("--cross-stream-reuse", o.cross_stream_reuse,
+               "capture the multi-stream schedule on one stream with its streams as branches of the graph, ops "
+               "interleaved as they run, so that the graph's memory pool reuses blocks across streams (each reuse "
+               "ordered after the free); less memory, some concurrency traded for it");
   app.add_flag("--allow-eager-fallback", o.allow_eager_fallback,
                "when the model cannot be captured, time it eagerly instead of failing");
   app.add_option("--device", o.device, "CUDA device (cuda or cuda:N)");
@@ -270,6 +274,12 @@ void PrintAccelerateTable(const workflow::AccelerateResult& r, std::ostream& out
       out << " (the memory budget's trials were captured seeded)";
     }
     out << "\n";
+  }
+  if (r.multi.captured && r.multi.branch_capture) {
+    out << "multi-stream captured on one stream, its " << r.multi.schedule.num_streams << " streams as branches of the graph"
+        << (r.multi.branch_interleaved ? " (ops interleaved)" : " (ops in graph order)") << ": " << r.multi.reused_blocks
+        << " allocations reused memory freed on another branch, ordered after it by " << r.multi.hazard_edges
+        << " added dependencies\n";
   }
   out << "preparation (assignment + rewrite + capture): " << FormatMs(static_cast<double>(r.prep_ns) / 1e6) << " ms\n";
   if (!r.memory_choice.empty()) out << r.memory_choice << "\n";

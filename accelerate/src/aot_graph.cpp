@@ -127,6 +127,8 @@ Status WarmUpAndCapture(AotGraph::Impl& impl, const CaptureOptions& options, con
     c10::IValue result = RunCode(*impl.code, impl.model.impl().module, impl.inputs);
     impl.graph->capture_end();
     if (recorder) impl.stats.allocation_trace = recorder->Take();
+    impl.stats.reused_blocks = impl.context->reused_blocks();
+    impl.stats.hazard_edges = impl.context->hazard_edges();
     impl.outputs.clear();
     FlattenTensors(result, &impl.outputs);
   } catch (const std::exception& e) {
@@ -170,7 +172,11 @@ StatusOr<std::unique_ptr<AotGraph>> AotGraph::Capture(const LoadedModel& schedul
   // A graph sharing a pool captures on the same streams, or it could not reuse the pool's free blocks.
   std::shared_ptr<StreamSet> streams =
       options.share_pool_with != nullptr ? options.share_pool_with->impl_->streams : nullptr;
-  NIMBLE_ASSIGN_OR_RETURN(std::unique_ptr<Impl> impl, Impl::Create(scheduled, options.seed, std::move(streams)));
+  if (options.share_pool_with != nullptr && options.share_pool_with->impl_->context->branches() != options.branches) {
+    return InvalidArgument(scheduled.path() + ": a graph captured with branches shares a pool only with another one");
+  }
+  NIMBLE_ASSIGN_OR_RETURN(std::unique_ptr<Impl> impl,
+                          Impl::Create(scheduled, options.seed, std::move(streams), options.branches));
   // Opened after the static input buffers exist: they are resident in every mode alike.
   StatusOr<MemoryWindow> memory = MemoryWindow::Begin(impl->device.index(), options.release_cache);
   if (!memory.ok()) return Internal(scheduled.path() + ": " + memory.status().message());

@@ -80,7 +80,7 @@ Status TimeOneReplay(AotGraph::Impl& impl, cudaEvent_t start, cudaEvent_t stop, 
 }  // namespace
 
 StatusOr<std::unique_ptr<AotGraph::Impl>> AotGraph::Impl::Create(const LoadedModel& scheduled, uint64_t seed,
-                                                                  std::shared_ptr<StreamSet> streams) {
+                                                                  std::shared_ptr<StreamSet> streams, bool branches) {
   RegisterNimbleOps();
   if (scheduled.empty()) return InvalidArgument("AoT capture: no model");
   auto impl = std::make_unique<Impl>();
@@ -105,7 +105,7 @@ StatusOr<std::unique_ptr<AotGraph::Impl>> AotGraph::Impl::Create(const LoadedMod
     return InvalidArgument(scheduled.path() + ": the streams to capture on are of another device");
   }
   NIMBLE_ASSIGN_OR_RETURN(impl->context,
-                          StreamContext::Create(impl->device.index(), stream_count, events, impl->streams));
+                          StreamContext::Create(impl->device.index(), stream_count, events, impl->streams, branches));
   impl->stats.num_streams = stream_count;
   impl->stats.num_events = events;
   StatusOr<cudaStream_t> capture = impl->streams->At(0);

@@ -63,10 +63,10 @@ struct AotGraph::Impl {
   CaptureStats stats;
 
   // Checks the device, counts the schedule's streams and events in the graph, compiles it, takes its
-  // streams from `streams` (a set of its own when null) and makes random inputs (from `seed`, on the
-  // capture stream and waited for).
+  // streams from `streams` (a set of its own when null; with `branches` only the capture stream) and
+  // makes random inputs (from `seed`, on the capture stream and waited for).
   static StatusOr<std::unique_ptr<Impl>> Create(const LoadedModel& scheduled, uint64_t seed,
-                                                std::shared_ptr<StreamSet> streams = nullptr);
+                                                std::shared_ptr<StreamSet> streams = nullptr, bool branches = false);
   ~Impl();
 
   c10::cuda::CUDAStream CaptureStream() const;

@@ -131,6 +131,7 @@ std::string EncodeArtifactMeta(const ArtifactMeta& meta) {
       {"float32_precision", meta.float32_precision},
       {"schedule", EncodeSchedule(meta.schedule)}, {"figures", meta.figures},
   };
+  if (meta.branches) j["branches"] = true;
   if (!meta.buckets.empty()) {
     json buckets = json::array();
     for (const ArtifactBucket& bucket : meta.buckets) buckets.push_back(EncodeBucket(bucket));
@@ -155,6 +156,7 @@ StatusOr<ArtifactMeta> DecodeArtifactMeta(const std::string& text, const std::st
     meta.float32_precision = j.value("float32_precision", kFloat32PrecisionIeee);
     meta.schedule = DecodeSchedule(j.at("schedule"));
     meta.figures = j.value("figures", std::map<std::string, double>{});
+    meta.branches = meta.format_version >= kArtifactFormatVersionBranches && j.value("branches", false);
     if (meta.format_version >= 2 && j.contains("buckets")) {
       for (const json& bucket : j.at("buckets")) {
         NIMBLE_ASSIGN_OR_RETURN(ArtifactBucket decoded, DecodeBucket(bucket, file));

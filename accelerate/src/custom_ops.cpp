@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "allocation_recorder.h"
+#include "branch_capture.h"
 #include "conv_epilogue.h"
 #include "stream_context.h"
 
@@ -42,19 +43,17 @@ void RecordEventOp(int64_t event) {
 void WaitEventOp(int64_t event) {
   if (auto* context = StreamContext::Current()) context->Wait(event);
 }
-// Marks every CUDA tensor in `value` (a tensor, or lists, tuples and optionals of them) as used on the
-// current stream: the caching allocator then reuses its block only after that stream's work (see
-// stream_rewrite.h). Tensors whose memory the caching allocator does not own are left alone by it.
-void RecordOnCurrentStream(const c10::IValue& value, const c10::cuda::CUDAStream& stream) {
+// Calls `use` with the allocation of every CUDA tensor in `value` (a tensor, or lists, tuples and
+// optionals of them).
+template <typename Fn>
+void ForEachCudaStorage(const c10::IValue& value, const Fn& use) {
   if (value.isTensor()) {
     const at::Tensor& tensor = value.toTensor();
-    if (tensor.defined() && tensor.is_cuda() && tensor.has_storage()) {
-      c10::cuda::CUDACachingAllocator::recordStream(tensor.storage().data_ptr(), stream);
-    }
+    if (tensor.defined() && tensor.is_cuda() && tensor.has_storage()) use(tensor.storage().data_ptr());
   } else if (value.isTuple()) {
-    for (const auto& element : value.toTupleRef().elements()) RecordOnCurrentStream(element, stream);
+    for (const auto& element : value.toTupleRef().elements()) ForEachCudaStorage(element, use);
   } else if (value.isList()) {
-    for (const auto& element : value.toListRef()) RecordOnCurrentStream(element, stream);
+    for (const auto& element : value.toListRef()) ForEachCudaStorage(element, use);
   }
 }
 void SeedPoolOp(const std::vector<int64_t>& bytes) {
@@ -95,11 +94,18 @@ StatusOr<cudaStream_t> StreamSet::At(size_t index) {
 }
 
 StatusOr<std::unique_ptr<StreamContext>> StreamContext::Create(int device, int32_t num_streams, int32_t num_events,
-                                                               std::shared_ptr<StreamSet> streams) {
+                                                               std::shared_ptr<StreamSet> streams, bool branches) {
   if (num_streams < 1 || num_events < 0) return InvalidArgument("stream context: bad stream or event count");
   if (streams != nullptr && streams->device() != device) return InvalidArgument("stream context: streams of another device");
   std::unique_ptr<StreamContext> context(new StreamContext());
   context->device_ = device;
+  context->num_events_ = num_events;
+  if (branches) {
+    context->branches_ = true;
+    context->branch_count_ = num_streams;
+    context->streams_ = streams;
+    return context;
+  }
   context->streams_ = streams != nullptr ? std::move(streams) : std::make_shared<StreamSet>(device);
   auto fail = [](cudaError_t code, const std::string& what) {
     return Internal("stream context: " + what + ": " + cudaGetErrorString(code));
@@ -125,6 +131,7 @@ StatusOr<std::unique_ptr<StreamContext>> StreamContext::Create(int device, int32
 }
 
 StreamContext::~StreamContext() {
+  capture_.reset();
   // Destruction cannot report; the destroy calls return errors only for handles already invalid.
   for (cudaStream_t stream : side_streams_) (void)cudaStreamSynchronize(stream);
   for (cudaEvent_t event : sync_events_) (void)cudaEventDestroy(event);
@@ -145,6 +152,13 @@ cudaStream_t StreamContext::StreamAt(int64_t stream) const {
 void StreamContext::Fork() {
   origin_ = c10::cuda::getCurrentCUDAStream(static_cast<c10::DeviceIndex>(device_)).stream();
   forked_ = true;
+  if (branches_) {
+    capture_.reset();
+    cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+    Check(cudaStreamIsCapturing(origin_, &status), "fork_streams: cudaStreamIsCapturing");
+    if (status == cudaStreamCaptureStatusActive) capture_ = std::make_unique<BranchCapture>(origin_, branch_count_);
+    return;
+  }
   if (side_streams_.empty()) return;
   Check(cudaEventRecord(fork_event_, origin_), "fork_streams: cudaEventRecord");
   for (cudaStream_t stream : side_streams_) {
@@ -153,33 +167,58 @@ void StreamContext::Fork() {
 }
 
 void StreamContext::SetStream(int64_t stream) {
+  if (branches_) {
+    TORCH_CHECK(forked_, "nimble::set_stream before nimble::fork_streams");
+    TORCH_CHECK(stream >= 0 && stream < num_streams(), "nimble: stream ", stream, " out of range (", num_streams(),
+                " streams)");
+    if (capture_ != nullptr) capture_->Switch(static_cast<int32_t>(stream));
+    return;
+  }
   c10::cuda::setCurrentCUDAStream(
       c10::cuda::getStreamFromExternal(StreamAt(stream), static_cast<c10::DeviceIndex>(device_)));
 }
 
 void StreamContext::Record(int64_t event) {
-  TORCH_CHECK(event >= 0 && event < static_cast<int64_t>(sync_events_.size()), "nimble: event ", event,
+  TORCH_CHECK(event >= 0 && event < num_events_, "nimble: event ", event,
               " out of range");
+  if (branches_) {
+    if (capture_ != nullptr) capture_->Record(event);
+    return;
+  }
   const cudaStream_t current = c10::cuda::getCurrentCUDAStream(static_cast<c10::DeviceIndex>(device_)).stream();
   Check(cudaEventRecord(sync_events_[static_cast<size_t>(event)], current), "record_event: cudaEventRecord");
 }
 
 void StreamContext::Wait(int64_t event) {
-  TORCH_CHECK(event >= 0 && event < static_cast<int64_t>(sync_events_.size()), "nimble: event ", event,
+  TORCH_CHECK(event >= 0 && event < num_events_, "nimble: event ", event,
               " out of range");
+  if (branches_) {
+    if (capture_ != nullptr) capture_->Wait(event);
+    return;
+  }
   const cudaStream_t current = c10::cuda::getCurrentCUDAStream(static_cast<c10::DeviceIndex>(device_)).stream();
   Check(cudaStreamWaitEvent(current, sync_events_[static_cast<size_t>(event)], 0), "wait_event: cudaStreamWaitEvent");
 }
 
+// Marks the CUDA tensors in `value` as used on the current stream: the caching allocator then reuses
+// their blocks only after that stream's work (see stream_rewrite.h); in a branch capture, only after
+// the current branch's work so far. Tensors whose memory the caching allocator does not own are left
+// alone by it.
 void StreamContext::RecordUse(const c10::IValue& value) {
   TORCH_CHECK(forked_, "nimble::record_stream before nimble::fork_streams");
-  RecordOnCurrentStream(value, c10::cuda::getCurrentCUDAStream(static_cast<c10::DeviceIndex>(device_)));
+  if (branches_) {
+    if (capture_ != nullptr) ForEachCudaStorage(value, [&](const c10::DataPtr& data) { capture_->RecordUse(data.get()); });
+    return;
+  }
+  const c10::cuda::CUDAStream stream = c10::cuda::getCurrentCUDAStream(static_cast<c10::DeviceIndex>(device_));
+  ForEachCudaStorage(value, [&](const c10::DataPtr& data) { c10::cuda::CUDACachingAllocator::recordStream(data, stream); });
 }
 
 void StreamContext::SeedPool(const std::vector<int64_t>& bytes) {
   TORCH_CHECK(forked_, "nimble::seed_pool before nimble::fork_streams");
   TORCH_CHECK(static_cast<int64_t>(bytes.size()) == num_streams(), "nimble::seed_pool: ", bytes.size(),
               " seeds for ", num_streams(), " streams");
+  if (branches_) return;  // one stream: its requests share every segment already
   cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
   Check(cudaStreamIsCapturing(origin_, &status), "seed_pool: cudaStreamIsCapturing");
   if (status != cudaStreamCaptureStatusActive) return;
@@ -194,6 +233,16 @@ void StreamContext::SeedPool(const std::vector<int64_t>& bytes) {
 
 void StreamContext::Join() {
   TORCH_CHECK(forked_, "nimble::join_streams before nimble::fork_streams");
+  if (branches_) {
+    forked_ = false;
+    if (capture_ != nullptr) {
+      std::unique_ptr<BranchCapture> capture = std::move(capture_);
+      capture->Join();
+      reused_blocks_ = capture->reused_blocks();
+      hazard_edges_ = capture->hazard_edges();
+    }
+    return;
+  }
   for (size_t s = 0; s < side_streams_.size(); ++s) {
     Check(cudaEventRecord(join_events_[s], side_streams_[s]), "join_streams: cudaEventRecord");
     Check(cudaStreamWaitEvent(origin_, join_events_[s], 0), "join_streams: cudaStreamWaitEvent");
@@ -213,6 +262,10 @@ void StreamContext::JoinSideStreams() {
 void StreamContext::Abort() noexcept {
   if (!forked_) return;
   forked_ = false;
+  if (branches_) {
+    capture_.reset();  // the capture is abandoned whole; only the hooks need to go
+    return;
+  }
   for (size_t s = 0; s < side_streams_.size(); ++s) {
     if (cudaEventRecord(join_events_[s], side_streams_[s]) == cudaSuccess) {
       (void)cudaStreamWaitEvent(origin_, join_events_[s], 0);

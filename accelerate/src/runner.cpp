@@ -47,6 +47,7 @@ StatusOr<std::vector<std::unique_ptr<AotGraph>>> CaptureArtifact(const LoadedArt
     capture.warmup_runs = options.warmup_runs;
     capture.release_cache = options.release_cache;
     capture.share_pool_with = options.share_pool ? first : nullptr;
+    capture.branches = artifact.meta.branches;
     StatusOr<std::unique_ptr<AotGraph>> graph = AotGraph::Capture(artifact.buckets[index], capture);
     if (!graph.ok()) {
       if (artifact.buckets.size() == 1) return graph.status();

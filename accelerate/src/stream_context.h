@@ -44,8 +44,12 @@ class StreamContext {
   // `num_events` sync events are created here (events without timing); stream 0 is whatever stream is
   // current when fork_streams runs, so the same context serves eager runs and a capture on the
   // capturing stream.
+  // With `branches`, no side stream is made: every op runs on stream 0 in graph order, and a capture
+  // there makes each schedule stream a branch of the graph instead (branch_capture.h), so that the
+  // caching allocator reuses memory across them.
   static StatusOr<std::unique_ptr<StreamContext>> Create(int device, int32_t num_streams, int32_t num_events,
-                                                         std::shared_ptr<StreamSet> streams = nullptr);
+                                                         std::shared_ptr<StreamSet> streams = nullptr,
+                                                         bool branches = false);
   ~StreamContext();
   StreamContext(const StreamContext&) = delete;
   StreamContext& operator=(const StreamContext&) = delete;
@@ -72,7 +76,12 @@ class StreamContext {
   // are ignored (an invalidated capture refuses the records, and ending it cleans up anyway).
   void Abort() noexcept;
 
-  int32_t num_streams() const { return static_cast<int32_t>(side_streams_.size()) + 1; }
+  int32_t num_streams() const { return branches_ ? branch_count_ : static_cast<int32_t>(side_streams_.size()) + 1; }
+  bool branches() const { return branches_; }
+  // Of the last branch capture that joined: allocations that waited for memory another branch freed,
+  // and the dependencies added for them.
+  int64_t reused_blocks() const { return reused_blocks_; }
+  int64_t hazard_edges() const { return hazard_edges_; }
 
   // The context the operators on this thread use (null: they do nothing).
   static StreamContext* Current();
@@ -89,6 +98,11 @@ class StreamContext {
   std::vector<cudaEvent_t> sync_events_;
   cudaEvent_t fork_event_ = nullptr;
   std::vector<cudaEvent_t> join_events_;  // one per side stream
+  int32_t num_events_ = 0;
+  bool branches_ = false;
+  int32_t branch_count_ = 1;
+  std::unique_ptr<class BranchCapture> capture_;  // between Fork and Join of a branch capture
+  int64_t reused_blocks_ = 0, hazard_edges_ = 0;
 };
 
 // Installs a context on this thread for its lifetime, restoring the previous one after.

@@ -8,8 +8,11 @@
 #include <torch/csrc/jit/ir/ir.h>
 
 #include <algorithm>
+#include <functional>
+#include <numeric>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -185,10 +188,82 @@ std::vector<std::pair<size_t, size_t>> InsertReleases(Graph& graph, torch::jit::
   return unreleased;
 }
 
-// The walk: set_stream where the stream changes, waits before and records after the sync ends.
+// Whether `node` (or a node in its blocks) may be moved anywhere its inputs are defined: no side
+// effects, nothing written in place, no blocks.
+bool FreelyMovable(const Node* node) {
+  if (node->hasSideEffects() || !node->blocks().empty()) return false;
+  const c10::FunctionSchema* schema = node->maybeSchema();
+  return schema == nullptr || !schema->is_mutable();
+}
+
+// Moves the ops of `graph` into `order` (see RewriteOptions::op_order); false, with the graph unchanged,
+// where that is not safe.
+bool ReorderOps(Graph& graph, const std::vector<Node*>& nodes, const std::vector<int32_t>& order) {
+  if (order.size() != nodes.size()) return false;
+  std::unordered_map<const Node*, size_t> op_of;
+  for (size_t op = 0; op < nodes.size(); ++op) op_of[nodes[op]] = op;
+  std::vector<Node*> constants;
+  std::vector<std::vector<Node*>> groups(nodes.size());
+  std::vector<Node*> pending, trailing;
+  for (Node* node : graph.nodes()) {
+    if (node->kind() == c10::prim::Constant) {
+      constants.push_back(node);
+      continue;
+    }
+    const auto op = op_of.find(node);
+    if (op == op_of.end()) {
+      if (!FreelyMovable(node)) return false;
+      pending.push_back(node);
+      continue;
+    }
+    pending.push_back(node);
+    groups[op->second] = std::move(pending);
+    pending.clear();
+  }
+  trailing = std::move(pending);
+  // Every value defined before its first use in the new order, nested blocks' uses included.
+  std::unordered_set<const Value*> defined(graph.inputs().begin(), graph.inputs().end());
+  for (const Node* constant : constants) defined.insert(constant->outputs().begin(), constant->outputs().end());
+  std::vector<Node*> sequence;
+  std::vector<uint8_t> seen(nodes.size(), 0);
+  for (int32_t op : order) {
+    if (op < 0 || static_cast<size_t>(op) >= nodes.size() || seen[static_cast<size_t>(op)] != 0) return false;
+    seen[static_cast<size_t>(op)] = 1;
+    for (Node* node : groups[static_cast<size_t>(op)]) sequence.push_back(node);
+  }
+  sequence.insert(sequence.end(), trailing.begin(), trailing.end());
+  std::function<bool(const Node*)> inputs_defined = [&](const Node* node) {
+    for (const Value* input : node->inputs()) {
+      if (defined.count(input) == 0 && input->node()->owningBlock() == graph.block()) return false;
+    }
+    for (const torch::jit::Block* block : node->blocks()) {
+      for (const Node* inner : block->nodes()) {
+        if (!inputs_defined(inner)) return false;
+      }
+    }
+    return true;
+  };
+  for (const Node* node : sequence) {
+    if (!inputs_defined(node)) return false;
+    defined.insert(node->outputs().begin(), node->outputs().end());
+  }
+  for (const Value* output : graph.outputs()) {
+    if (defined.count(output) == 0 && output->node()->owningBlock() == graph.block()) return false;
+  }
+  Node* first = graph.block()->nodes().front();
+  for (Node* constant : constants) {
+    if (constant != first) constant->moveBefore(first);
+    else first = first->next();
+  }
+  for (Node* node : sequence) node->moveBefore(graph.return_node());
+  return true;
+}
+
+// The walk: set_stream where the stream changes, waits before and records after the sync ends; ops in
+// `sequence` order (the graph's).
 RewriteSummary InsertStreamOps(Graph& graph, const OpGraph& ops, const StreamAssignment& assignment,
                                const std::vector<Node*>& nodes, const std::vector<uint8_t>& shares_input,
-                               const RewriteOptions& options) {
+                               const std::vector<size_t>& sequence, const RewriteOptions& options) {
   RewriteSummary summary;
   summary.num_streams = assignment.num_streams;
   summary.num_events = static_cast<int32_t>(assignment.syncs.size());
@@ -208,7 +283,7 @@ RewriteSummary InsertStreamOps(Graph& graph, const OpGraph& ops, const StreamAss
     }
   }
   int32_t current = 0;
-  for (size_t op = 0; op < nodes.size(); ++op) {
+  for (const size_t op : sequence) {
     const auto stream = static_cast<int32_t>(assignment.op_stream[op].value());
     {
       torch::jit::WithInsertPoint guard(nodes[op]);
@@ -301,7 +376,12 @@ StatusOr<ScheduledModel> RewriteForStreams(const LoadedModel& frozen, const OpGr
     // Unknown (an Impl not made by the graph extractor): every op may share its inputs' storage.
     std::vector<uint8_t> shares_input = impl.op_shares_input;
     if (shares_input.size() != nodes.size()) shares_input.assign(nodes.size(), 1);
-    result.summary = InsertStreamOps(*copy, graph, assignment, nodes, shares_input, options);
+    std::vector<size_t> sequence(nodes.size());
+    std::iota(sequence.begin(), sequence.end(), size_t{0});
+    const bool reordered = !options.op_order.empty() && ReorderOps(*copy, nodes, options.op_order);
+    if (reordered) sequence.assign(options.op_order.begin(), options.op_order.end());
+    result.summary = InsertStreamOps(*copy, graph, assignment, nodes, shares_input, sequence, options);
+    result.summary.reordered = reordered;
     copy->lint();
     auto scheduled = std::make_shared<LoadedModel::Impl>();
     scheduled->path = impl.path;

@@ -24,10 +24,11 @@ int Count(const std::string& text, const std::string& needle) {
   return n;
 }
 
-int StreamChanges(const StreamAssignment& assignment) {
+int StreamChanges(const StreamAssignment& assignment, const std::vector<int32_t>& order) {
   int changes = 0;
   int64_t current = 0;
-  for (StreamId stream : assignment.op_stream) {
+  for (size_t i = 0; i < assignment.op_stream.size(); ++i) {
+    const StreamId stream = assignment.op_stream[order.empty() ? i : static_cast<size_t>(order[i])];
     if (stream.value() != current) ++changes;
     current = stream.value();
   }
@@ -57,7 +58,8 @@ ScheduledModel CheckSchedule(const ModelGraph& model, const std::vector<std::vec
   const int syncs = static_cast<int>(assignment.syncs.size());
   EXPECT_EQ(Count(text, "nimble::record_event("), syncs) << text;
   EXPECT_EQ(Count(text, "nimble::wait_event("), syncs) << text;
-  EXPECT_EQ(Count(text, "nimble::set_stream("), StreamChanges(assignment)) << text;
+  EXPECT_EQ(Count(text, "nimble::set_stream("), StreamChanges(assignment, options.op_order)) << text;
+  EXPECT_EQ(scheduled->summary.reordered, !options.op_order.empty()) << text;
   EXPECT_EQ(Count(text, "nimble::fork_streams("), 1);
   EXPECT_EQ(Count(text, "nimble::join_streams("), 1);
   const bool seeded = std::any_of(options.pool_seeds.begin(), options.pool_seeds.end(), [](int64_t b) { return b > 0; });
@@ -92,7 +94,7 @@ ScheduledModel CheckSchedule(const ModelGraph& model, const std::vector<std::vec
   const std::string reloaded = loaded->model.GraphText();
   EXPECT_EQ(Count(reloaded, "nimble::record_event("), syncs) << reloaded;
   EXPECT_EQ(Count(reloaded, "nimble::wait_event("), syncs) << reloaded;
-  EXPECT_EQ(Count(reloaded, "nimble::set_stream("), StreamChanges(assignment)) << reloaded;
+  EXPECT_EQ(Count(reloaded, "nimble::set_stream("), StreamChanges(assignment, options.op_order)) << reloaded;
   EXPECT_EQ(Count(reloaded, "nimble::seed_pool("), seeded ? 1 : 0) << reloaded;
 
   const std::vector<HostTensor> inputs = Inputs(shapes, 3);

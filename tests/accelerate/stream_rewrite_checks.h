@@ -14,8 +14,8 @@
 namespace nimble::accelerate::rewrite_checks {
 
 int Count(const std::string& text, const std::string& needle);
-// How often the assignment's stream changes along the op order (each a nimble::set_stream).
-int StreamChanges(const StreamAssignment& assignment);
+// How often the assignment's stream changes along `order` (empty: op order), each a nimble::set_stream.
+int StreamChanges(const StreamAssignment& assignment, const std::vector<int32_t>& order = {});
 std::vector<HostTensor> Inputs(const std::vector<std::vector<int64_t>>& shapes, uint64_t seed);
 RewriteOptions Freeing(CrossStreamFree how);
 // Rewrites `model` with `assignment`, checks the inserted operators, saves and reloads the result

@@ -20,6 +20,7 @@
 #include "nimble/analysis/stream_assignment.h"
 #include "nimble/analysis/stream_plan.h"
 #include "nimble/analysis/transitive_reduction.h"
+#include "nimble/core/capture_order.h"
 #include "stream_rewrite_checks.h"
 #include "test_models.h"
 
@@ -137,6 +138,45 @@ std::string RandomSource(std::mt19937& rng, int ops) {
     if (used[static_cast<size_t>(v)] == 0) outputs += "v" + std::to_string(v) + ", ";
   }
   return code + "    return (" + outputs + ")\n";
+}
+
+// A branch capture's order (core/capture_order.h): the ops move into it, each marker in that order,
+// and the scheduled graph computes what the frozen one does (CheckSchedule), on random branching
+// models and the fork-join test model.
+void CheckInterleaved(const std::string& path, const std::vector<std::vector<int64_t>>& shapes) {
+  StatusOr<ModelGraph> model = LoadModelGraph(path, shapes);
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  StatusOr<analysis::Dag> dag = analysis::Dag::FromOpGraph(model->graph);
+  ASSERT_TRUE(dag.ok());
+  const StreamAssignment assignment = analysis::AssignStreams(*dag);
+  RewriteOptions options;
+  options.op_order = BranchCaptureOrder(model->graph, assignment);
+  options.mark_ops = true;
+  ASSERT_EQ(options.op_order.size(), model->graph.ops.size());
+  const ScheduledModel scheduled = CheckSchedule(*model, shapes, assignment, options);
+  const std::string text = scheduled.model.GraphText();
+  size_t at = 0;
+  for (int32_t op : options.op_order) {
+    const size_t marker = text.find("nimble::op_begin(%", at);
+    ASSERT_NE(marker, std::string::npos) << text;
+    const std::string line = text.substr(text.rfind('\n', marker) + 1, text.find('\n', marker) - text.rfind('\n', marker) - 1);
+    // The marker's argument is a constant defined above; its value is in the constant's line.
+    const std::string constant = line.substr(line.find("(%") + 1, line.find(')', line.find("(%")) - line.find("(%") - 1);
+    const std::string definition = LineWith(text, constant + " : int = prim::Constant[value=");
+    EXPECT_NE(definition.find("value=" + std::to_string(op) + "]"), std::string::npos)
+        << "expected op " << op << " next, got " << definition;
+    at = marker + 1;
+  }
+}
+
+TEST(StreamRewriteTest, OpsMoveIntoTheBranchCaptureOrder) {
+  CheckInterleaved(SaveTestModel(TestModel::kForkJoin), {{1, 3, 8, 8}});
+  for (uint32_t seed = 1; seed <= 12; ++seed) {
+    std::mt19937 rng(seed);
+    const std::string source = RandomSource(rng, 3 + static_cast<int>(rng() % 10));
+    SCOPED_TRACE("seed " + std::to_string(seed) + ":\n" + source);
+    CheckInterleaved(SaveModelFromSource(source, {}), {{2, 3}});
+  }
 }
 
 TEST(StreamRewriteTest, RandomBranchingModels) {

@@ -42,6 +42,10 @@ json ModeJson(const ModeResult& m) {
           {"pool_seed_bytes", m.pool_seed_bytes},
           {"unseeded_graph_pool_bytes", m.unseeded_graph_pool_bytes},
           {"unseeded_measured_ms", m.unseeded_median_ms},
+          {"branch_capture", m.branch_capture},
+          {"branch_interleaved", m.branch_interleaved},
+          {"reused_blocks", m.reused_blocks},
+          {"hazard_edges", m.hazard_edges},
           {"streams", m.schedule.num_streams},
           {"syncs", static_cast<int64_t>(m.schedule.syncs.size())},
           {"assignment", AssignmentToJson(m.schedule)}};

@@ -26,8 +26,9 @@ void Session::PredictMemory() {
     out->predicted_pool_streams = pool->streams;
     out->predicted_pool_peak_allocated_bytes = pool->peak_allocated_bytes;
   };
+  // A branch capture's pool is one stream's (the prediction models a pool per stream).
   for (ModeResult* mode : {&result_.single, &result_.multi}) {
-    if (mode->captured) fill(mode->schedule, mode, mode->pool_seed_bytes);
+    if (mode->captured && !mode->branch_capture) fill(mode->schedule, mode, mode->pool_seed_bytes);
   }
   for (MemoryTrial& trial : result_.memory_trials) fill(trial.schedule, &trial, trial.pool_seed_bytes);
 }
@@ -73,6 +74,7 @@ std::optional<analysis::PoolPrediction> Session::PredictPool(const StreamAssignm
 
 std::vector<int64_t> Session::SeedsFor(const StreamAssignment& schedule) {
   if (!args_.seed_pool || !single_trace_) return {};
+  if (args_.cross_stream_reuse && schedule.num_streams > 1) return {};  // one stream: nothing to seed per stream
   StatusOr<analysis::PoolSeeds> seeds = analysis::ChoosePoolSeeds(*single_trace_, model_.graph, schedule);
   if (!seeds.ok()) {
     progress_.Warning("choosing pool seeds: " + seeds.status().message() + "; captured unseeded");
@@ -83,7 +85,7 @@ std::vector<int64_t> Session::SeedsFor(const StreamAssignment& schedule) {
 
 void Session::SeedPool(ModeResult* mode, ScheduledModel* model, std::unique_ptr<AotGraph>* graph,
                        std::unique_ptr<AotGraph>* unseeded) {
-  if (!args_.seed_pool || !single_trace_ || *graph == nullptr || !mode->captured) return;
+  if (!args_.seed_pool || !single_trace_ || *graph == nullptr || !mode->captured || mode->branch_capture) return;
   // Under a budget the trials have decided, seeded or not (TryWithinBudget).
   if (mode->mode == RunMode::kAotMulti && result_.memory_budget_bytes > 0) return;
   const std::string name = mode->mode == RunMode::kAotMulti ? "multi-stream" : "single-stream";

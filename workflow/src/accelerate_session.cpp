@@ -18,6 +18,7 @@
 #include "nimble/analysis/memory_prediction.h"
 #include "nimble/analysis/stream_plan.h"
 #include "nimble/accelerate/model_timing.h"
+#include "nimble/core/capture_order.h"
 #include "nimble/core/median.h"
 #include "nimble/workflow/calibrate.h"
 #include "nimble/workflow/format.h"
@@ -197,8 +198,15 @@ Status Session::CaptureMode(const StreamAssignment& schedule, ModeResult* mode, 
   rewrite.cross_stream_free = args_.keep_cross_stream_values     ? CrossStreamFree::kAtJoin
                               : args_.record_cross_stream_values ? CrossStreamFree::kAfterLastReader
                                                                  : CrossStreamFree::kOnProducerStream;
+  const bool branches = args_.cross_stream_reuse && schedule.num_streams > 1;
+  if (branches) rewrite.op_order = BranchCaptureOrder(model_.graph, schedule);
   NIMBLE_ASSIGN_OR_RETURN(*scheduled, RewriteForStreams(model_.model, model_.graph, schedule, rewrite));
+  if (branches && !scheduled->summary.reordered) {
+    progress_.Warning("the ops could not be interleaved for the branch capture (a node with side effects between "
+                      "them); captured in graph order, which reuses more memory across streams and keeps less concurrency");
+  }
   CaptureOptions capture;
+  capture.branches = branches;
   if (!args_.dump_graphs_dir.empty()) {
     const bool seeded = std::any_of(pool_seeds.begin(), pool_seeds.end(), [](int64_t b) { return b > 0; });
     const std::string name = std::string(schedule.num_streams > 1 ? "aot-multi-" : "aot-single-") +
@@ -213,6 +221,10 @@ Status Session::CaptureMode(const StreamAssignment& schedule, ModeResult* mode, 
   mode->peak_allocated_bytes = stats.peak_allocated_bytes;
   mode->peak_memory_bytes = stats.peak_memory_bytes;
   mode->graph_pool_bytes = stats.graph_pool_bytes;
+  mode->branch_capture = branches;
+  mode->branch_interleaved = branches && scheduled->summary.reordered;
+  mode->reused_blocks = stats.reused_blocks;
+  mode->hazard_edges = stats.hazard_edges;
   return OkStatus();
 }
 
@@ -473,6 +485,10 @@ StatusOr<ArtifactMeta> Session::Meta() const {
   const std::vector<int64_t>& seeds = (multi ? result_.multi : result_.single).pool_seed_bytes;
   if (std::any_of(seeds.begin(), seeds.end(), [](int64_t b) { return b > 0; })) {
     meta.format_version = accelerate::kArtifactFormatVersionSeeded;  // its graph calls nimble::seed_pool
+  }
+  if (multi && result_.multi.branch_capture) {
+    meta.branches = true;
+    meta.format_version = accelerate::kArtifactFormatVersionBranches;
   }
   meta.figures = {{"baseline_ms", result_.baseline_ms},
                   {"measured_aot_single_ms", result_.single.median_ms},

@@ -39,6 +39,11 @@ struct CaptureOptions {
   // and outside its timing; the graph's cudaGraph_t is then kept for the AotGraph's life. Empty: nothing
   // written. A file that cannot be written fails the capture, naming it, and leaves no partial file.
   std::string dot_path;
+  // Capture a multi-stream schedule on one stream, each schedule stream a branch of the graph
+  // (branch_capture.h): the replay runs the branches concurrently, and the graph's pool reuses memory
+  // freed on one branch for another, ordered after the free. Warm-up runs are single-stream. A graph
+  // sharing a pool must be captured the same way as the graph it shares with.
+  bool branches = false;
 };
 
 struct CaptureStats {
@@ -53,6 +58,10 @@ struct CaptureStats {
   int64_t graph_pool_bytes = 0;    // reserved bytes the capture added and the graph holds (its private pool,
                                    // or what it added to the shared one)
   AllocationTrace allocation_trace;  // with CaptureOptions::trace_allocations
+  // With CaptureOptions::branches: allocations that reused memory another branch freed, and the graph
+  // dependencies added to order them after it.
+  int64_t reused_blocks = 0;
+  int64_t hazard_edges = 0;
 };
 
 class AotGraph {

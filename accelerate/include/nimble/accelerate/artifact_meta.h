@@ -19,11 +19,14 @@ namespace nimble::accelerate {
 // adds "buckets", one graph per input shape (written only when there are several, so that a
 // single-shape model.nimble stays readable by nimbles that know version 1 alone); version 3: the graph
 // may call nimble::seed_pool (RewriteOptions::pool_seeds), unknown to nimbles before it (written only
-// for a seeded graph).
-inline constexpr int32_t kArtifactFormatVersion = 3;
+// for a seeded graph); version 4: the graph is captured with its streams as branches of one capture
+// stream ("branches": true, CaptureOptions::branches), which nimbles before it would capture on real
+// streams (written only then).
+inline constexpr int32_t kArtifactFormatVersion = 4;
 inline constexpr int32_t kArtifactFormatVersionSingle = 1;
 inline constexpr int32_t kArtifactFormatVersionBuckets = 2;
 inline constexpr int32_t kArtifactFormatVersionSeeded = 3;
+inline constexpr int32_t kArtifactFormatVersionBranches = 4;
 inline constexpr const char* kArtifactMetaFile = "nimble/meta.json";
 // float32 math in IEEE fp32: TF32 off in cuBLAS and cuDNN (SetFloat32Precision, model_timing.h). What
 // nimble-accelerate checks the outputs with by default, and so what a replay must capture with.
@@ -58,6 +61,7 @@ struct ArtifactMeta {
   // Several input shapes (format 2): every bucket, the first being the one the fields above describe
   // (method "forward"). Empty: the one graph above.
   std::vector<ArtifactBucket> buckets;
+  bool branches = false;  // every graph captured with CaptureOptions::branches (format 4)
   friend bool operator==(const ArtifactMeta&, const ArtifactMeta&) = default;
 };
 

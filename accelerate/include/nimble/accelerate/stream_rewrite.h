@@ -45,6 +45,11 @@ struct RewriteOptions {
   // captured, so that the capture's pool starts with one segment of that size per stream (sized by
   // analysis::ChoosePoolSeeds) instead of the 20 MiB segments the stream's requests would each start.
   std::vector<int64_t> pool_seeds;
+  // Empty, or a permutation of the ops (core/capture_order.h, for a branch capture): the ops are moved
+  // into this order, each with the non-op nodes between it and the op before it in the graph (constants
+  // go first). Where that cannot be done safely (a non-op node with side effects or blocks, or a value
+  // used before the move would define it), the graph keeps its order and RewriteSummary::reordered says so.
+  std::vector<int32_t> op_order;
 };
 
 struct RewriteSummary {
@@ -57,6 +62,7 @@ struct RewriteSummary {
   int32_t recorded_values = 0;   // nimble::record_stream nodes (one per cross-stream read and output)
   int32_t released_values = 0;   // nimble::release nodes (one per output released on its producer's stream)
   int32_t seeded_streams = 0;    // streams nimble::seed_pool seeds
+  bool reordered = false;        // the ops are in RewriteOptions::op_order
 };
 
 struct ScheduledModel {

@@ -53,6 +53,10 @@ struct AccelerateOptions {
   // Capture Algorithm 1's streams as they are, one per chain, instead of packing chains that never
   // overlap onto one stream (analysis::PackStreams): for comparing memory only.
   bool unpacked_streams = false;
+  // Capture each multi-stream schedule on one stream, its streams as branches of the graph, ops
+  // interleaved as they would run (accelerate's CaptureOptions::branches, core/capture_order.h): the
+  // graph's pool then reuses memory across streams, each reuse ordered after the free.
+  bool cross_stream_reuse = false;
   // Without a --db run of this model: record one here (nimble-prof's model profile, a few iterations, into
   // the --db database, else a temporary one) for the prediction's kernel durations; false: time each op alone instead (faster,
   // and measured 10-65% off on transformers and TF32 CNNs).
@@ -123,6 +127,13 @@ struct ModeResult {
   std::vector<int64_t> pool_seed_bytes;
   int64_t unseeded_graph_pool_bytes = -1;
   double unseeded_median_ms = -1;
+  // Captured with AccelerateOptions::cross_stream_reuse: whether the ops were interleaved (false: graph
+  // order, where that was not safe), the allocations that reused memory another branch freed and the
+  // graph dependencies added for them.
+  bool branch_capture = false;
+  bool branch_interleaved = false;
+  int64_t reused_blocks = 0;
+  int64_t hazard_edges = 0;
 };
 
 // One multi-stream schedule tried against the memory budget.

@@ -1,0 +1,33 @@
+#include "nimble/core/capture_order.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace nimble {
+
+std::vector<int32_t> BranchCaptureOrder(const OpGraph& graph, const StreamAssignment& assignment) {
+  const size_t n = graph.ops.size();
+  if (assignment.op_stream.size() != n) return {};
+  std::vector<std::vector<size_t>> preds(n);
+  for (const OpEdge& edge : graph.edges) {
+    const int64_t src = edge.src.value(), dst = edge.dst.value();
+    if (src < 0 || dst < 0 || static_cast<size_t>(dst) >= n || src >= dst) return {};
+    preds[static_cast<size_t>(dst)].push_back(static_cast<size_t>(src));
+  }
+  std::vector<int64_t> step(n, 0);
+  std::vector<int64_t> stream_step(static_cast<size_t>(std::max(assignment.num_streams, 0)), 0);
+  for (size_t op = 0; op < n; ++op) {  // op order is topological: every edge points forward
+    const int64_t stream = assignment.op_stream[op].value();
+    if (stream < 0 || stream >= assignment.num_streams) return {};
+    int64_t start = stream_step[static_cast<size_t>(stream)];
+    for (size_t pred : preds[op]) start = std::max(start, step[pred] + 1);
+    step[op] = start;
+    stream_step[static_cast<size_t>(stream)] = start + 1;  // the stream runs its ops one after another
+  }
+  std::vector<int32_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return step[static_cast<size_t>(a)] < step[static_cast<size_t>(b)]; });
+  return order;
+}
+
+}  // namespace nimble

@@ -1,0 +1,81 @@
+#include "nimble/core/capture_order.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+namespace nimble {
+namespace {
+
+OpGraph Ops(int n, const std::vector<std::pair<int, int>>& edges) {
+  OpGraph g;
+  for (int i = 0; i < n; ++i) g.ops.push_back({OpId(i), "op" + std::to_string(i), "aten::relu", "", 0});
+  for (const auto& [src, dst] : edges) g.edges.push_back({OpId(src), OpId(dst)});
+  return g;
+}
+
+StreamAssignment Streams(const std::vector<int>& streams, int count) {
+  StreamAssignment a;
+  for (int s : streams) a.op_stream.push_back(StreamId(s));
+  a.num_streams = count;
+  return a;
+}
+
+// Two branches of three ops written one after the other (0-1-2 on stream 0, 3-4-5 on stream 1, joined
+// by op 6) come out interleaved, one step of each at a time.
+TEST(BranchCaptureOrderTest, InterleavesBranchesThatRunTogether) {
+  const OpGraph g = Ops(7, {{0, 1}, {1, 2}, {3, 4}, {4, 5}, {2, 6}, {5, 6}});
+  const std::vector<int32_t> order = BranchCaptureOrder(g, Streams({0, 0, 0, 1, 1, 1, 0}, 2));
+  EXPECT_EQ(order, (std::vector<int32_t>{0, 3, 1, 4, 2, 5, 6}));
+}
+
+// Independent ops packed onto one stream keep their stream order, even where a later one could start
+// earlier by its edges alone.
+TEST(BranchCaptureOrderTest, KeepsEachStreamsOrder) {
+  const OpGraph g = Ops(4, {{0, 1}, {1, 2}});
+  const std::vector<int32_t> order = BranchCaptureOrder(g, Streams({0, 0, 0, 0}, 1));
+  EXPECT_EQ(order, (std::vector<int32_t>{0, 1, 2, 3}));
+}
+
+TEST(BranchCaptureOrderTest, RefusesAnAssignmentThatDoesNotCoverTheGraph) {
+  const OpGraph g = Ops(3, {{0, 1}});
+  EXPECT_TRUE(BranchCaptureOrder(g, Streams({0, 0}, 1)).empty());
+  EXPECT_TRUE(BranchCaptureOrder(g, Streams({0, 2, 0}, 2)).empty());
+  EXPECT_TRUE(BranchCaptureOrder(Ops(3, {{2, 1}}), Streams({0, 0, 0}, 1)).empty());
+}
+
+// On random DAGs and assignments: a permutation, every edge forward, each stream's ops in op order.
+TEST(BranchCaptureOrderTest, IsATopologicalOrderKeepingStreamOrderOnRandomGraphs) {
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 300; ++trial) {
+    const int n = 1 + static_cast<int>(rng() % 30);
+    const int streams = 1 + static_cast<int>(rng() % 5);
+    std::vector<std::pair<int, int>> edges;
+    for (int dst = 1; dst < n; ++dst) {
+      for (int src = 0; src < dst; ++src) {
+        if (rng() % 6 == 0) edges.emplace_back(src, dst);
+      }
+    }
+    std::vector<int> assigned;
+    for (int i = 0; i < n; ++i) assigned.push_back(static_cast<int>(rng() % streams));
+    const OpGraph g = Ops(n, edges);
+    const std::vector<int32_t> order = BranchCaptureOrder(g, Streams(assigned, streams));
+    ASSERT_EQ(order.size(), static_cast<size_t>(n));
+    std::vector<int> position(n, -1);
+    for (int i = 0; i < n; ++i) {
+      ASSERT_GE(order[i], 0);
+      ASSERT_LT(order[i], n);
+      ASSERT_EQ(position[order[i]], -1) << "op " << order[i] << " twice";
+      position[order[i]] = i;
+    }
+    for (const auto& [src, dst] : edges) EXPECT_LT(position[src], position[dst]) << src << " -> " << dst;
+    for (int a = 0; a < n; ++a) {
+      for (int b = a + 1; b < n; ++b) {
+        if (assigned[a] == assigned[b]) EXPECT_LT(position[a], position[b]) << "stream order of " << a << ", " << b;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace nimble
