@@ -172,6 +172,11 @@ void BranchCapture::OnFree(uintptr_t address, size_t bytes) noexcept {
   if (!error_.empty()) return;
   try {
     Nodes after = Dependencies();
+    // On streams, the block would go back to the stream that allocated it and serve that stream's later
+    // requests, after everything it had queued: the allocating branch's work so far is waited for too
+    // (its own readers of a value dropped on another branch).
+    const auto owner = allocated_on_.find(address);
+    if (owner != allocated_on_.end() && owner->second != current_) Append(&after, tails_[static_cast<size_t>(owner->second)]);
     if (auto use = uses_.find(address); use != uses_.end()) {
       Append(&after, use->second);
       uses_.erase(use);
@@ -179,7 +184,6 @@ void BranchCapture::OnFree(uintptr_t address, size_t bytes) noexcept {
     const uintptr_t end = address + bytes;
     // Memory freed on another branch than the one that allocated it: what the allocation waited for
     // is not implied by this branch's dependencies, so it is kept.
-    const auto owner = allocated_on_.find(address);
     const bool same_branch = owner == allocated_on_.end() || owner->second == current_;
     if (owner != allocated_on_.end()) allocated_on_.erase(owner);
     auto it = freed_.upper_bound(address);

@@ -5,24 +5,26 @@
 
 namespace nimble {
 
-std::vector<int32_t> BranchCaptureOrder(const OpGraph& graph, const StreamAssignment& assignment) {
+std::vector<int32_t> BranchCaptureOrder(const OpGraph& graph, const StreamAssignment& assignment,
+                                        const std::vector<int64_t>& op_ns) {
   const size_t n = graph.ops.size();
-  if (assignment.op_stream.size() != n) return {};
+  if (assignment.op_stream.size() != n || (!op_ns.empty() && op_ns.size() != n)) return {};
   std::vector<std::vector<size_t>> preds(n);
   for (const OpEdge& edge : graph.edges) {
     const int64_t src = edge.src.value(), dst = edge.dst.value();
     if (src < 0 || dst < 0 || static_cast<size_t>(dst) >= n || src >= dst) return {};
     preds[static_cast<size_t>(dst)].push_back(static_cast<size_t>(src));
   }
-  std::vector<int64_t> step(n, 0);
+  std::vector<int64_t> step(n, 0), end(n, 0);
   std::vector<int64_t> stream_step(static_cast<size_t>(std::max(assignment.num_streams, 0)), 0);
   for (size_t op = 0; op < n; ++op) {  // op order is topological: every edge points forward
     const int64_t stream = assignment.op_stream[op].value();
     if (stream < 0 || stream >= assignment.num_streams) return {};
     int64_t start = stream_step[static_cast<size_t>(stream)];
-    for (size_t pred : preds[op]) start = std::max(start, step[pred] + 1);
+    for (size_t pred : preds[op]) start = std::max(start, end[pred]);
     step[op] = start;
-    stream_step[static_cast<size_t>(stream)] = start + 1;  // the stream runs its ops one after another
+    end[op] = start + (op_ns.empty() ? 1 : std::max<int64_t>(op_ns[op], 1));
+    stream_step[static_cast<size_t>(stream)] = end[op];  // the stream runs its ops one after another
   }
   std::vector<int32_t> order(n);
   std::iota(order.begin(), order.end(), 0);

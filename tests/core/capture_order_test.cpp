@@ -37,6 +37,15 @@ TEST(BranchCaptureOrderTest, KeepsEachStreamsOrder) {
   EXPECT_EQ(order, (std::vector<int32_t>{0, 1, 2, 3}));
 }
 
+// With op times: a long op on one stream lets the other stream's short ops come first.
+TEST(BranchCaptureOrderTest, OpTimesDecideWhichStreamGoesNext) {
+  const OpGraph g = Ops(5, {{0, 1}, {2, 3}, {3, 4}});
+  const StreamAssignment a = Streams({0, 0, 1, 1, 1}, 2);
+  EXPECT_EQ(BranchCaptureOrder(g, a), (std::vector<int32_t>{0, 2, 1, 3, 4}));
+  EXPECT_EQ(BranchCaptureOrder(g, a, {10, 1, 1, 1, 1}), (std::vector<int32_t>{0, 2, 3, 4, 1}));
+  EXPECT_TRUE(BranchCaptureOrder(g, a, {1, 1}).empty());
+}
+
 TEST(BranchCaptureOrderTest, RefusesAnAssignmentThatDoesNotCoverTheGraph) {
   const OpGraph g = Ops(3, {{0, 1}});
   EXPECT_TRUE(BranchCaptureOrder(g, Streams({0, 0}, 1)).empty());
@@ -59,7 +68,11 @@ TEST(BranchCaptureOrderTest, IsATopologicalOrderKeepingStreamOrderOnRandomGraphs
     std::vector<int> assigned;
     for (int i = 0; i < n; ++i) assigned.push_back(static_cast<int>(rng() % streams));
     const OpGraph g = Ops(n, edges);
-    const std::vector<int32_t> order = BranchCaptureOrder(g, Streams(assigned, streams));
+    std::vector<int64_t> times;  // unit steps in half the trials, random times (some zero) in the others
+    if (trial % 2 == 1) {
+      for (int i = 0; i < n; ++i) times.push_back(static_cast<int64_t>(rng() % 50));
+    }
+    const std::vector<int32_t> order = BranchCaptureOrder(g, Streams(assigned, streams), times);
     ASSERT_EQ(order.size(), static_cast<size_t>(n));
     std::vector<int> position(n, -1);
     for (int i = 0; i < n; ++i) {

@@ -199,7 +199,20 @@ Status Session::CaptureMode(const StreamAssignment& schedule, ModeResult* mode, 
                               : args_.record_cross_stream_values ? CrossStreamFree::kAfterLastReader
                                                                  : CrossStreamFree::kOnProducerStream;
   const bool branches = args_.cross_stream_reuse && schedule.num_streams > 1;
-  if (branches) rewrite.op_order = BranchCaptureOrder(model_.graph, schedule);
+  if (branches) {
+    // Ops ordered by when they would start with the times they take alone, so that the allocator's
+    // reuse across branches mostly follows frees that have happened by then in the replay.
+    if (branch_op_ns_.empty()) {
+      StatusOr<std::vector<int64_t>> times = TimeOpsInIsolation(model_, 3);
+      if (times.ok()) {
+        branch_op_ns_ = std::move(*times);
+      } else {
+        progress_.Warning("timing ops for the branch capture's order failed (" + times.status().message() +
+                          "); every op counts the same");
+      }
+    }
+    rewrite.op_order = BranchCaptureOrder(model_.graph, schedule, branch_op_ns_);
+  }
   NIMBLE_ASSIGN_OR_RETURN(*scheduled, RewriteForStreams(model_.model, model_.graph, schedule, rewrite));
   if (branches && !scheduled->summary.reordered) {
     progress_.Warning("the ops could not be interleaved for the branch capture (a node with side effects between "

@@ -113,6 +113,7 @@ class Session {
   AccelerateResult result_;
   std::vector<ReplayRecording> recordings_;
   std::optional<AllocationTrace> single_trace_;
+  std::vector<int64_t> branch_op_ns_;  // op times alone, for the branch capture's order (empty: not timed)
 };
 
 }  // namespace nimble::workflow

@@ -13,10 +13,12 @@
 
 namespace nimble {
 
-// Ops by their start step in a run where every op takes one step: an op starts once each op it depends
-// on (the graph's edges) and the op before it on its stream have finished; ties in op order.
+// Ops by their start time in a run where op v takes op_ns[v] (one unit each when op_ns is empty): an op
+// starts once each op it depends on (the graph's edges) and the op before it on its stream have
+// finished; ties in op order.
 // Each stream keeps its ops in op order, and every edge points forward. Empty when `assignment` does
 // not cover `graph` or an edge points backwards.
-std::vector<int32_t> BranchCaptureOrder(const OpGraph& graph, const StreamAssignment& assignment);
+std::vector<int32_t> BranchCaptureOrder(const OpGraph& graph, const StreamAssignment& assignment,
+                                        const std::vector<int64_t>& op_ns = {});
 
 }  // namespace nimble
