@@ -53,6 +53,27 @@ TEST(ArtifactMetaTest, ASeededGraphIsFormat3) {
   EXPECT_TRUE(CheckArtifactCompatible(*decoded, H100Host(), "m.nimble").ok());
 }
 
+// A branch capture's graph (CaptureOptions::branches) says so in format 4; an older format's
+// "branches" key, which no nimble wrote, is not read as one.
+TEST(ArtifactMetaTest, ABranchCaptureIsFormat4) {
+  ArtifactMeta meta = H100Meta();
+  meta.branches = true;
+  meta.format_version = kArtifactFormatVersionBranches;
+  const std::string text = EncodeArtifactMeta(meta);
+  EXPECT_NE(text.find("\"format_version\": 4"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"branches\": true"), std::string::npos) << text;
+  StatusOr<ArtifactMeta> decoded = DecodeArtifactMeta(text, "m.nimble");
+  ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+  EXPECT_EQ(*decoded, meta);
+  EXPECT_TRUE(CheckArtifactCompatible(*decoded, H100Host(), "m.nimble").ok());
+  std::string older = text;
+  older.replace(older.find("\"format_version\": 4"), 19, "\"format_version\": 3");
+  StatusOr<ArtifactMeta> old = DecodeArtifactMeta(older, "m.nimble");
+  ASSERT_TRUE(old.ok()) << old.status().ToString();
+  EXPECT_FALSE(old->branches);
+  EXPECT_FALSE(DecodeArtifactMeta(EncodeArtifactMeta(H100Meta()), "m.nimble")->branches);
+}
+
 TEST(ArtifactMetaTest, BucketsRoundTripAsFormat2AndOneGraphStaysFormat1) {
   ArtifactMeta meta = H100Meta();
   EXPECT_NE(EncodeArtifactMeta(meta).find("\"format_version\": 1"), std::string::npos);
