@@ -121,7 +121,8 @@ std::vector<ArtifactBucket> ArtifactBuckets(const ArtifactMeta& meta) {
 
 std::string EncodeArtifactMeta(const ArtifactMeta& meta) {
   const int32_t version =
-      std::max(meta.format_version, meta.buckets.empty() ? kArtifactFormatVersionSingle : kArtifactFormatVersionBuckets);
+      std::max({meta.format_version, meta.buckets.empty() ? kArtifactFormatVersionSingle : kArtifactFormatVersionBuckets,
+                meta.branches ? kArtifactFormatVersionBranches : kArtifactFormatVersionSingle});
   json j = {
       {"format_version", version}, {"nimble_version", meta.nimble_version},
       {"torch_version", meta.torch_version},   {"device_name", meta.device_name},

@@ -50,7 +50,9 @@ bool IsGemm(std::string_view name) {
   static const std::unordered_set<std::string_view> kGemms = {
       "aten::mm",      "aten::addmm",   "aten::bmm",         "aten::baddbmm",           "aten::addbmm",
       "aten::mv",      "aten::addmv",   "aten::dot",         "aten::vdot",              "aten::addr",
-      "aten::_int_mm", "aten::_scaled_mm", "aten::_addmm_activation", "aten::_grouped_mm", "aten::_scaled_grouped_mm"};
+      "aten::_int_mm", "aten::_scaled_mm", "aten::_addmm_activation", "aten::_grouped_mm", "aten::_scaled_grouped_mm",
+      "aten::addmm_",  "aten::baddbmm_", "aten::addbmm_",     "aten::addmv_",            "aten::addr_",
+      "aten::triangular_solve", "aten::linalg_solve_triangular"};
   return kGemms.count(name) != 0;
 }
 
@@ -67,6 +69,8 @@ void GemmEnds(const at::RecordFunction& fn, at::ObserverContext* /*context*/) {
 
 BranchCapture::BranchCapture(cudaStream_t stream, int32_t branches) : stream_(stream) {
   TORCH_CHECK(branches >= 1, "nimble: branch capture of ", branches, " branches");
+  // The GEMM chain rests on the dispatcher's callbacks.
+  TORCH_CHECK(at::isRecordFunctionEnabled(), "nimble: branch capture needs RecordFunction, which this thread disabled");
   const Nodes start = Dependencies();
   tails_.assign(static_cast<size_t>(branches), start);
   AttachAllocatorHookOnce();
@@ -120,20 +124,24 @@ void BranchCapture::Switch(int32_t branch) {
 void BranchCapture::Record(int64_t event) {
   Check();
   TORCH_CHECK(event >= 0, "nimble: event ", event, " out of range");
-  if (events_.size() <= static_cast<size_t>(event)) events_.resize(static_cast<size_t>(event) + 1);
+  if (events_.size() <= static_cast<size_t>(event)) {
+    events_.resize(static_cast<size_t>(event) + 1);
+    recorded_.resize(static_cast<size_t>(event) + 1, 0);
+  }
   events_[static_cast<size_t>(event)] = Dependencies();
+  recorded_[static_cast<size_t>(event)] = 1;
 }
 
 void BranchCapture::Wait(int64_t event) {
   Check();
-  TORCH_CHECK(event >= 0 && static_cast<size_t>(event) < events_.size(), "nimble: wait for event ", event,
-              " before its record");
+  TORCH_CHECK(event >= 0 && static_cast<size_t>(event) < events_.size() && recorded_[static_cast<size_t>(event)] != 0,
+              "nimble: wait for event ", event, " before its record");
   SetDependencies(events_[static_cast<size_t>(event)], /*add=*/true);
 }
 
 void BranchCapture::RecordUse(const void* block) {
   Check();
-  Append(&uses_[reinterpret_cast<uintptr_t>(block)], Dependencies());
+  uses_[reinterpret_cast<uintptr_t>(block)].push_back(current_);
 }
 
 void BranchCapture::Join() {
@@ -171,20 +179,29 @@ void BranchCapture::OnAlloc(uintptr_t address, size_t bytes) noexcept {
 void BranchCapture::OnFree(uintptr_t address, size_t bytes) noexcept {
   if (!error_.empty()) return;
   try {
+    // The branch's work up to the free, or, for another branch, up to now (which comes later).
+    auto work_of = [&](int32_t branch) { return branch == current_ ? Dependencies() : tails_[static_cast<size_t>(branch)]; };
     Nodes after = Dependencies();
     // On streams, the block would go back to the stream that allocated it and serve that stream's later
     // requests, after everything it had queued: the allocating branch's work so far is waited for too
     // (its own readers of a value dropped on another branch).
+    // A block allocated before the capture's hooks saw it: every branch's work.
     const auto owner = allocated_on_.find(address);
-    if (owner != allocated_on_.end() && owner->second != current_) Append(&after, tails_[static_cast<size_t>(owner->second)]);
+    if (owner != allocated_on_.end()) {
+      Append(&after, work_of(owner->second));
+    } else {
+      for (int32_t branch = 0; branch < static_cast<int32_t>(tails_.size()); ++branch) Append(&after, work_of(branch));
+    }
+    // Like recordStream: each branch that recorded a use, with all its work up to the free (a later
+    // read there through an alias included).
     if (auto use = uses_.find(address); use != uses_.end()) {
-      Append(&after, use->second);
+      for (int32_t branch : use->second) Append(&after, work_of(branch));
       uses_.erase(use);
     }
     const uintptr_t end = address + bytes;
     // Memory freed on another branch than the one that allocated it: what the allocation waited for
     // is not implied by this branch's dependencies, so it is kept.
-    const bool same_branch = owner == allocated_on_.end() || owner->second == current_;
+    const bool same_branch = owner != allocated_on_.end() && owner->second == current_;
     if (owner != allocated_on_.end()) allocated_on_.erase(owner);
     auto it = freed_.upper_bound(address);
     if (it != freed_.begin()) --it;

@@ -69,8 +69,9 @@ class BranchCapture {
   int32_t current_ = 0;
   std::vector<Nodes> tails_;   // per branch, its dependency set while another branch is current
   std::vector<Nodes> events_;  // per event, the dependencies it recorded
+  std::vector<uint8_t> recorded_;  // per event, whether it was recorded
   std::map<uintptr_t, Freed> freed_;                // disjoint freed ranges, by start address
-  std::unordered_map<uintptr_t, Nodes> uses_;        // recorded uses per block, until its free
+  std::unordered_map<uintptr_t, std::vector<int32_t>> uses_;  // branches that recorded a use, per block
   std::unordered_map<uintptr_t, int32_t> allocated_on_;  // live blocks: the branch that allocated them
   Nodes gemm_;  // the last GEMM op's end: the next one follows it
   int32_t gemm_depth_ = 0;

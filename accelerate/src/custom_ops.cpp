@@ -154,6 +154,7 @@ void StreamContext::Fork() {
   forked_ = true;
   if (branches_) {
     capture_.reset();
+    reused_blocks_ = hazard_edges_ = 0;
     cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
     Check(cudaStreamIsCapturing(origin_, &status), "fork_streams: cudaStreamIsCapturing");
     if (status == cudaStreamCaptureStatusActive) capture_ = std::make_unique<BranchCapture>(origin_, branch_count_);

@@ -332,6 +332,32 @@ torch::jit::Module WrapInModule(const std::shared_ptr<Graph>& graph) {
   return module;
 }
 
+// RewriteOptions::op_order must be a permutation with every edge and sync pointing forward and each
+// stream's ops in op order.
+Status CheckOpOrder(const std::string& path, const OpGraph& graph, const StreamAssignment& assignment,
+                    const std::vector<int32_t>& order) {
+  const size_t n = graph.ops.size();
+  std::vector<int64_t> position(n, -1);
+  for (size_t i = 0; i < order.size(); ++i) {
+    if (order.size() != n || order[i] < 0 || static_cast<size_t>(order[i]) >= n || position[static_cast<size_t>(order[i])] >= 0) {
+      return InvalidArgument(path + ": the op order is not a permutation of the " + std::to_string(n) + " ops");
+    }
+    position[static_cast<size_t>(order[i])] = static_cast<int64_t>(i);
+  }
+  auto forward = [&](const OpEdge& e) { return position[static_cast<size_t>(e.src.value())] < position[static_cast<size_t>(e.dst.value())]; };
+  if (!std::all_of(graph.edges.begin(), graph.edges.end(), forward) ||
+      !std::all_of(assignment.syncs.begin(), assignment.syncs.end(), forward)) {
+    return InvalidArgument(path + ": the op order puts an op before one it depends on");
+  }
+  std::vector<int64_t> last(static_cast<size_t>(assignment.num_streams), -1);
+  for (size_t op = 0; op < n; ++op) {
+    int64_t& previous = last[static_cast<size_t>(assignment.op_stream[op].value())];
+    if (position[op] < previous) return InvalidArgument(path + ": the op order changes a stream's order of ops");
+    previous = position[op];
+  }
+  return OkStatus();
+}
+
 Status CheckAssignment(const LoadedModel::Impl& impl, const OpGraph& graph, const StreamAssignment& assignment) {
   if (impl.op_nodes.size() != graph.ops.size() || assignment.op_stream.size() != graph.ops.size()) {
     return InvalidArgument(impl.path + ": stream assignment covers " + std::to_string(assignment.op_stream.size()) +
@@ -362,6 +388,7 @@ StatusOr<ScheduledModel> RewriteForStreams(const LoadedModel& frozen, const OpGr
   if (frozen.empty()) return InvalidArgument("stream rewrite: no model");
   const LoadedModel::Impl& impl = frozen.impl();
   NIMBLE_RETURN_IF_ERROR(CheckAssignment(impl, graph, assignment));
+  if (!options.op_order.empty()) NIMBLE_RETURN_IF_ERROR(CheckOpOrder(impl.path, graph, assignment, options.op_order));
   if (!options.pool_seeds.empty() && static_cast<int64_t>(options.pool_seeds.size()) != assignment.num_streams) {
     return InvalidArgument("stream rewrite: " + std::to_string(options.pool_seeds.size()) + " pool seeds for " +
                            std::to_string(assignment.num_streams) + " streams");

@@ -179,6 +179,18 @@ TEST(StreamRewriteTest, OpsMoveIntoTheBranchCaptureOrder) {
   }
 }
 
+TEST(StreamRewriteTest, AnOpOrderThatBreaksADependencyOrAStreamIsRefused) {
+  StatusOr<ModelGraph> model = LoadModelGraph(SaveModelFromSource(kSideTanh, {}), {{2, 3}});
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  const StreamAssignment assignment = SideTanhAssignment();
+  for (const std::vector<int32_t>& order : std::vector<std::vector<int32_t>>{{1, 0, 2, 3, 4}, {0, 1, 3, 2, 4}, {0, 1, 2, 3}, {0, 0, 1, 2, 3}}) {
+    RewriteOptions options;
+    options.op_order = order;
+    StatusOr<ScheduledModel> scheduled = RewriteForStreams(model->model, model->graph, assignment, options);
+    EXPECT_EQ(scheduled.status().code(), StatusCode::kInvalidArgument) << scheduled.status().ToString();
+  }
+}
+
 TEST(StreamRewriteTest, RandomBranchingModels) {
   for (uint32_t seed = 1; seed <= 12; ++seed) {
     std::mt19937 rng(seed);

@@ -202,11 +202,12 @@ Status Session::CaptureMode(const StreamAssignment& schedule, ModeResult* mode, 
   if (branches) {
     // Ops ordered by when they would start with the times they take alone, so that the allocator's
     // reuse across branches mostly follows frees that have happened by then in the replay.
-    if (branch_op_ns_.empty()) {
+    if (branch_op_ns_.empty() && !branch_op_timing_failed_) {
       StatusOr<std::vector<int64_t>> times = TimeOpsInIsolation(model_, 3);
       if (times.ok()) {
         branch_op_ns_ = std::move(*times);
       } else {
+        branch_op_timing_failed_ = true;
         progress_.Warning("timing ops for the branch capture's order failed (" + times.status().message() +
                           "); every op counts the same");
       }
@@ -216,7 +217,7 @@ Status Session::CaptureMode(const StreamAssignment& schedule, ModeResult* mode, 
   NIMBLE_ASSIGN_OR_RETURN(*scheduled, RewriteForStreams(model_.model, model_.graph, schedule, rewrite));
   if (branches && !scheduled->summary.reordered) {
     progress_.Warning("the ops could not be interleaved for the branch capture (a node with side effects between "
-                      "them); captured in graph order, which reuses more memory across streams and keeps less concurrency");
+                      "them, or a value the new order would use before it is made); captured in graph order, which reuses more memory across streams and keeps less concurrency");
   }
   CaptureOptions capture;
   capture.branches = branches;

@@ -114,6 +114,7 @@ class Session {
   std::vector<ReplayRecording> recordings_;
   std::optional<AllocationTrace> single_trace_;
   std::vector<int64_t> branch_op_ns_;  // op times alone, for the branch capture's order (empty: not timed)
+  bool branch_op_timing_failed_ = false;
 };
 
 }  // namespace nimble::workflow
