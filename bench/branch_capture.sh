@@ -4,8 +4,9 @@
 # pool reuses memory across them), on the GPU machine after tools/gpu_check.sh --accelerate-only.
 # Per model: one nimble-accelerate run of each (--no-record: the prediction is not what is compared),
 # then nimble-run on the branch capture's model.nimble (a new process captures it again).
-# Writes <out>/<model>_<variant>.json, .log, <model>_reuse.run, and a markdown table to stdout.
-#   bench/branch_capture.sh BUILD_DIR OUT_DIR ITERS [MODELS...]
+# VARIANTS (default "streams reuse"): "streams", "reuse", or "reuse:F" (--branch-release-delay F).
+# Writes <out>/<model>_<variant>.json, .log, .run (nimble-run), and a markdown table to stdout.
+#   [VARIANTS=...] bench/branch_capture.sh BUILD_DIR OUT_DIR ITERS [MODELS...]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${1:?usage: branch_capture.sh BUILD_DIR OUT_DIR ITERS [MODELS...]}
@@ -23,18 +24,24 @@ echo "| model | capture | single ms | multi ms | multi/single speed | gain kept 
 echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 for model in "${models[@]}"; do
   shape=$(python3 -c "import json;print('x'.join(map(str,json.load(open('$out/models/manifest.json'))['models']['$model']['input_shape'])))")
-  for variant in streams reuse; do
-    extra=(); [ "$variant" = reuse ] && extra=(--cross-stream-reuse)
+  for variant in ${VARIANTS:-streams reuse}; do
+    extra=()
+    case $variant in
+      reuse) extra=(--cross-stream-reuse) ;;
+      reuse:*) extra=(--cross-stream-reuse --branch-release-delay "${variant#reuse:}") ;;
+    esac
     timeout 280 "$build/cli/nimble-accelerate" "$out/models/$model.pt" --input "$shape" --iters "$iters" --no-record \
       "${extra[@]}" --json -o "$out/${model}_$variant.nimble" >"$out/${model}_$variant.json" 2>"$out/${model}_$variant.log" ||
       echo "| $model | $variant: failed (see ${model}_$variant.log) | | | | | | | | | | | |"
+    if [ "$variant" != streams ] && [ -f "$out/${model}_$variant.nimble" ]; then
+      "$build/cli/nimble-run" "$out/${model}_$variant.nimble" --iters "$iters" >"$out/${model}_$variant.run" 2>&1
+    fi
   done
-  [ -f "$out/${model}_reuse.nimble" ] && "$build/cli/nimble-run" "$out/${model}_reuse.nimble" --iters "$iters" >"$out/${model}_reuse.run" 2>&1
-  python3 - "$out" "$model" <<'PY'
+  python3 - "$out" "$model" ${VARIANTS:-streams reuse} <<'PY'
 import json, os, re, sys
 out, model = sys.argv[1], sys.argv[2]
 runs = {}
-for v in ("streams", "reuse"):
+for v in sys.argv[3:]:
     try:
         runs[v] = json.load(open(f"{out}/{model}_{v}.json"))
     except Exception:
@@ -51,9 +58,11 @@ for v, r in runs.items():
     kept = f"{g / base * 100:.0f} %" if base else "-"
     sp, mp = s["peak_memory_bytes"] / 2**20, m["peak_memory_bytes"] / 2**20
     reuse = f"{m['reused_blocks']} / {m['hazard_edges']}" if m.get("branch_capture") else "-"
+    if m.get("delayed_values"):
+        reuse += f" ({m['delayed_values']} held longer)"
     ran = "-"
-    if v == "reuse" and os.path.exists(f"{out}/{model}_reuse.run"):
-        text = open(f"{out}/{model}_reuse.run").read()
+    if v != "streams" and os.path.exists(f"{out}/{model}_{v}.run"):
+        text = open(f"{out}/{model}_{v}.run").read()
         found = re.search(r"graph pool ([0-9.]+) MiB", text)
         ran = f"pool {found.group(1)} MiB" if found else "see .run"
     print(f"| {model} | {v} | {s['measured_ms']:.3f} | {m['measured_ms']:.3f} | {s['measured_ms'] / m['measured_ms']:.2f}x | {kept} | "

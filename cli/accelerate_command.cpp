@@ -101,6 +101,10 @@ void AddAccelerateOptions(CLI::App& app, AccelerateArgs& args) {
                "capture the multi-stream schedule on one stream with its streams as branches of the graph, ops "
                "interleaved as they run, so that the graph's memory pool reuses blocks across streams (each reuse "
                "ordered after the free); less memory, some concurrency traded for it");
+  app.add_option("--branch-release-delay", o.branch_release_delay,
+                 "with --cross-stream-reuse: hold each value until its stream reaches this fraction of the simulated "
+                 "run past its last reader, so that its memory is reused later (more memory, fewer waits; default 0)")
+      ->check(CLI::Range(0.0, 1.0));
   app.add_flag("--allow-eager-fallback", o.allow_eager_fallback,
                "when the model cannot be captured, time it eagerly instead of failing");
   app.add_option("--device", o.device, "CUDA device (cuda or cuda:N)");

@@ -389,6 +389,10 @@ StatusOr<ScheduledModel> RewriteForStreams(const LoadedModel& frozen, const OpGr
   const LoadedModel::Impl& impl = frozen.impl();
   NIMBLE_RETURN_IF_ERROR(CheckAssignment(impl, graph, assignment));
   if (!options.op_order.empty()) NIMBLE_RETURN_IF_ERROR(CheckOpOrder(impl.path, graph, assignment, options.op_order));
+  if (!options.delayed_releases.empty() && options.delayed_releases.size() != graph.ops.size()) {
+    return InvalidArgument(impl.path + ": delayed releases for " + std::to_string(options.delayed_releases.size()) +
+                           " ops, the graph has " + std::to_string(graph.ops.size()));
+  }
   if (!options.pool_seeds.empty() && static_cast<int64_t>(options.pool_seeds.size()) != assignment.num_streams) {
     return InvalidArgument("stream rewrite: " + std::to_string(options.pool_seeds.size()) + " pool seeds for " +
                            std::to_string(assignment.num_streams) + " streams");
@@ -409,6 +413,15 @@ StatusOr<ScheduledModel> RewriteForStreams(const LoadedModel& frozen, const OpGr
     if (reordered) sequence.assign(options.op_order.begin(), options.op_order.end());
     result.summary = InsertStreamOps(*copy, graph, assignment, nodes, shares_input, sequence, options);
     result.summary.reordered = reordered;
+    for (size_t op = 0; op < options.delayed_releases.size() && op < nodes.size(); ++op) {
+      const int64_t point = options.delayed_releases[op];
+      if (point < 0 || static_cast<size_t>(point) >= nodes.size()) continue;
+      torch::jit::WithInsertPoint guard(nodes[static_cast<size_t>(point)]);  // after its set_stream and waits
+      for (Value* value : TensorOutputs(nodes[op])) {
+        InsertNimbleNode(*copy, "nimble::release", {value});
+        ++result.summary.delayed_values;
+      }
+    }
     copy->lint();
     auto scheduled = std::make_shared<LoadedModel::Impl>();
     scheduled->path = impl.path;

@@ -33,14 +33,15 @@ class StreamOrder {
   }
 
   // The first op of `producer`'s stream after `after` (in op order) that is ordered after every op of
-  // `readers`; -1 when there is none.
-  int64_t ReleasePoint(size_t producer, size_t after, const std::vector<size_t>& readers) const {
+  // `readers` and that `accept` takes; -1 when there is none.
+  template <typename Accept>
+  int64_t ReleasePoint(size_t producer, size_t after, const std::vector<size_t>& readers, const Accept& accept) const {
     const std::vector<size_t>& lane = on_stream_[stream_[producer]];
     for (auto it = std::upper_bound(lane.begin(), lane.end(), after); it != lane.end(); ++it) {
       const int32_t* clock = &clock_[*it * streams_];
       const bool ordered = std::all_of(readers.begin(), readers.end(),
                                        [&](size_t r) { return clock[stream_[r]] >= position_[r]; });
-      if (ordered) return static_cast<int64_t>(*it);
+      if (ordered && accept(*it)) return static_cast<int64_t>(*it);
     }
     return -1;
   }
@@ -63,22 +64,51 @@ std::vector<std::vector<size_t>> DataReaders(const OpGraph& graph) {
   return readers;
 }
 
-std::vector<int64_t> ReleasePoints(const OpGraph& graph, const StreamAssignment& assignment) {
+namespace {
+
+bool Covers(const OpGraph& graph, const StreamAssignment& assignment) {
   const auto n = static_cast<int64_t>(graph.ops.size());
-  const bool valid =
+  return
       static_cast<int64_t>(assignment.op_stream.size()) == n &&
       std::all_of(assignment.op_stream.begin(), assignment.op_stream.end(),
                   [&](StreamId s) { return s.value() >= 0 && s.value() < assignment.num_streams; }) &&
       std::all_of(assignment.syncs.begin(), assignment.syncs.end(), [&](const OpEdge& e) {
         return e.src.value() >= 0 && e.src.value() < e.dst.value() && e.dst.value() < n;
       });
-  if (!valid) return std::vector<int64_t>(graph.ops.size(), -1);
+}
+
+}  // namespace
+
+std::vector<int64_t> ReleasePoints(const OpGraph& graph, const StreamAssignment& assignment) {
+  if (!Covers(graph, assignment)) return std::vector<int64_t>(graph.ops.size(), -1);
   const StreamOrder order(assignment, graph.ops.size());
   const std::vector<std::vector<size_t>> readers = DataReaders(graph);
   std::vector<int64_t> points(graph.ops.size(), -1);
   for (size_t op = 0; op < readers.size(); ++op) {
     if (readers[op].empty()) continue;
-    points[op] = order.ReleasePoint(op, *std::max_element(readers[op].begin(), readers[op].end()), readers[op]);
+    points[op] = order.ReleasePoint(op, *std::max_element(readers[op].begin(), readers[op].end()), readers[op],
+                                    [](size_t) { return true; });
+  }
+  return points;
+}
+
+std::vector<int64_t> DelayedReleasePoints(const OpGraph& graph, const StreamAssignment& assignment,
+                                          const std::vector<int64_t>& start_ns, const std::vector<int64_t>& end_ns,
+                                          int64_t delay_ns) {
+  const size_t n = graph.ops.size();
+  std::vector<int64_t> points(n, -1);
+  if (!Covers(graph, assignment) || start_ns.size() != n || end_ns.size() != n) return points;
+  const StreamOrder order(assignment, n);
+  const std::vector<std::vector<size_t>> readers = DataReaders(graph);
+  for (size_t op = 0; op < n; ++op) {
+    int64_t free_ns = end_ns[op];
+    size_t last = op;
+    for (size_t r : readers[op]) {
+      free_ns = std::max(free_ns, end_ns[r]);
+      last = std::max(last, r);
+    }
+    const int64_t due_ns = free_ns + delay_ns;
+    points[op] = order.ReleasePoint(op, last, readers[op], [&](size_t q) { return start_ns[q] >= due_ns; });
   }
   return points;
 }

@@ -66,7 +66,7 @@ ScheduledModel CheckSchedule(const ModelGraph& model, const std::vector<std::vec
   EXPECT_EQ(Count(text, "nimble::seed_pool("), seeded ? 1 : 0) << text;
   EXPECT_EQ(scheduled->summary.record_nodes, syncs);
   EXPECT_EQ(Count(text, "nimble::record_stream("), scheduled->summary.recorded_values) << text;
-  EXPECT_EQ(Count(text, "nimble::release("), scheduled->summary.released_values) << text;
+  EXPECT_EQ(Count(text, "nimble::release("), scheduled->summary.released_values + scheduled->summary.delayed_values) << text;
   EXPECT_EQ(Count(text, "nimble::op_begin("), options.mark_ops ? static_cast<int>(model.graph.ops.size()) : 0) << text;
   if (options.cross_stream_free != CrossStreamFree::kAtJoin) {
     EXPECT_EQ(scheduled->summary.kept_values, 0);

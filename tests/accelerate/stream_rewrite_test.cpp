@@ -21,6 +21,7 @@
 #include "nimble/analysis/stream_plan.h"
 #include "nimble/analysis/transitive_reduction.h"
 #include "nimble/core/capture_order.h"
+#include "nimble/core/release_points.h"
 #include "stream_rewrite_checks.h"
 #include "test_models.h"
 
@@ -167,6 +168,14 @@ void CheckInterleaved(const std::string& path, const std::vector<std::vector<int
         << "expected op " << op << " next, got " << definition;
     at = marker + 1;
   }
+  // Values held longer (DelayedReleasePoints): the same outputs, one release per held tensor output.
+  const BranchCaptureTimes run = BranchCaptureRun(model->graph, assignment);
+  RewriteOptions delayed;
+  delayed.op_order = options.op_order;
+  delayed.delayed_releases = DelayedReleasePoints(model->graph, assignment, run.start_ns, run.end_ns, 2);
+  const ScheduledModel held = CheckSchedule(*model, shapes, assignment, delayed);
+  const auto points = std::count_if(delayed.delayed_releases.begin(), delayed.delayed_releases.end(), [](int64_t p) { return p >= 0; });
+  EXPECT_GE(held.summary.delayed_values, points);
 }
 
 TEST(StreamRewriteTest, OpsMoveIntoTheBranchCaptureOrder) {

@@ -46,6 +46,7 @@ json ModeJson(const ModeResult& m) {
           {"branch_interleaved", m.branch_interleaved},
           {"reused_blocks", m.reused_blocks},
           {"hazard_edges", m.hazard_edges},
+          {"delayed_values", m.delayed_values},
           {"streams", m.schedule.num_streams},
           {"syncs", static_cast<int64_t>(m.schedule.syncs.size())},
           {"assignment", AssignmentToJson(m.schedule)}};

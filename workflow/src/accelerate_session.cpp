@@ -20,6 +20,7 @@
 #include "nimble/accelerate/model_timing.h"
 #include "nimble/core/capture_order.h"
 #include "nimble/core/median.h"
+#include "nimble/core/release_points.h"
 #include "nimble/workflow/calibrate.h"
 #include "nimble/workflow/format.h"
 #include "nimble/workflow/profile_model.h"
@@ -213,6 +214,12 @@ Status Session::CaptureMode(const StreamAssignment& schedule, ModeResult* mode, 
       }
     }
     rewrite.op_order = BranchCaptureOrder(model_.graph, schedule, branch_op_ns_);
+    if (args_.branch_release_delay > 0) {
+      const BranchCaptureTimes run = BranchCaptureRun(model_.graph, schedule, branch_op_ns_);
+      const int64_t makespan = run.end_ns.empty() ? 0 : *std::max_element(run.end_ns.begin(), run.end_ns.end());
+      const auto delay = static_cast<int64_t>(args_.branch_release_delay * static_cast<double>(makespan));
+      rewrite.delayed_releases = DelayedReleasePoints(model_.graph, schedule, run.start_ns, run.end_ns, delay);
+    }
   }
   NIMBLE_ASSIGN_OR_RETURN(*scheduled, RewriteForStreams(model_.model, model_.graph, schedule, rewrite));
   if (branches && !scheduled->summary.reordered) {
@@ -239,6 +246,7 @@ Status Session::CaptureMode(const StreamAssignment& schedule, ModeResult* mode, 
   mode->branch_interleaved = branches && scheduled->summary.reordered;
   mode->reused_blocks = stats.reused_blocks;
   mode->hazard_edges = stats.hazard_edges;
+  mode->delayed_values = scheduled->summary.delayed_values;
   return OkStatus();
 }
 

@@ -50,6 +50,10 @@ struct RewriteOptions {
   // go first). Where that cannot be done safely (a non-op node with side effects or blocks, or a value
   // used before the move would define it), the graph keeps its order and RewriteSummary::reordered says so.
   std::vector<int32_t> op_order;
+  // Empty, or per op the op before which its outputs are released at the latest
+  // (core/release_points.h DelayedReleasePoints; -1: none): a nimble::release there keeps them alive
+  // until then, so that a branch capture reuses their memory only later. It never frees anything sooner.
+  std::vector<int64_t> delayed_releases;
 };
 
 struct RewriteSummary {
@@ -63,6 +67,7 @@ struct RewriteSummary {
   int32_t released_values = 0;   // nimble::release nodes (one per output released on its producer's stream)
   int32_t seeded_streams = 0;    // streams nimble::seed_pool seeds
   bool reordered = false;        // the ops are in RewriteOptions::op_order
+  int32_t delayed_values = 0;    // nimble::release nodes of RewriteOptions::delayed_releases
 };
 
 struct ScheduledModel {

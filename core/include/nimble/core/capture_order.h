@@ -21,4 +21,12 @@ namespace nimble {
 std::vector<int32_t> BranchCaptureOrder(const OpGraph& graph, const StreamAssignment& assignment,
                                         const std::vector<int64_t>& op_ns = {});
 
+// The start and end of each op in that run (both empty under the same conditions as the order).
+struct BranchCaptureTimes {
+  std::vector<int64_t> start_ns;
+  std::vector<int64_t> end_ns;
+};
+BranchCaptureTimes BranchCaptureRun(const OpGraph& graph, const StreamAssignment& assignment,
+                                    const std::vector<int64_t>& op_ns = {});
+
 }  // namespace nimble

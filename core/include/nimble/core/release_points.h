@@ -21,4 +21,13 @@ std::vector<std::vector<size_t>> DataReaders(const OpGraph& graph);
 // not cover the graph (streams out of range, syncs that do not point forward).
 std::vector<int64_t> ReleasePoints(const OpGraph& graph, const StreamAssignment& assignment);
 
+// For a branch capture that holds values longer (core/capture_order.h): per op, the first op of its
+// stream that comes after its last reader in op order, that the stream order and syncs order after
+// every reader, and that starts (`start_ns`) at least `delay_ns` after the op and its readers end
+// (`end_ns`); -1 where there is none, and for every op when the assignment or the times do not cover
+// the graph.
+std::vector<int64_t> DelayedReleasePoints(const OpGraph& graph, const StreamAssignment& assignment,
+                                          const std::vector<int64_t>& start_ns, const std::vector<int64_t>& end_ns,
+                                          int64_t delay_ns);
+
 }  // namespace nimble

@@ -57,6 +57,11 @@ struct AccelerateOptions {
   // interleaved as they would run (accelerate's CaptureOptions::branches, core/capture_order.h): the
   // graph's pool then reuses memory across streams, each reuse ordered after the free.
   bool cross_stream_reuse = false;
+  // With cross_stream_reuse: each value is held until an op of its stream that starts this fraction of
+  // the schedule's simulated run after its last reader ends (core/release_points.h
+  // DelayedReleasePoints), so that its memory is reused later: more memory, fewer waits. 0: freed as soon
+  // as the rewrite allows.
+  double branch_release_delay = 0;
   // Without a --db run of this model: record one here (nimble-prof's model profile, a few iterations, into
   // the --db database, else a temporary one) for the prediction's kernel durations; false: time each op alone instead (faster,
   // and measured 10-65% off on transformers and TF32 CNNs).
@@ -134,6 +139,7 @@ struct ModeResult {
   bool branch_interleaved = false;
   int64_t reused_blocks = 0;
   int64_t hazard_edges = 0;
+  int32_t delayed_values = 0;  // values held longer (AccelerateOptions::branch_release_delay)
 };
 
 // One multi-stream schedule tried against the memory budget.
