@@ -4,7 +4,8 @@
 # pool reuses memory across them), on the GPU machine after tools/gpu_check.sh --accelerate-only.
 # Per model: one nimble-accelerate run of each (--no-record: the prediction is not what is compared),
 # then nimble-run on the branch capture's model.nimble (a new process captures it again).
-# VARIANTS (default "streams reuse"): "streams", "reuse", or "reuse:F" (--branch-release-delay F).
+# VARIANTS (default "streams reuse"): "streams", "reuse", "reuse:F" (--branch-release-delay F) or
+# "reuse:F:MIB" (and --branch-hold-max-mib MIB).
 # Writes <out>/<model>_<variant>.json, .log, .run (nimble-run), and a markdown table to stdout.
 #   [VARIANTS=...] bench/branch_capture.sh BUILD_DIR OUT_DIR ITERS [MODELS...]
 set -uo pipefail
@@ -28,6 +29,8 @@ for model in "${models[@]}"; do
     extra=()
     case $variant in
       reuse) extra=(--cross-stream-reuse) ;;
+      reuse:*:*) rest=${variant#reuse:}
+                 extra=(--cross-stream-reuse --branch-release-delay "${rest%%:*}" --branch-hold-max-mib "${rest#*:}") ;;
       reuse:*) extra=(--cross-stream-reuse --branch-release-delay "${variant#reuse:}") ;;
     esac
     timeout 280 "$build/cli/nimble-accelerate" "$out/models/$model.pt" --input "$shape" --iters "$iters" --no-record \

@@ -105,6 +105,11 @@ void AddAccelerateOptions(CLI::App& app, AccelerateArgs& args) {
                  "with --cross-stream-reuse: hold each value until its stream reaches this fraction of the simulated "
                  "run past its last reader, so that its memory is reused later (more memory, fewer waits; default 0)")
       ->check(CLI::Range(0.0, 1.0));
+  app.add_option_function<double>(
+         "--branch-hold-max-mib", [&o](double mib) { o.branch_hold_max_bytes = static_cast<int64_t>(mib * 1024 * 1024); },
+         "with --branch-release-delay: hold longer only the values of ops whose outputs take at most this many MiB "
+         "(by the single-stream capture's allocator trace; default: every op's)")
+      ->check(CLI::PositiveNumber);
   app.add_flag("--allow-eager-fallback", o.allow_eager_fallback,
                "when the model cannot be captured, time it eagerly instead of failing");
   app.add_option("--device", o.device, "CUDA device (cuda or cuda:N)");

@@ -219,6 +219,13 @@ Status Session::CaptureMode(const StreamAssignment& schedule, ModeResult* mode, 
       const int64_t makespan = run.end_ns.empty() ? 0 : *std::max_element(run.end_ns.begin(), run.end_ns.end());
       const auto delay = static_cast<int64_t>(args_.branch_release_delay * static_cast<double>(makespan));
       rewrite.delayed_releases = DelayedReleasePoints(model_.graph, schedule, run.start_ns, run.end_ns, delay);
+      if (args_.branch_hold_max_bytes > 0) {
+        const std::vector<int64_t> bytes = OpOutputBytes();
+        for (size_t op = 0; op < rewrite.delayed_releases.size(); ++op) {
+          // Unknown (no trace): not held, since holding costs memory.
+          if (op >= bytes.size() || bytes[op] < 0 || bytes[op] > args_.branch_hold_max_bytes) rewrite.delayed_releases[op] = -1;
+        }
+      }
     }
   }
   NIMBLE_ASSIGN_OR_RETURN(*scheduled, RewriteForStreams(model_.model, model_.graph, schedule, rewrite));
@@ -248,6 +255,28 @@ Status Session::CaptureMode(const StreamAssignment& schedule, ModeResult* mode, 
   mode->hazard_edges = stats.hazard_edges;
   mode->delayed_values = scheduled->summary.delayed_values;
   return OkStatus();
+}
+
+std::vector<int64_t> Session::OpOutputBytes() const {
+  if (!single_trace_) return {};
+  std::vector<int64_t> bytes(model_.graph.ops.size(), 0);
+  std::map<int64_t, std::pair<int32_t, int64_t>> live;  // block -> (op that allocated it, bytes)
+  for (const AllocationEvent& event : single_trace_->events) {
+    if (event.kind == AllocationEvent::Kind::kAlloc) {
+      live[event.block] = {event.op, event.bytes};
+      continue;
+    }
+    const auto it = live.find(event.block);
+    if (it == live.end()) continue;
+    const auto [op, size] = it->second;
+    // Freed by a later op than the one that made it: a value that op handed on.
+    if (op >= 0 && event.op != op && static_cast<size_t>(op) < bytes.size()) bytes[static_cast<size_t>(op)] += size;
+    live.erase(it);
+  }
+  for (const auto& [block, made] : live) {  // never freed in the run: outputs of the graph
+    if (made.first >= 0 && static_cast<size_t>(made.first) < bytes.size()) bytes[static_cast<size_t>(made.first)] += made.second;
+  }
+  return bytes;
 }
 
 Status Session::PlanAndCapture() {

@@ -115,6 +115,8 @@ class Session {
   std::optional<AllocationTrace> single_trace_;
   std::vector<int64_t> branch_op_ns_;  // op times alone, for the branch capture's order (empty: not timed)
   bool branch_op_timing_failed_ = false;
+  // Per op, the bytes of what it hands on to later ops, from single_trace_ (empty without one).
+  std::vector<int64_t> OpOutputBytes() const;
 };
 
 }  // namespace nimble::workflow

@@ -62,6 +62,9 @@ struct AccelerateOptions {
   // DelayedReleasePoints), so that its memory is reused later: more memory, fewer waits. 0: freed as soon
   // as the rewrite allows.
   double branch_release_delay = 0;
+  // With branch_release_delay: only ops whose outputs (as the single-stream capture's allocator trace
+  // saw them) take at most this many bytes are held longer; 0: every op's.
+  int64_t branch_hold_max_bytes = 0;
   // Without a --db run of this model: record one here (nimble-prof's model profile, a few iterations, into
   // the --db database, else a temporary one) for the prediction's kernel durations; false: time each op alone instead (faster,
   // and measured 10-65% off on transformers and TF32 CNNs).
