@@ -26,7 +26,10 @@ class ModeReport:
     ``predicted_graph_pool_bytes``: that pool as predicted from a traced single-stream capture (None
     when none was made: a single-stream model, or this process recording the allocator's history
     already). ``unseeded_graph_pool_bytes``: for a multi-stream pool seeded per stream, the pool of the
-    same schedule captured unseeded (None otherwise; the seeded one is kept only when smaller)."""
+    same schedule captured unseeded (None otherwise; the seeded one is kept only when smaller).
+    ``branch_capture``: captured on one stream with its streams as branches of the graph
+    (``cross_stream_reuse``); ``reused_blocks`` allocations then reused memory another branch freed,
+    ordered after it by ``hazard_edges`` added dependencies."""
 
     def __init__(self, data: Dict[str, Any]) -> None:
         self._data = data
@@ -52,6 +55,9 @@ class ModeReport:
         unseeded = data.get("unseeded_graph_pool_bytes", -1)
         self.unseeded_graph_pool_bytes: Optional[int] = unseeded if unseeded >= 0 else None
         self.capture_ns: int = data["capture_ns"]
+        self.branch_capture: bool = bool(data.get("branch_capture", False))
+        self.reused_blocks: int = int(data.get("reused_blocks", 0))
+        self.hazard_edges: int = int(data.get("hazard_edges", 0))
 
     @property
     def assignment(self) -> Dict[str, Any]:
@@ -306,6 +312,8 @@ def accelerate(model: _inputs.ModelArg, example_inputs: _inputs.Inputs, *, mode:
                calibration: "Optional[str | os.PathLike[str]]" = None, seed_pool: bool = True,
                memory_format: "str | torch.memory_format" = "auto",
                dump_graphs: "Optional[str | os.PathLike[str]]" = None, conv_epilogues: bool = True,
+               cross_stream_reuse: bool = False, branch_release_delay: float = 0.0,
+               branch_hold_max_mib: Optional[float] = None,
                progress: _progress.ProgressArg = None) -> AcceleratedModule:
     """Schedules ``model`` (an nn.Module, traced on ``example_inputs``; a ScriptModule; a
     ``torch.export`` ExportedProgram; or a path to a .pt2 or TorchScript file) ahead of time as ``nimble-accelerate`` does and returns the captured module.
@@ -341,7 +349,12 @@ def accelerate(model: _inputs.ModelArg, example_inputs: _inputs.Inputs, *, mode:
     as ``nimble-accelerate --dump-graphs`` does. ``conv_epilogues``: each convolution's bias add,
     residual add and activation (relu, relu6, silu) in one kernel of Nimble's own, with the same
     rounding as ATen's separate kernels (``report.conv_epilogues`` counts them); False keeps ATen's,
-    as ``--no-conv-epilogues``. The
+    as ``--no-conv-epilogues``. ``cross_stream_reuse``: capture the multi-stream schedule on one
+    stream with its streams as branches of the graph, so that its memory pool reuses blocks across
+    streams (less memory, some concurrency traded; ``--cross-stream-reuse``); ``branch_release_delay``
+    (a fraction of the simulated run, 0 to 1) and ``branch_hold_max_mib`` hold values longer before
+    their memory is reused, trading memory back for concurrency (``--branch-release-delay``,
+    ``--branch-hold-max-mib``; bench/results/memory.md has NASNet-A large measured). The
     returned module's ``report`` holds the measured and predicted latencies and the assignment."""
     what = "nimble.accelerate"
     inputs = _inputs.as_tuple(example_inputs, what)
@@ -356,6 +369,12 @@ def accelerate(model: _inputs.ModelArg, example_inputs: _inputs.Inputs, *, mode:
     for name, value in (("memory_budget_mib", memory_budget_mib), ("memory_ratio", memory_ratio)):
         if value is not None and not value > 0:
             raise ValueError(f"{what}: {name} must be positive, got {value}")
+    if not 0 <= branch_release_delay <= 1:
+        raise ValueError(f"{what}: branch_release_delay must be between 0 and 1, got {branch_release_delay}")
+    if branch_hold_max_mib is not None and not branch_hold_max_mib > 0:
+        raise ValueError(f"{what}: branch_hold_max_mib must be positive, got {branch_hold_max_mib}")
+    if (branch_release_delay or branch_hold_max_mib) and not cross_stream_reuse:
+        raise ValueError(f"{what}: branch_release_delay and branch_hold_max_mib apply with cross_stream_reuse=True")
     layout = _inputs.memory_format(memory_format, what)
     if batch_sizes is not None and buckets is not None:
         raise ValueError(f"{what}: batch_sizes and buckets both give the buckets: use one")
@@ -387,7 +406,9 @@ def accelerate(model: _inputs.ModelArg, example_inputs: _inputs.Inputs, *, mode:
                                  calibration=os.fspath(calibration) if calibration else "",
                                  seed_pool=bool(seed_pool), memory_format=layout,
                                  dump_graphs=os.fspath(dump_graphs) if dump_graphs else "",
-                                 conv_epilogues=bool(conv_epilogues))
+                                 conv_epilogues=bool(conv_epilogues), cross_stream_reuse=bool(cross_stream_reuse),
+                                 branch_release_delay=float(branch_release_delay),
+                                 branch_hold_max_mib=float(branch_hold_max_mib or 0))
             runner = _C.Runner(artifact, target)
         if os.path.dirname(model_path) == workdir:
             os.remove(model_path)  # a copy of the weights; the artifact has its own

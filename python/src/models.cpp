@@ -75,8 +75,16 @@ std::string Accelerate(const std::string& model, const std::vector<std::string>&
                        double memory_budget_mib, double memory_ratio, int32_t record_replays,
                        const std::vector<int64_t>& batch_sizes, const std::vector<std::vector<std::string>>& buckets,
                        const std::string& calibration, bool seed_pool, const std::string& memory_format,
-                       const std::string& dump_graphs, bool conv_epilogues) {
+                       const std::string& dump_graphs, bool conv_epilogues, bool cross_stream_reuse,
+                       double branch_release_delay, double branch_hold_max_mib) {
   workflow::AccelerateOptions options;
+  if (!(branch_release_delay >= 0 && branch_release_delay <= 1)) {
+    ThrowStatus(InvalidArgument("branch_release_delay must be between 0 and 1, got " + std::to_string(branch_release_delay)));
+  }
+  if (!(branch_hold_max_mib >= 0)) ThrowStatus(InvalidArgument("branch_hold_max_mib must be positive"));
+  options.cross_stream_reuse = cross_stream_reuse;
+  options.branch_release_delay = branch_release_delay;
+  options.branch_hold_max_bytes = static_cast<int64_t>(branch_hold_max_mib * (1 << 20));
   options.conv_epilogues = conv_epilogues;
   options.dump_graphs_dir = dump_graphs;
   options.memory_format = memory_format;
@@ -131,7 +139,8 @@ void BindModels(py::module_& m) {
         py::arg("batch_sizes") = std::vector<int64_t>{}, py::arg("buckets") = std::vector<std::vector<std::string>>{},
         py::arg("calibration") = std::string(), py::arg("seed_pool") = true,
         py::arg("memory_format") = std::string("auto"), py::arg("dump_graphs") = std::string(),
-        py::arg("conv_epilogues") = true,
+        py::arg("conv_epilogues") = true, py::arg("cross_stream_reuse") = false,
+        py::arg("branch_release_delay") = 0.0, py::arg("branch_hold_max_mib") = 0.0,
         "Ahead-of-time scheduling of a TorchScript file into a model.nimble; JSON text of the result.");
 }
 

@@ -91,6 +91,12 @@ def test_bad_options() -> None:
         nimble.accelerate(TwoBranch(), x, memory_format="nhwc")
     with pytest.raises(ValueError, match="memory_format torch.preserve_format"):
         nimble.accelerate(TwoBranch(), x, memory_format=torch.preserve_format)
+    with pytest.raises(ValueError, match="branch_release_delay must be between 0 and 1"):
+        nimble.accelerate(TwoBranch(), x, cross_stream_reuse=True, branch_release_delay=1.5)
+    with pytest.raises(ValueError, match="branch_hold_max_mib must be positive"):
+        nimble.accelerate(TwoBranch(), x, cross_stream_reuse=True, branch_hold_max_mib=0)
+    with pytest.raises(ValueError, match="apply with cross_stream_reuse=True"):
+        nimble.accelerate(TwoBranch(), x, branch_release_delay=0.01)
     with pytest.raises(ValueError, match="batch_sizes and buckets both"):
         nimble.accelerate(TwoBranch(), x, batch_sizes=[1, 2], buckets=[["2x3x8x8"]])
     with pytest.raises(ValueError, match="device cpu"):

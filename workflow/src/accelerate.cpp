@@ -3,6 +3,7 @@
 // results into.
 #include "nimble/workflow/accelerate.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -128,6 +129,10 @@ StatusOr<AccelerateResult> RunBuckets(const AccelerateOptions& options, std::uni
     StatusOr<accelerate::ArtifactMeta> bucket_meta = session.Meta();
     if (!bucket_meta.ok()) return bucket_meta.status();
     if (b == 0) meta = *bucket_meta;
+    // Any bucket's needs: a seeded graph (format 3), a branch capture (format 4, every bucket captured
+    // so; a single-stream schedule captures the same either way).
+    meta.format_version = std::max(meta.format_version, bucket_meta->format_version);
+    meta.branches = meta.branches || bucket_meta->branches;
     meta.buckets.push_back({b == 0 ? "forward" : "forward_bucket_" + std::to_string(b), bucket_meta->inputs,
                             bucket_meta->mode, bucket_meta->schedule, bucket_meta->figures});
     models.push_back(session.ChosenModel());

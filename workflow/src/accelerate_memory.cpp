@@ -30,7 +30,9 @@ void Session::PredictMemory() {
   for (ModeResult* mode : {&result_.single, &result_.multi}) {
     if (mode->captured && !mode->branch_capture) fill(mode->schedule, mode, mode->pool_seed_bytes);
   }
-  for (MemoryTrial& trial : result_.memory_trials) fill(trial.schedule, &trial, trial.pool_seed_bytes);
+  for (MemoryTrial& trial : result_.memory_trials) {
+    if (!args_.cross_stream_reuse || trial.schedule.num_streams < 2) fill(trial.schedule, &trial, trial.pool_seed_bytes);
+  }
 }
 
 void Session::TraceAllocations() {
