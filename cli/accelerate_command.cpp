@@ -288,7 +288,9 @@ void PrintAccelerateTable(const workflow::AccelerateResult& r, std::ostream& out
     out << "multi-stream captured on one stream, its " << r.multi.schedule.num_streams << " streams as branches of the graph"
         << (r.multi.branch_interleaved ? " (ops interleaved)" : " (ops in graph order)") << ": " << r.multi.reused_blocks
         << " allocations reused memory freed on another branch, ordered after it by " << r.multi.hazard_edges
-        << " added dependencies\n";
+        << " added dependencies";
+    if (r.multi.delayed_values > 0) out << "; " << r.multi.delayed_values << " values held longer";
+    out << " (its prediction simulates real streams, without those dependencies)\n";
   }
   out << "preparation (assignment + rewrite + capture): " << FormatMs(static_cast<double>(r.prep_ns) / 1e6) << " ms\n";
   if (!r.memory_choice.empty()) out << r.memory_choice << "\n";

@@ -211,6 +211,8 @@ bool ReorderOps(Graph& graph, const std::vector<Node*>& nodes, const std::vector
       continue;
     }
     const auto op = op_of.find(node);
+    // A random op would draw in another order than the graph's.
+    if (node->isNondeterministic()) return false;
     if (op == op_of.end()) {
       if (!FreelyMovable(node)) return false;
       pending.push_back(node);

@@ -188,6 +188,29 @@ TEST(StreamRewriteTest, OpsMoveIntoTheBranchCaptureOrder) {
   }
 }
 
+// A random op keeps the graph's order (its draws would come in another order otherwise); the
+// rewrite still succeeds, and says it did not reorder.
+TEST(StreamRewriteTest, ARandomOpKeepsTheGraphOrder) {
+  constexpr const char* kRandom = R"(
+def forward(self, x):
+    a = torch.tanh(torch.relu(x))
+    b = torch.rand_like(x)
+    c = torch.sigmoid(x)
+    return a + b + c
+)";
+  StatusOr<ModelGraph> model = LoadModelGraph(SaveModelFromSource(kRandom, {}), {{2, 3}});
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  StatusOr<analysis::Dag> dag = analysis::Dag::FromOpGraph(model->graph);
+  ASSERT_TRUE(dag.ok());
+  const StreamAssignment assignment = analysis::AssignStreams(*dag);
+  RewriteOptions options;
+  options.op_order = BranchCaptureOrder(model->graph, assignment);
+  ASSERT_FALSE(options.op_order.empty());
+  StatusOr<ScheduledModel> scheduled = RewriteForStreams(model->model, model->graph, assignment, options);
+  ASSERT_TRUE(scheduled.ok()) << scheduled.status().ToString();
+  EXPECT_FALSE(scheduled->summary.reordered);
+}
+
 TEST(StreamRewriteTest, AnOpOrderThatBreaksADependencyOrAStreamIsRefused) {
   StatusOr<ModelGraph> model = LoadModelGraph(SaveModelFromSource(kSideTanh, {}), {{2, 3}});
   ASSERT_TRUE(model.ok()) << model.status().ToString();

@@ -47,8 +47,8 @@ struct RewriteOptions {
   std::vector<int64_t> pool_seeds;
   // Empty, or a permutation of the ops (core/capture_order.h, for a branch capture): the ops are moved
   // into this order, each with the non-op nodes between it and the op before it in the graph (constants
-  // go first). Where that cannot be done safely (a non-op node with side effects or blocks, or a value
-  // used before the move would define it), the graph keeps its order and RewriteSummary::reordered says so.
+  // go first). Where that cannot be done safely (a non-op node with side effects or blocks, a random op,
+  // or a value used before the move would define it), the graph keeps its order and RewriteSummary::reordered says so.
   std::vector<int32_t> op_order;
   // Empty, or per op the op before which its outputs are released at the latest
   // (core/release_points.h DelayedReleasePoints; -1: none): a nimble::release there keeps them alive
