@@ -1,11 +1,16 @@
 // The accelerate session's memory steps: the allocator trace of a single-stream capture, the graph
 // pools predicted from it (analysis/memory_prediction.h), and the pools seeded per stream.
+#include <algorithm>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "accelerate_session.h"
+#include "nimble/accelerate/model_timing.h"
 #include "nimble/analysis/memory_prediction.h"
+#include "nimble/core/capture_order.h"
+#include "nimble/core/release_points.h"
 #include "nimble/workflow/format.h"
 
 namespace nimble::workflow {
@@ -119,6 +124,58 @@ void Session::SeedPool(ModeResult* mode, ScheduledModel* model, std::unique_ptr<
   *model = std::move(scheduled);
   *unseeded = std::move(*graph);  // timed beside the seeded one, then released
   *graph = std::move(seeded_graph);
+}
+
+void Session::BranchRewrite(const StreamAssignment& schedule, RewriteOptions* rewrite_options) {
+  RewriteOptions& rewrite = *rewrite_options;
+  // Ops ordered by when they would start with the times they take alone, so that the allocator's
+  // reuse across branches mostly follows frees that have happened by then in the replay.
+  if (branch_op_ns_.empty() && !branch_op_timing_failed_) {
+    StatusOr<std::vector<int64_t>> times = TimeOpsInIsolation(model_, 3);
+    if (times.ok()) {
+      branch_op_ns_ = std::move(*times);
+    } else {
+      branch_op_timing_failed_ = true;
+      progress_.Warning("timing ops for the branch capture's order failed (" + times.status().message() +
+                        "); every op counts the same");
+    }
+  }
+  rewrite.op_order = BranchCaptureOrder(model_.graph, schedule, branch_op_ns_);
+  if (args_.branch_release_delay > 0) {
+    const BranchCaptureTimes run = BranchCaptureRun(model_.graph, schedule, branch_op_ns_);
+    const int64_t makespan = run.end_ns.empty() ? 0 : *std::max_element(run.end_ns.begin(), run.end_ns.end());
+    const auto delay = static_cast<int64_t>(args_.branch_release_delay * static_cast<double>(makespan));
+    rewrite.delayed_releases = DelayedReleasePoints(model_.graph, schedule, run.start_ns, run.end_ns, delay);
+    if (args_.branch_hold_max_bytes > 0) {
+      const std::vector<int64_t> bytes = OpOutputBytes();
+      for (size_t op = 0; op < rewrite.delayed_releases.size(); ++op) {
+        // Unknown (no trace): not held, since holding costs memory.
+        if (op >= bytes.size() || bytes[op] < 0 || bytes[op] > args_.branch_hold_max_bytes) rewrite.delayed_releases[op] = -1;
+      }
+    }
+  }
+}
+
+std::vector<int64_t> Session::OpOutputBytes() const {
+  if (!single_trace_) return {};
+  std::vector<int64_t> bytes(model_.graph.ops.size(), 0);
+  std::map<int64_t, std::pair<int32_t, int64_t>> live;  // block -> (op that allocated it, bytes)
+  for (const AllocationEvent& event : single_trace_->events) {
+    if (event.kind == AllocationEvent::Kind::kAlloc) {
+      live[event.block] = {event.op, event.bytes};
+      continue;
+    }
+    const auto it = live.find(event.block);
+    if (it == live.end()) continue;
+    const auto [op, size] = it->second;
+    // Freed by a later op than the one that made it: a value that op handed on.
+    if (op >= 0 && event.op != op && static_cast<size_t>(op) < bytes.size()) bytes[static_cast<size_t>(op)] += size;
+    live.erase(it);
+  }
+  for (const auto& [block, made] : live) {  // never freed in the run: outputs of the graph
+    if (made.first >= 0 && static_cast<size_t>(made.first) < bytes.size()) bytes[static_cast<size_t>(made.first)] += made.second;
+  }
+  return bytes;
 }
 
 }  // namespace nimble::workflow

@@ -18,9 +18,7 @@
 #include "nimble/analysis/memory_prediction.h"
 #include "nimble/analysis/stream_plan.h"
 #include "nimble/accelerate/model_timing.h"
-#include "nimble/core/capture_order.h"
 #include "nimble/core/median.h"
-#include "nimble/core/release_points.h"
 #include "nimble/workflow/calibrate.h"
 #include "nimble/workflow/format.h"
 #include "nimble/workflow/profile_model.h"
@@ -200,38 +198,12 @@ Status Session::CaptureMode(const StreamAssignment& schedule, ModeResult* mode, 
                               : args_.record_cross_stream_values ? CrossStreamFree::kAfterLastReader
                                                                  : CrossStreamFree::kOnProducerStream;
   const bool branches = args_.cross_stream_reuse && schedule.num_streams > 1;
-  if (branches) {
-    // Ops ordered by when they would start with the times they take alone, so that the allocator's
-    // reuse across branches mostly follows frees that have happened by then in the replay.
-    if (branch_op_ns_.empty() && !branch_op_timing_failed_) {
-      StatusOr<std::vector<int64_t>> times = TimeOpsInIsolation(model_, 3);
-      if (times.ok()) {
-        branch_op_ns_ = std::move(*times);
-      } else {
-        branch_op_timing_failed_ = true;
-        progress_.Warning("timing ops for the branch capture's order failed (" + times.status().message() +
-                          "); every op counts the same");
-      }
-    }
-    rewrite.op_order = BranchCaptureOrder(model_.graph, schedule, branch_op_ns_);
-    if (args_.branch_release_delay > 0) {
-      const BranchCaptureTimes run = BranchCaptureRun(model_.graph, schedule, branch_op_ns_);
-      const int64_t makespan = run.end_ns.empty() ? 0 : *std::max_element(run.end_ns.begin(), run.end_ns.end());
-      const auto delay = static_cast<int64_t>(args_.branch_release_delay * static_cast<double>(makespan));
-      rewrite.delayed_releases = DelayedReleasePoints(model_.graph, schedule, run.start_ns, run.end_ns, delay);
-      if (args_.branch_hold_max_bytes > 0) {
-        const std::vector<int64_t> bytes = OpOutputBytes();
-        for (size_t op = 0; op < rewrite.delayed_releases.size(); ++op) {
-          // Unknown (no trace): not held, since holding costs memory.
-          if (op >= bytes.size() || bytes[op] < 0 || bytes[op] > args_.branch_hold_max_bytes) rewrite.delayed_releases[op] = -1;
-        }
-      }
-    }
-  }
+  if (branches) BranchRewrite(schedule, &rewrite);
   NIMBLE_ASSIGN_OR_RETURN(*scheduled, RewriteForStreams(model_.model, model_.graph, schedule, rewrite));
   if (branches && !scheduled->summary.reordered) {
     progress_.Warning("the ops could not be interleaved for the branch capture (a node with side effects between "
-                      "them, or a value the new order would use before it is made); captured in graph order, which reuses more memory across streams and keeps less concurrency");
+                      "them, a random op, or a value the new order would use before it is made); captured in graph "
+                      "order, which reuses more memory across streams and keeps less concurrency");
   }
   CaptureOptions capture;
   capture.branches = branches;
@@ -255,28 +227,6 @@ Status Session::CaptureMode(const StreamAssignment& schedule, ModeResult* mode, 
   mode->hazard_edges = stats.hazard_edges;
   mode->delayed_values = scheduled->summary.delayed_values;
   return OkStatus();
-}
-
-std::vector<int64_t> Session::OpOutputBytes() const {
-  if (!single_trace_) return {};
-  std::vector<int64_t> bytes(model_.graph.ops.size(), 0);
-  std::map<int64_t, std::pair<int32_t, int64_t>> live;  // block -> (op that allocated it, bytes)
-  for (const AllocationEvent& event : single_trace_->events) {
-    if (event.kind == AllocationEvent::Kind::kAlloc) {
-      live[event.block] = {event.op, event.bytes};
-      continue;
-    }
-    const auto it = live.find(event.block);
-    if (it == live.end()) continue;
-    const auto [op, size] = it->second;
-    // Freed by a later op than the one that made it: a value that op handed on.
-    if (op >= 0 && event.op != op && static_cast<size_t>(op) < bytes.size()) bytes[static_cast<size_t>(op)] += size;
-    live.erase(it);
-  }
-  for (const auto& [block, made] : live) {  // never freed in the run: outputs of the graph
-    if (made.first >= 0 && static_cast<size_t>(made.first) < bytes.size()) bytes[static_cast<size_t>(made.first)] += made.second;
-  }
-  return bytes;
 }
 
 Status Session::PlanAndCapture() {

@@ -115,6 +115,9 @@ class Session {
   std::optional<AllocationTrace> single_trace_;
   std::vector<int64_t> branch_op_ns_;  // op times alone, for the branch capture's order (empty: not timed)
   bool branch_op_timing_failed_ = false;
+  // A branch capture's rewrite options (AccelerateOptions::cross_stream_reuse): the ops in the order
+  // they would start with their times alone, and values held longer (branch_release_delay).
+  void BranchRewrite(const StreamAssignment& schedule, accelerate::RewriteOptions* rewrite);
   // Per op, the bytes of what it hands on to later ops, from single_trace_ (empty without one).
   std::vector<int64_t> OpOutputBytes() const;
 };
