@@ -184,8 +184,8 @@ void BranchCapture::OnFree(uintptr_t address, size_t bytes) noexcept {
     Nodes after = Dependencies();
     // On streams, the block would go back to the stream that allocated it and serve that stream's later
     // requests, after everything it had queued: the allocating branch's work so far is waited for too
-    // (its own readers of a value dropped on another branch).
-    // A block allocated before the capture's hooks saw it: every branch's work.
+    // (its own readers of a value dropped on another branch). A block whose allocation the hooks did
+    // not see waits for every branch's work.
     const auto owner = allocated_on_.find(address);
     if (owner != allocated_on_.end()) {
       Append(&after, work_of(owner->second));
