@@ -17,6 +17,7 @@ namespace {
 thread_local BranchCapture* g_capture = nullptr;
 
 void Throw(cudaError_t code, const char* what) {
+  if (code != cudaSuccess) (void)cudaGetLastError();  // reported here, not again by a later unrelated check
   TORCH_CHECK(code == cudaSuccess, "nimble: branch capture: ", what, ": ", cudaGetErrorName(code), " (",
               cudaGetErrorString(code), ")");
 }
@@ -95,15 +96,18 @@ BranchCapture* BranchCapture::Current() { return g_capture; }
 BranchCapture::Nodes BranchCapture::Dependencies() {
   cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
   const cudaGraphNode_t* nodes = nullptr;
+  // Asked for, so that a programmatic edge (a kernel launched with programmatic stream serialization)
+  // is not a lossy query; the edges are set back as full dependencies (SetDependencies).
+  const cudaGraphEdgeData* edges = nullptr;
   size_t count = 0;
-  Throw(cudaStreamGetCaptureInfo(stream_, &status, nullptr, nullptr, &nodes, nullptr, &count), "cudaStreamGetCaptureInfo");
+  Throw(cudaStreamGetCaptureInfo(stream_, &status, nullptr, nullptr, &nodes, &edges, &count), "cudaStreamGetCaptureInfo");
   TORCH_CHECK(status == cudaStreamCaptureStatusActive, "nimble: branch capture on a stream that is not capturing");
   return Nodes(nodes, nodes + count);
 }
 
 void BranchCapture::SetDependencies(const Nodes& nodes, bool add) {
   Nodes copy = nodes;  // the runtime takes a non-const array
-  // Default edges throughout (no edge data): a programmatic edge saved with a branch's tail comes back
+  // Default edges throughout (no edge data): a programmatic edge saved with a branch's tail is set back
   // as a full dependency, which orders at least as much.
   Throw(cudaStreamUpdateCaptureDependencies(stream_, copy.data(), nullptr, copy.size(),
                                             add ? cudaStreamAddCaptureDependencies : cudaStreamSetCaptureDependencies),
