@@ -162,16 +162,9 @@ void BranchCapture::Join() {
 void BranchCapture::OnAlloc(uintptr_t address, size_t bytes) noexcept {
   if (!error_.empty()) return;
   try {
-    const uintptr_t end = address + bytes;
-    Nodes after;
-    auto it = freed_.upper_bound(address);
-    if (it != freed_.begin()) --it;
-    for (; it != freed_.end() && it->first < end; ++it) {
-      if (it->second.end > address) Append(&after, it->second.after);
-    }
+    const Nodes after = freed_.Overlapping(address, address + bytes);
     allocated_on_[address] = current_;
     if (after.empty()) return;
-    SortUnique(&after);
     ++reused_blocks_;
     hazard_edges_ += static_cast<int64_t>(after.size());
     SetDependencies(after, /*add=*/true);
@@ -202,27 +195,11 @@ void BranchCapture::OnFree(uintptr_t address, size_t bytes) noexcept {
       for (int32_t branch : use->second) Append(&after, work_of(branch));
       uses_.erase(use);
     }
-    const uintptr_t end = address + bytes;
     // Memory freed on another branch than the one that allocated it: what the allocation waited for
     // is not implied by this branch's dependencies, so it is kept.
     const bool same_branch = owner != allocated_on_.end() && owner->second == current_;
     if (owner != allocated_on_.end()) allocated_on_.erase(owner);
-    auto it = freed_.upper_bound(address);
-    if (it != freed_.begin()) --it;
-    std::vector<std::pair<uintptr_t, Freed>> kept;  // the parts of overlapped ranges outside this one
-    while (it != freed_.end() && it->first < end) {
-      if (it->second.end <= address) {
-        ++it;
-        continue;
-      }
-      if (!same_branch) Append(&after, it->second.after);
-      if (it->first < address) kept.push_back({it->first, Freed{address, it->second.after}});
-      if (it->second.end > end) kept.push_back({end, Freed{it->second.end, it->second.after}});
-      it = freed_.erase(it);
-    }
-    for (auto& [start, range] : kept) freed_.emplace(start, std::move(range));
-    SortUnique(&after);
-    freed_[address] = Freed{end, std::move(after)};
+    freed_.Set(address, address + bytes, std::move(after), /*keep_covered=*/!same_branch);
   } catch (const std::exception& e) {
     error_ = std::string("a free during the capture: ") + e.what();
   }

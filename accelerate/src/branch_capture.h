@@ -16,10 +16,11 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
-#include <map>
 #include <string>
 #include <unordered_map>
 #include <vector>
+
+#include "freed_ranges.h"
 
 namespace nimble::accelerate {
 
@@ -56,10 +57,6 @@ class BranchCapture {
   static BranchCapture* Current();
 
  private:
-  struct Freed {
-    uintptr_t end = 0;
-    Nodes after;  // what an allocation of this memory must follow
-  };
   Nodes Dependencies();  // the stream's current dependency set
   void SetDependencies(const Nodes& nodes, bool add);
   void Check() const;  // throws the first hook failure
@@ -70,7 +67,7 @@ class BranchCapture {
   std::vector<Nodes> tails_;   // per branch, its dependency set while another branch is current
   std::vector<Nodes> events_;  // per event, the dependencies it recorded
   std::vector<uint8_t> recorded_;  // per event, whether it was recorded
-  std::map<uintptr_t, Freed> freed_;                // disjoint freed ranges, by start address
+  FreedRanges<cudaGraphNode_t> freed_;  // what an allocation of freed memory must follow
   std::unordered_map<uintptr_t, std::vector<int32_t>> uses_;  // branches that recorded a use, per block
   std::unordered_map<uintptr_t, int32_t> allocated_on_;  // live blocks: the branch that allocated them
   Nodes gemm_;  // the last GEMM op's end: the next one follows it
