@@ -91,8 +91,6 @@ void BranchCapture::Uninstall() noexcept {
   at::removeCallback(gemm_callback_);
 }
 
-BranchCapture* BranchCapture::Current() { return g_capture; }
-
 BranchCapture::Nodes BranchCapture::Dependencies() {
   cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
   const cudaGraphNode_t* nodes = nullptr;

@@ -54,7 +54,6 @@ class BranchCapture {
   int64_t reused_blocks() const { return reused_blocks_; }
   int64_t hazard_edges() const { return hazard_edges_; }
 
-  static BranchCapture* Current();
 
  private:
   Nodes Dependencies();  // the stream's current dependency set

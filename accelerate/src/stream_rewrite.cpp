@@ -188,18 +188,17 @@ std::vector<std::pair<size_t, size_t>> InsertReleases(Graph& graph, torch::jit::
   return unreleased;
 }
 
-// Whether `node` (or a node in its blocks) may be moved anywhere its inputs are defined: no side
-// effects, nothing written in place, no blocks.
+// Whether `node` may be moved anywhere its inputs are defined: no side effects, nothing written in
+// place, no blocks.
 bool FreelyMovable(const Node* node) {
   if (node->hasSideEffects() || !node->blocks().empty()) return false;
   const c10::FunctionSchema* schema = node->maybeSchema();
   return schema == nullptr || !schema->is_mutable();
 }
 
-// Moves the ops of `graph` into `order` (see RewriteOptions::op_order); false, with the graph unchanged,
-// where that is not safe.
+// Moves the ops of `graph` into `order` (see RewriteOptions::op_order; CheckOpOrder passed); false, with
+// the graph unchanged, where that is not safe.
 bool ReorderOps(Graph& graph, const std::vector<Node*>& nodes, const std::vector<int32_t>& order) {
-  if (order.size() != nodes.size()) return false;
   std::unordered_map<const Node*, size_t> op_of;
   for (size_t op = 0; op < nodes.size(); ++op) op_of[nodes[op]] = op;
   std::vector<Node*> constants;
@@ -227,10 +226,7 @@ bool ReorderOps(Graph& graph, const std::vector<Node*>& nodes, const std::vector
   std::unordered_set<const Value*> defined(graph.inputs().begin(), graph.inputs().end());
   for (const Node* constant : constants) defined.insert(constant->outputs().begin(), constant->outputs().end());
   std::vector<Node*> sequence;
-  std::vector<uint8_t> seen(nodes.size(), 0);
   for (int32_t op : order) {
-    if (op < 0 || static_cast<size_t>(op) >= nodes.size() || seen[static_cast<size_t>(op)] != 0) return false;
-    seen[static_cast<size_t>(op)] = 1;
     for (Node* node : groups[static_cast<size_t>(op)]) sequence.push_back(node);
   }
   sequence.insert(sequence.end(), trailing.begin(), trailing.end());
@@ -339,10 +335,13 @@ torch::jit::Module WrapInModule(const std::shared_ptr<Graph>& graph) {
 Status CheckOpOrder(const std::string& path, const OpGraph& graph, const StreamAssignment& assignment,
                     const std::vector<int32_t>& order) {
   const size_t n = graph.ops.size();
+  const Status not_a_permutation =
+      InvalidArgument(path + ": the op order is not a permutation of the " + std::to_string(n) + " ops");
+  if (order.size() != n) return not_a_permutation;
   std::vector<int64_t> position(n, -1);
-  for (size_t i = 0; i < order.size(); ++i) {
-    if (order.size() != n || order[i] < 0 || static_cast<size_t>(order[i]) >= n || position[static_cast<size_t>(order[i])] >= 0) {
-      return InvalidArgument(path + ": the op order is not a permutation of the " + std::to_string(n) + " ops");
+  for (size_t i = 0; i < n; ++i) {
+    if (order[i] < 0 || static_cast<size_t>(order[i]) >= n || position[static_cast<size_t>(order[i])] >= 0) {
+      return not_a_permutation;
     }
     position[static_cast<size_t>(order[i])] = static_cast<int64_t>(i);
   }
