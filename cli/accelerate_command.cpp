@@ -274,8 +274,12 @@ void PrintAccelerateTable(const workflow::AccelerateResult& r, std::ostream& out
   if (!predicted.empty()) out << "graph pool predicted from the single-stream capture's allocator requests: " << predicted << "\n";
   if (r.multi.captured && !r.multi.pool_seed_bytes.empty()) {
     const auto seeded = std::count_if(r.multi.pool_seed_bytes.begin(), r.multi.pool_seed_bytes.end(), [](int64_t b) { return b > 0; });
-    out << "multi-stream pool seeded on " << seeded << " of " << r.multi.schedule.num_streams << " streams: "
-        << FormatMiB(r.multi.graph_pool_bytes) << " MiB";
+    if (r.multi.branch_capture) {
+      out << "multi-stream pool seeded on its one capture stream: " << FormatMiB(r.multi.graph_pool_bytes) << " MiB";
+    } else {
+      out << "multi-stream pool seeded on " << seeded << " of " << r.multi.schedule.num_streams << " streams: "
+          << FormatMiB(r.multi.graph_pool_bytes) << " MiB";
+    }
     if (r.multi.unseeded_graph_pool_bytes >= 0) {
       out << " against " << FormatMiB(r.multi.unseeded_graph_pool_bytes) << " MiB captured unseeded (replay "
           << FormatMs(r.multi.median_ms) << " against " << FormatMs(r.multi.unseeded_median_ms) << " ms)";
@@ -289,7 +293,10 @@ void PrintAccelerateTable(const workflow::AccelerateResult& r, std::ostream& out
         << (r.multi.branch_interleaved ? " (ops interleaved)" : " (ops in graph order)") << ": " << r.multi.reused_blocks
         << " allocations reused memory freed on another branch, ordered after it by " << r.multi.hazard_edges
         << " added dependencies";
-    if (r.multi.delayed_values > 0) out << "; " << r.multi.delayed_values << " values held longer";
+    if (r.multi.delayed_values > 0) {
+      out << "; " << r.multi.delayed_values << " values held longer";
+      if (r.multi.branch_hold_max_bytes > 0) out << " (ops whose outputs take up to " << FormatMiB(r.multi.branch_hold_max_bytes) << " MiB)";
+    }
     out << " (its prediction simulates real streams, without those dependencies)\n";
   }
   out << "preparation (assignment + rewrite + capture): " << FormatMs(static_cast<double>(r.prep_ns) / 1e6) << " ms\n";

@@ -146,6 +146,19 @@ void BranchCapture::RecordUse(const void* block) {
   uses_[reinterpret_cast<uintptr_t>(block)].push_back(current_);
 }
 
+void BranchCapture::Seed(size_t bytes) {
+  Check();
+  if (bytes == 0) return;
+  seeding_ = true;
+  try {
+    c10::cuda::CUDACachingAllocator::raw_delete(c10::cuda::CUDACachingAllocator::raw_alloc_with_stream(bytes, stream_));
+  } catch (...) {
+    seeding_ = false;
+    throw;
+  }
+  seeding_ = false;
+}
+
 void BranchCapture::Join() {
   Check();
   tails_[static_cast<size_t>(current_)] = Dependencies();
@@ -158,7 +171,7 @@ void BranchCapture::Join() {
 }
 
 void BranchCapture::OnAlloc(uintptr_t address, size_t bytes) noexcept {
-  if (!error_.empty()) return;
+  if (!error_.empty() || seeding_) return;
   try {
     const Nodes after = freed_.Overlapping(address, address + bytes);
     allocated_on_[address] = current_;
@@ -172,7 +185,7 @@ void BranchCapture::OnAlloc(uintptr_t address, size_t bytes) noexcept {
 }
 
 void BranchCapture::OnFree(uintptr_t address, size_t bytes) noexcept {
-  if (!error_.empty()) return;
+  if (!error_.empty() || seeding_) return;
   try {
     // The branch's work up to the free, or, for another branch, up to now (which comes later).
     auto work_of = [&](int32_t branch) { return branch == current_ ? Dependencies() : tails_[static_cast<size_t>(branch)]; };

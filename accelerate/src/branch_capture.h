@@ -41,6 +41,9 @@ class BranchCapture {
   void Record(int64_t event);
   void Wait(int64_t event);
   void RecordUse(const void* block);
+  // nimble::seed_pool: allocates and frees `bytes` on the capture stream unseen by the hooks, so that
+  // the pool starts with one segment of that size, which no work has used.
+  void Seed(size_t bytes);
   // The stream's dependencies become every branch's: the capture ends after all of them. Uninstalls.
   void Join();
 
@@ -53,7 +56,6 @@ class BranchCapture {
   // Counters for CaptureStats: allocations that waited for another branch's free, and the edges added.
   int64_t reused_blocks() const { return reused_blocks_; }
   int64_t hazard_edges() const { return hazard_edges_; }
-
 
  private:
   Nodes Dependencies();  // the stream's current dependency set
@@ -75,6 +77,7 @@ class BranchCapture {
   std::string error_;
   uint64_t gemm_callback_ = 0;
   bool installed_ = false;
+  bool seeding_ = false;
   BranchCapture* previous_ = nullptr;
 };
 

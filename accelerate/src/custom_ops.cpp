@@ -219,7 +219,15 @@ void StreamContext::SeedPool(const std::vector<int64_t>& bytes) {
   TORCH_CHECK(forked_, "nimble::seed_pool before nimble::fork_streams");
   TORCH_CHECK(static_cast<int64_t>(bytes.size()) == num_streams(), "nimble::seed_pool: ", bytes.size(),
               " seeds for ", num_streams(), " streams");
-  if (branches_) return;  // one stream: its requests share every segment already
+  if (branches_) {
+    // One capture stream, so one seed: the first stream's (the others must be 0).
+    for (size_t s = 1; s < bytes.size(); ++s) {
+      TORCH_CHECK(bytes[s] == 0, "nimble::seed_pool: a branch capture seeds its one capture stream only, not stream ", s);
+    }
+    TORCH_CHECK(bytes.empty() || bytes[0] >= 0, "nimble::seed_pool: a seed of ", bytes[0], " bytes");
+    if (capture_ != nullptr && !bytes.empty()) capture_->Seed(static_cast<size_t>(bytes[0]));
+    return;
+  }
   cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
   Check(cudaStreamIsCapturing(origin_, &status), "seed_pool: cudaStreamIsCapturing");
   if (status != cudaStreamCaptureStatusActive) return;

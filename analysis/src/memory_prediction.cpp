@@ -5,6 +5,7 @@
 #include <map>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "nimble/core/release_points.h"
 
@@ -19,6 +20,16 @@ constexpr int64_t kOwnSegment = 10 << 20;      // from this on a request gets a 
 constexpr int64_t kOwnSegmentRound = 2 << 20;  // ...rounded up to this
 
 int64_t RoundUp(int64_t value, int64_t unit) { return (value + unit - 1) / unit * unit; }
+
+// The seeds worth trying for a stream whose segments take `largest` bytes unseeded: from 10 MiB (a
+// smaller one serves no request its own segment would not) up to below `largest`, at most 64 of them,
+// evenly spaced in 2 MiB steps or wider.
+std::vector<int64_t> SeedCandidates(int64_t largest) {
+  std::vector<int64_t> seeds;
+  const int64_t step = std::max(kOwnSegmentRound, RoundUp((largest - kOwnSegment) / 64 + 1, kOwnSegmentRound));
+  for (int64_t seed = kOwnSegment; seed < largest; seed += step) seeds.push_back(seed);
+  return seeds;
+}
 
 }  // namespace
 
@@ -327,10 +338,8 @@ StatusOr<PoolSeeds> ChoosePoolSeeds(const AllocationTrace& trace, const OpGraph&
     best[s] = seeds.unseeded.streams[s].segment_bytes;
     largest = std::max(largest, best[s]);
   }
-  // Every stream tries the same seed at once: they do not affect one another. At most 64 seeds are
-  // tried, evenly spaced in 2 MiB steps or wider.
-  const int64_t step = std::max(kOwnSegmentRound, RoundUp((largest - kOwnSegment) / 64 + 1, kOwnSegmentRound));
-  for (int64_t seed = kOwnSegment; seed < largest; seed += step) {
+  // Every stream tries the same seed at once: they do not affect one another.
+  for (const int64_t seed : SeedCandidates(largest)) {
     std::vector<int64_t> trial(n, 0);
     for (size_t s = 0; s < n; ++s) {
       if (seed < seeds.unseeded.streams[s].segment_bytes) trial[s] = seed;
@@ -348,6 +357,50 @@ StatusOr<PoolSeeds> ChoosePoolSeeds(const AllocationTrace& trace, const OpGraph&
     NIMBLE_ASSIGN_OR_RETURN(seeds.seeded, PredictGraphPool(trace, graph, schedule, seeds.bytes));
   }
   return seeds;
+}
+
+StatusOr<PoolPrediction> ReplayOneStream(const AllocationTrace& trace, int64_t seed_bytes) {
+  if (!trace.complete) return InvalidArgument("memory replay: the allocation trace is incomplete");
+  if (seed_bytes < 0) return InvalidArgument("memory replay: a pool seed of " + std::to_string(seed_bytes) + " bytes");
+  CachingAllocatorModel model;
+  if (seed_bytes > 0) NIMBLE_RETURN_IF_ERROR(model.Free(model.Allocate(0, seed_bytes)));
+  model.ResetPeaks();
+  std::unordered_map<int64_t, int64_t> ids;  // the trace's live blocks -> the model's
+  for (size_t i = 0; i < trace.events.size(); ++i) {
+    const AllocationEvent& e = trace.events[i];
+    if (e.kind == AllocationEvent::Kind::kAlloc) {
+      if (!ids.emplace(e.block, model.Allocate(0, e.bytes)).second) {
+        return InvalidArgument("memory replay: trace event " + std::to_string(i) + " allocates block " +
+                               std::to_string(e.block) + ", which is in use");
+      }
+      continue;
+    }
+    const auto it = ids.find(e.block);
+    if (it == ids.end()) {
+      return InvalidArgument("memory replay: trace event " + std::to_string(i) + " frees block " + std::to_string(e.block) +
+                             ", which is not in use");
+    }
+    NIMBLE_RETURN_IF_ERROR(model.Free(it->second));
+    ids.erase(it);
+  }
+  PoolPrediction replay{model.reserved_bytes(), model.peak_allocated_bytes(), model.allocated_bytes(), model.segments(), {}};
+  replay.streams.resize(1);
+  if (const auto use = model.stream_use().find(0); use != model.stream_use().end()) replay.streams[0] = use->second;
+  return replay;
+}
+
+StatusOr<OneStreamSeed> ChooseOneStreamSeed(const AllocationTrace& trace) {
+  OneStreamSeed seed;
+  NIMBLE_ASSIGN_OR_RETURN(seed.unseeded, ReplayOneStream(trace));
+  seed.seeded = seed.unseeded;
+  for (const int64_t bytes : SeedCandidates(seed.unseeded.segment_bytes)) {
+    NIMBLE_ASSIGN_OR_RETURN(PoolPrediction p, ReplayOneStream(trace, bytes));
+    if (p.segment_bytes < seed.seeded.segment_bytes) {
+      seed.bytes = bytes;
+      seed.seeded = std::move(p);
+    }
+  }
+  return seed;
 }
 
 }  // namespace nimble::analysis

@@ -25,11 +25,14 @@ class ModeReport:
     and ``graph_pool_bytes``, what the captured graph holds while it is kept.
     ``predicted_graph_pool_bytes``: that pool as predicted from a traced single-stream capture (None
     when none was made: a single-stream model, or this process recording the allocator's history
-    already). ``unseeded_graph_pool_bytes``: for a multi-stream pool seeded per stream, the pool of the
-    same schedule captured unseeded (None otherwise; the seeded one is kept only when smaller).
+    already). ``unseeded_graph_pool_bytes``: for a pool seeded per stream (or, for a branch capture, its
+    one capture stream), the pool of the same schedule captured unseeded (None otherwise; the seeded one
+    is kept only when smaller).
     ``branch_capture``: captured on one stream with its streams as branches of the graph
     (``cross_stream_reuse``); ``reused_blocks`` allocations then reused memory another branch freed,
-    ordered after it by ``hazard_edges`` added dependencies."""
+    ordered after it by ``hazard_edges`` added dependencies. ``branch_release_delay`` and
+    ``branch_hold_max_bytes``: the hold it used (as ``accelerate``'s options, or the memory budget's
+    choice; 0 and 0: values freed as soon as allowed, a delay with 0 bytes: every value held)."""
 
     def __init__(self, data: Dict[str, Any]) -> None:
         self._data = data
@@ -58,6 +61,8 @@ class ModeReport:
         self.branch_capture: bool = bool(data.get("branch_capture", False))
         self.reused_blocks: int = int(data.get("reused_blocks", 0))
         self.hazard_edges: int = int(data.get("hazard_edges", 0))
+        self.branch_release_delay: float = float(data.get("branch_release_delay", 0))
+        self.branch_hold_max_bytes: int = int(data.get("branch_hold_max_bytes", 0))
 
     @property
     def assignment(self) -> Dict[str, Any]:

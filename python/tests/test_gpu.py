@@ -600,3 +600,39 @@ def test_cross_stream_reuse(tmp_path) -> None:
     fast.save(saved)
     out = subprocess.run([tool("nimble-run"), str(saved), "--iters", "5"], capture_output=True, text=True, check=True)
     assert "aot-multi" in out.stdout
+    assert multi.branch_release_delay == 0.002 and multi.branch_hold_max_bytes == 0
+
+
+@pytest.mark.gpu
+def test_cross_stream_reuse_under_a_memory_budget() -> None:
+    """Under a budget the branch capture tries its holds, every value held first, then fewer, then
+    none; the first that fits is the multi-stream mode, and each trial says which hold it was."""
+    torch.manual_seed(0)
+    model = Block().cuda().eval()
+    x = torch.randn(2, 32, 28, 28, device="cuda")
+    fast = nimble.accelerate(model, x, mode="multi", iters=20, cross_stream_reuse=True, memory_ratio=4.0)
+    trials = fast.report.memory_trials
+    assert trials, "a budget records its trials"
+    first = trials[0]
+    assert first["branch_capture"] and first["branch_release_delay"] > 0 and first["branch_hold_max_bytes"] == 0
+    fitting = [t for t in trials if t["fits"]]
+    assert fitting, [(t["branch_hold_max_bytes"], t["peak_memory_bytes"]) for t in trials]
+    multi = fast.report.multi
+    assert multi.branch_capture
+    assert multi.peak_memory_bytes <= fast.report.memory_budget_bytes
+    assert (multi.branch_release_delay, multi.branch_hold_max_bytes) == (
+        fitting[-1]["branch_release_delay"], fitting[-1]["branch_hold_max_bytes"])
+    with torch.no_grad():
+        expected = model(x)
+    got = fast(x)
+    close(got[0], expected[0])
+    # A budget nothing fits: the plan's stream count tries every hold, most held first, before fewer streams.
+    tight = nimble.accelerate(model, x, iters=20, cross_stream_reuse=True, memory_budget_mib=1)
+    assert not any(t["fits"] for t in tight.report.memory_trials)
+    start = tight.report.memory_trials[0]["streams"]
+    rungs = [(t["branch_release_delay"], t["branch_hold_max_bytes"])
+             for t in tight.report.memory_trials if t["streams"] == start and not t["pool_seed_bytes"]]
+    assert rungs[0][0] > 0 and rungs[0][1] == 0 and rungs[-1] == (0, 0), rungs
+    held = [most for _, most in rungs[1:-1]]
+    assert all(most > 0 for most in held) and held == sorted(held, reverse=True), rungs
+    assert any(t["streams"] < start for t in tight.report.memory_trials)

@@ -185,6 +185,72 @@ TEST(AotGpuTest, ABranchCaptureAgreesWithTheModelAndReusesMemoryAcrossStreams) {
   }
 }
 
+// A branch capture records its own requests; replayed on one stream they give the segments it
+// reserved, and the seed chosen from them gives a smaller pool with the same outputs. The seed goes to
+// the capture stream only: one on another stream is refused.
+TEST(AotGpuTest, ABranchCapturesOwnRequestsChooseTheSeedOfItsOneStream) {
+  SKIP_WITHOUT_GPU();
+  DisableTf32();
+  const std::vector<int64_t> shape = {1, 16, 256, 256};  // 4 MiB activations: 20 MiB segments unseeded
+  const std::string path = testing::SaveModelFromSource(kThreeBranches, {{16, 16, 3, 3}, {16, 16, 3, 3}, {16, 16, 3, 3}});
+  StatusOr<ModelGraph> model = LoadModelGraph(path, {shape}, OnGpu());
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  StatusOr<analysis::Dag> dag = analysis::Dag::FromOpGraph(model->graph);
+  ASSERT_TRUE(dag.ok());
+  const StreamAssignment assignment = analysis::AssignStreams(*dag);
+  ASSERT_GE(assignment.num_streams, 2);
+  auto capture = [&](const std::vector<int64_t>& seeds) {
+    RewriteOptions rewrite;
+    rewrite.op_order = BranchCaptureOrder(model->graph, assignment);
+    rewrite.pool_seeds = seeds;
+    StatusOr<ScheduledModel> scheduled = RewriteForStreams(model->model, model->graph, assignment, rewrite);
+    EXPECT_TRUE(scheduled.ok()) << scheduled.status().ToString();
+    CaptureOptions options;
+    options.branches = true;
+    options.trace_allocations = seeds.empty();
+    return scheduled.ok() ? AotGraph::Capture(scheduled->model, options)
+                          : StatusOr<std::unique_ptr<AotGraph>>(scheduled.status());
+  };
+  StatusOr<std::unique_ptr<AotGraph>> unseeded = capture({});
+  ASSERT_TRUE(unseeded.ok()) << unseeded.status().ToString();
+  const AllocationTrace& trace = (*unseeded)->stats().allocation_trace;
+  ASSERT_TRUE(trace.complete);
+  const int64_t measured = (*unseeded)->stats().graph_pool_bytes;
+  StatusOr<analysis::OneStreamSeed> seed = analysis::ChooseOneStreamSeed(trace);
+  ASSERT_TRUE(seed.ok()) << seed.status().ToString();
+  // As for a single-stream capture: the measured pool may hold one more small segment.
+  EXPECT_GE(measured, seed->unseeded.segment_bytes);
+  EXPECT_LE(measured, seed->unseeded.segment_bytes + (2 << 20));
+  ASSERT_GT(seed->bytes, 0) << "the branches' 4 MiB activations fit less than the 20 MiB segments they start";
+  std::vector<int64_t> seeds(static_cast<size_t>(assignment.num_streams), 0);
+  seeds[0] = seed->bytes;
+  StatusOr<std::unique_ptr<AotGraph>> seeded = capture(seeds);
+  ASSERT_TRUE(seeded.ok()) << seeded.status().ToString();
+  const int64_t seeded_measured = (*seeded)->stats().graph_pool_bytes;
+  std::cout << "branch capture pool: " << measured << " unseeded (replayed " << seed->unseeded.segment_bytes << "), "
+            << seeded_measured << " with a " << seed->bytes << " byte seed (replayed " << seed->seeded.segment_bytes << ")\n";
+  EXPECT_LT(seeded_measured, measured);
+  EXPECT_LE(std::abs(seeded_measured - seed->seeded.segment_bytes), 2 << 20);
+  const std::vector<HostTensor> inputs = {HostTensor::Random(shape, 5)};
+  StatusOr<std::vector<HostTensor>> eager = RunOnce(model->model, inputs);
+  ASSERT_TRUE(eager.ok());
+  for (AotGraph* g : {unseeded->get(), seeded->get()}) {
+    ASSERT_TRUE(g->SetInputs(inputs).ok());
+    for (int replay = 0; replay < 5; ++replay) {
+      ASSERT_TRUE(g->Replay().ok());
+      StatusOr<std::vector<HostTensor>> outputs = g->Outputs();
+      ASSERT_TRUE(outputs.ok());
+      ASSERT_LE(*MaxRelativeError(*outputs, *eager), 1e-5);
+    }
+  }
+  std::vector<int64_t> elsewhere(static_cast<size_t>(assignment.num_streams), 0);
+  elsewhere[1] = seed->bytes;
+  StatusOr<std::unique_ptr<AotGraph>> refused = capture(elsewhere);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("seeds its one capture stream only"), std::string::npos)
+      << refused.status().message();
+}
+
 // A single-stream capture of a marked rewrite records the allocator's requests op by op; replayed
 // through the allocator model on one stream they give the segments that capture reserved, and on the
 // multi-stream assignment they predict that capture's pool.

@@ -287,5 +287,74 @@ TEST(MemoryPredictionTest, RefusesTracesThatDoNotFitTheGraphOrSchedule) {
   EXPECT_FALSE(PredictGraphPool(bad, d.graph, OnStreams({0, 0, 0, 0, 0}, {})).ok());
 }
 
+// A one-stream replay follows the trace as recorded: on the diamond (ops in order) it is the
+// single-stream prediction; in a branch capture's order (ops out of order) it still replays.
+TEST(MemoryReplayTest, OneStreamReplayIsTheSingleStreamPredictionAndIgnoresOpOrder) {
+  Diamond d = MakeDiamond();
+  const auto predicted = PredictGraphPool(d.trace, d.graph, OnStreams({0, 0, 0, 0, 0}, {}));
+  const auto replayed = ReplayOneStream(d.trace);
+  ASSERT_TRUE(predicted.ok() && replayed.ok()) << replayed.status().ToString();
+  EXPECT_EQ(replayed->segment_bytes, predicted->segment_bytes);
+  EXPECT_EQ(replayed->peak_allocated_bytes, predicted->peak_allocated_bytes);
+  EXPECT_EQ(replayed->held_bytes, predicted->held_bytes);
+  EXPECT_EQ(replayed->segments, predicted->segments);
+  for (AllocationEvent& e : d.trace.events) e.op = 4 - e.op;
+  const auto reversed = ReplayOneStream(d.trace);
+  ASSERT_TRUE(reversed.ok()) << reversed.status().ToString();
+  EXPECT_EQ(reversed->segment_bytes, predicted->segment_bytes);
+}
+
+// Three 8 MiB values live at once start two 20 MiB segments; one 24 MiB seed holds them all (each
+// request splits the seed, leaving more than 1 MiB), while 22 MiB leaves the third a new segment.
+TEST(MemoryReplayTest, TheSeedIsTheSmallestThatServesTheRecordedRequests) {
+  using K = AllocationEvent::Kind;
+  AllocationTrace trace;
+  trace.events = {{K::kAlloc, 3, 1, 8 * kMiB}, {K::kAlloc, 1, 2, 8 * kMiB}, {K::kAlloc, 2, 3, 8 * kMiB},
+                  {K::kFree, 2, 1, 8 * kMiB},  {K::kFree, 2, 2, 8 * kMiB},  {K::kAlloc, 0, 4, 12 * kMiB}};
+  trace.complete = true;
+  const auto unseeded = ReplayOneStream(trace);
+  ASSERT_TRUE(unseeded.ok()) << unseeded.status().ToString();
+  EXPECT_EQ(unseeded->segment_bytes, 40 * kMiB);
+  EXPECT_EQ(unseeded->peak_allocated_bytes, 24 * kMiB);
+  EXPECT_EQ(unseeded->held_bytes, 20 * kMiB);
+  const auto short_seed = ReplayOneStream(trace, 22 * kMiB);
+  ASSERT_TRUE(short_seed.ok());
+  EXPECT_EQ(short_seed->segment_bytes, 42 * kMiB);
+  const auto seed = ChooseOneStreamSeed(trace);
+  ASSERT_TRUE(seed.ok()) << seed.status().ToString();
+  EXPECT_EQ(seed->bytes, 24 * kMiB);
+  EXPECT_EQ(seed->seeded.segment_bytes, 24 * kMiB);  // the 12 MiB request takes the first two's place
+  EXPECT_EQ(seed->seeded.peak_allocated_bytes, 24 * kMiB);
+  EXPECT_EQ(seed->unseeded.segment_bytes, 40 * kMiB);
+  // Requests of 1 MiB and less come from 2 MiB segments whatever the seed.
+  for (AllocationEvent& e : trace.events) e.bytes = kMiB / 2;
+  const auto none = ChooseOneStreamSeed(trace);
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(none->bytes, 0);
+  EXPECT_EQ(none->seeded.segment_bytes, none->unseeded.segment_bytes);
+}
+
+TEST(MemoryReplayTest, RefusesTracesItCannotReplay) {
+  using K = AllocationEvent::Kind;
+  AllocationTrace trace;
+  trace.events = {{K::kAlloc, 0, 1, kMiB}, {K::kFree, 0, 1, kMiB}};
+  trace.complete = true;
+  EXPECT_TRUE(ReplayOneStream(trace).ok());
+  EXPECT_FALSE(ReplayOneStream(trace, -1).ok());
+  AllocationTrace bad = trace;
+  bad.complete = false;
+  EXPECT_FALSE(ReplayOneStream(bad).ok());
+  EXPECT_FALSE(ChooseOneStreamSeed(bad).ok());
+  bad = trace;
+  bad.events.push_back({K::kFree, 0, 1, kMiB});  // freed twice
+  EXPECT_FALSE(ReplayOneStream(bad).ok());
+  bad = trace;
+  bad.events.insert(bad.events.begin() + 1, {K::kAlloc, 0, 1, kMiB});  // allocated while in use
+  EXPECT_FALSE(ReplayOneStream(bad).ok());
+  bad = trace;
+  bad.events.erase(bad.events.begin());  // freed, never allocated
+  EXPECT_FALSE(ReplayOneStream(bad).ok());
+}
+
 }  // namespace
 }  // namespace nimble::analysis

@@ -47,6 +47,8 @@ json ModeJson(const ModeResult& m) {
           {"reused_blocks", m.reused_blocks},
           {"hazard_edges", m.hazard_edges},
           {"delayed_values", m.delayed_values},
+          {"branch_release_delay", m.branch_release_delay},
+          {"branch_hold_max_bytes", m.branch_hold_max_bytes},
           {"streams", m.schedule.num_streams},
           {"syncs", static_cast<int64_t>(m.schedule.syncs.size())},
           {"assignment", AssignmentToJson(m.schedule)}};
@@ -64,6 +66,9 @@ json TrialsJson(const std::vector<MemoryTrial>& trials) {
                    {"predicted_pool_peak_allocated_bytes", t.predicted_pool_peak_allocated_bytes},
                    {"predicted_pool_streams", PoolStreamsJson(t.predicted_pool_streams)},
                    {"pool_seed_bytes", t.pool_seed_bytes},
+                   {"branch_capture", t.branch_capture},
+                   {"branch_release_delay", t.branch_release_delay},
+                   {"branch_hold_max_bytes", t.branch_hold_max_bytes},
                    {"predicted_ms", t.predicted_ms},
                    {"fits", t.fits}});
   }

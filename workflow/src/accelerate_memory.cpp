@@ -90,25 +90,49 @@ std::vector<int64_t> Session::SeedsFor(const StreamAssignment& schedule) {
   return seeds->any() ? seeds->bytes : std::vector<int64_t>{};
 }
 
+std::vector<int64_t> Session::BranchSeeds(const AotGraph& graph, int32_t streams) {
+  const AllocationTrace& trace = graph.stats().allocation_trace;
+  if (!trace.complete) return {};
+  StatusOr<analysis::OneStreamSeed> seed = analysis::ChooseOneStreamSeed(trace);
+  if (!seed.ok()) {
+    progress_.Warning("choosing the branch capture's pool seed: " + seed.status().message() + "; captured unseeded");
+    return {};
+  }
+  if (seed->bytes == 0) return {};
+  progress_.Step("seeding the branch capture's pool: its requests replayed take " + MiB(seed->unseeded.segment_bytes) +
+                 " unseeded, " + MiB(seed->seeded.segment_bytes) + " with a " + MiB(seed->bytes) + " seed");
+  std::vector<int64_t> seeds(static_cast<size_t>(std::max(streams, 1)), 0);
+  seeds[0] = seed->bytes;
+  return seeds;
+}
+
 void Session::SeedPool(ModeResult* mode, ScheduledModel* model, std::unique_ptr<AotGraph>* graph,
                        std::unique_ptr<AotGraph>* unseeded) {
-  if (!args_.seed_pool || !single_trace_ || *graph == nullptr || !mode->captured || mode->branch_capture) return;
+  if (!args_.seed_pool || *graph == nullptr || !mode->captured) return;
   // Under a budget the trials have decided, seeded or not (TryWithinBudget).
   if (mode->mode == RunMode::kAotMulti && result_.memory_budget_bytes > 0) return;
   const std::string name = mode->mode == RunMode::kAotMulti ? "multi-stream" : "single-stream";
-  StatusOr<analysis::PoolSeeds> seeds = analysis::ChoosePoolSeeds(*single_trace_, model_.graph, mode->schedule);
-  if (!seeds.ok()) {
-    progress_.Warning("choosing pool seeds: " + seeds.status().message() + "; the " + name + " pool stays unseeded");
-    return;
+  std::vector<int64_t> seed_bytes;
+  if (mode->branch_capture) {
+    seed_bytes = BranchSeeds(**graph, mode->schedule.num_streams);
+  } else {
+    if (!single_trace_) return;
+    StatusOr<analysis::PoolSeeds> seeds = analysis::ChoosePoolSeeds(*single_trace_, model_.graph, mode->schedule);
+    if (!seeds.ok()) {
+      progress_.Warning("choosing pool seeds: " + seeds.status().message() + "; the " + name + " pool stays unseeded");
+      return;
+    }
+    if (!seeds->any()) return;
+    progress_.Step("seeding the " + name + " pool: predicted " + MiB(seeds->unseeded.segment_bytes) + " -> " +
+                   MiB(seeds->seeded.segment_bytes) + ", capturing it again");
+    seed_bytes = seeds->bytes;
   }
-  if (!seeds->any()) return;
-  progress_.Step("seeding the " + name + " pool: predicted " + MiB(seeds->unseeded.segment_bytes) + " -> " +
-                 MiB(seeds->seeded.segment_bytes) + ", capturing it again");
+  if (seed_bytes.empty()) return;
   ModeResult seeded = *mode;
   seeded.max_rel_error = 0;
   ScheduledModel scheduled;
   std::unique_ptr<AotGraph> seeded_graph;
-  const Status captured = CaptureMode(mode->schedule, &seeded, &scheduled, &seeded_graph, seeds->bytes);
+  const Status captured = CaptureMode(mode->schedule, &seeded, &scheduled, &seeded_graph, seed_bytes);
   if (!captured.ok()) {
     progress_.Warning("the seeded capture failed (" + captured.message() + "); the unseeded one is kept");
     return;
@@ -119,7 +143,7 @@ void Session::SeedPool(ModeResult* mode, ScheduledModel* model, std::unique_ptr<
     return;
   }
   seeded.unseeded_graph_pool_bytes = mode->graph_pool_bytes;
-  seeded.pool_seed_bytes = seeds->bytes;
+  seeded.pool_seed_bytes = seed_bytes;
   *mode = std::move(seeded);
   *model = std::move(scheduled);
   *unseeded = std::move(*graph);  // timed beside the seeded one, then released
@@ -141,19 +165,39 @@ void Session::BranchRewrite(const StreamAssignment& schedule, RewriteOptions* re
     }
   }
   rewrite.op_order = BranchCaptureOrder(model_.graph, schedule, branch_op_ns_);
-  if (args_.branch_release_delay > 0) {
+  if (branch_hold_.delay > 0) {
     const BranchCaptureTimes run = BranchCaptureRun(model_.graph, schedule, branch_op_ns_);
     const int64_t makespan = run.end_ns.empty() ? 0 : *std::max_element(run.end_ns.begin(), run.end_ns.end());
-    const auto delay = static_cast<int64_t>(args_.branch_release_delay * static_cast<double>(makespan));
+    const auto delay = static_cast<int64_t>(branch_hold_.delay * static_cast<double>(makespan));
     rewrite.delayed_releases = DelayedReleasePoints(model_.graph, schedule, run.start_ns, run.end_ns, delay);
-    if (args_.branch_hold_max_bytes > 0) {
+    if (branch_hold_.max_bytes > 0) {
       const std::vector<int64_t> bytes = OpOutputBytes();
       for (size_t op = 0; op < rewrite.delayed_releases.size(); ++op) {
         // Unknown (no trace): not held, since holding costs memory.
-        if (op >= bytes.size() || bytes[op] < 0 || bytes[op] > args_.branch_hold_max_bytes) rewrite.delayed_releases[op] = -1;
+        if (op >= bytes.size() || bytes[op] < 0 || bytes[op] > branch_hold_.max_bytes) rewrite.delayed_releases[op] = -1;
       }
     }
   }
+}
+
+// The delay every rung holds with: the smallest fraction measured (0.002 of the run, on NASNet-A
+// large) kept as much of the gain as longer ones (0.005 to 0.1) for less memory; what the rungs vary is
+// which values are held.
+constexpr double kLadderDelay = 0.002;
+
+std::vector<Session::BranchHold> Session::BranchHoldLadder() const {
+  if (args_.branch_release_delay > 0) return {branch_hold_};
+  std::vector<BranchHold> ladder{{kLadderDelay, 0}};
+  std::vector<int64_t> bytes = OpOutputBytes();
+  bytes.erase(std::remove_if(bytes.begin(), bytes.end(), [](int64_t b) { return b <= 0; }), bytes.end());
+  std::sort(bytes.begin(), bytes.end());
+  for (const double quantile : {0.75, 0.5, 0.25}) {
+    if (bytes.empty()) break;
+    const int64_t most = bytes[static_cast<size_t>(quantile * static_cast<double>(bytes.size() - 1))];
+    if (ladder.back().max_bytes == 0 || most < ladder.back().max_bytes) ladder.push_back({kLadderDelay, most});
+  }
+  ladder.push_back({0, 0});
+  return ladder;
 }
 
 std::vector<int64_t> Session::OpOutputBytes() const {

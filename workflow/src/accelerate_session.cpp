@@ -41,6 +41,12 @@ double MedianMs(std::vector<int64_t> ns) { return static_cast<double>(Median(std
 
 std::string MiB(int64_t bytes) { return FormatMiB(bytes) + " MiB"; }
 
+// "as branches", "as branches, every value held", "as branches, values of ops up to 1.0 MiB held".
+std::string BranchHoldText(double delay, int64_t max_bytes) {
+  if (delay <= 0) return "as branches";
+  return max_bytes > 0 ? "as branches, values of ops up to " + MiB(max_bytes) + " held" : "as branches, every value held";
+}
+
 }  // namespace
 
 std::string Session::Precision() const { return args_.tf32 ? kFloat32PrecisionTf32 : kFloat32PrecisionIeee; }
@@ -53,6 +59,7 @@ Session::Session(const AccelerateOptions& args, std::unique_ptr<store::RunDataba
   result_.iterations = args.iters;
   result_.single.mode = RunMode::kAotSingle;
   result_.multi.mode = RunMode::kAotMulti;
+  branch_hold_ = {args.branch_release_delay, args.branch_hold_max_bytes};
 }
 
 Status Session::Load() {
@@ -207,8 +214,10 @@ Status Session::CaptureMode(const StreamAssignment& schedule, ModeResult* mode, 
   }
   CaptureOptions capture;
   capture.branches = branches;
+  const bool seeded = std::any_of(pool_seeds.begin(), pool_seeds.end(), [](int64_t b) { return b > 0; });
+  // A branch capture's pool is one stream's, sized by its own requests (BranchSeeds).
+  capture.trace_allocations = branches && args_.seed_pool && !seeded;
   if (!args_.dump_graphs_dir.empty()) {
-    const bool seeded = std::any_of(pool_seeds.begin(), pool_seeds.end(), [](int64_t b) { return b > 0; });
     const std::string name = std::string(schedule.num_streams > 1 ? "aot-multi-" : "aot-single-") +
                              std::to_string(schedule.num_streams) + "-streams" + (seeded ? "-seeded" : "") + ".dot";
     capture.dot_path = (std::filesystem::path(args_.dump_graphs_dir) / name).string();
@@ -226,6 +235,8 @@ Status Session::CaptureMode(const StreamAssignment& schedule, ModeResult* mode, 
   mode->reused_blocks = stats.reused_blocks;
   mode->hazard_edges = stats.hazard_edges;
   mode->delayed_values = scheduled->summary.delayed_values;
+  mode->branch_release_delay = branches ? branch_hold_.delay : 0;
+  mode->branch_hold_max_bytes = branches && branch_hold_.delay > 0 ? branch_hold_.max_bytes : 0;
   return OkStatus();
 }
 
@@ -265,9 +276,15 @@ Status Session::PlanAndCapture() {
 // multi-stream mode. Out of GPU memory is over any budget; other failures are the model's.
 StatusOr<bool> Session::TryWithinBudget(const StreamAssignment& schedule, int64_t budget) {
   // Seeded first (the pool a deployment keeps, as predicted); a seeded capture over the budget is tried
-  // once more unseeded, since seeding is kept only where it measures smaller.
-  const std::vector<int64_t> seeds = SeedsFor(schedule);
-  for (const std::vector<int64_t>& attempt : {seeds, std::vector<int64_t>{}}) {
+  // once more unseeded, since seeding is kept only where it measures smaller. A branch capture goes the
+  // other way round: its seed comes from its own unseeded capture's requests (BranchSeeds), and the
+  // seeded capture is kept where it fits and takes less.
+  const bool branches = args_.cross_stream_reuse && schedule.num_streams > 1;
+  std::vector<std::vector<int64_t>> attempts{SeedsFor(schedule), {}};
+  if (branches) attempts = {{}};
+  bool taken = false;
+  for (size_t a = 0; a < attempts.size(); ++a) {
+    const std::vector<int64_t> attempt = attempts[a];
     ModeResult trial_mode;
     trial_mode.mode = RunMode::kAotMulti;
     trial_mode.pool_seed_bytes = attempt;
@@ -283,22 +300,32 @@ StatusOr<bool> Session::TryWithinBudget(const StreamAssignment& schedule, int64_
     trial.peak_reserved_bytes = trial_mode.peak_memory_bytes;
     trial.graph_pool_bytes = trial_mode.graph_pool_bytes;
     trial.pool_seed_bytes = trial_mode.pool_seed_bytes;
+    trial.branch_capture = trial_mode.branch_capture;
+    trial.branch_release_delay = trial_mode.branch_release_delay;
+    trial.branch_hold_max_bytes = trial_mode.branch_hold_max_bytes;
     trial.fits = captured.ok() && trial.peak_reserved_bytes <= budget;
     trial.schedule = schedule;
     result_.memory_trials.push_back(trial);
     progress_.Step("memory budget " + MiB(budget) + ": " + std::to_string(trial.streams) + " streams " +
+                   (branches ? "(" + BranchHoldText(trial.branch_release_delay, trial.branch_hold_max_bytes) + ") " : "") +
                    (attempt.empty() ? "" : "(pool seeded) ") +
                    (captured.ok() ? "take " + MiB(trial.peak_reserved_bytes) + (trial.fits ? ", within it" : ", over it")
                                   : "ran out of GPU memory (" + captured.message() + ")"));
-    if (trial.fits) {
+    if (branches && attempt.empty() && graph != nullptr) {
+      std::vector<int64_t> seeds = BranchSeeds(*graph, schedule.num_streams);
+      if (!seeds.empty()) attempts.push_back(std::move(seeds));
+    }
+    if (trial.fits && (!taken || trial.peak_reserved_bytes < result_.multi.peak_memory_bytes)) {
+      if (taken) multi_graph_.reset();  // the smaller seeded one replaces it (both are in the trials)
       result_.multi = trial_mode;
       multi_model_ = std::move(scheduled);
       multi_graph_ = std::move(graph);
-      return true;
+      taken = true;
+      if (!branches) return true;
     }
-    if (attempt.empty()) break;
+    if (!branches && attempt.empty()) break;
   }
-  return false;
+  return taken;
 }
 
 // The search is SearchStreamCounts (accelerate_plan.h); each count's schedule is the plan's own for
@@ -311,12 +338,22 @@ Status Session::CaptureWithinBudget(int64_t budget) {
     schedules.emplace(count, std::move(schedule));
     return count;
   };
+  // A branch capture tries its holds for each count, most memory first (the most concurrency): the
+  // first that fits is that count's.
+  const std::vector<BranchHold> holds = args_.cross_stream_reuse ? BranchHoldLadder() : std::vector<BranchHold>{branch_hold_};
   auto fits = [&](int32_t count) -> StatusOr<bool> {
-    // A fit so far gives its pool back first, so that the trial is measured (and fits) on its own.
-    multi_graph_.reset();
-    return TryWithinBudget(schedules.at(count), budget);
+    for (const BranchHold& hold : holds) {
+      // A fit so far gives its pool back first, so that the trial is measured (and fits) on its own.
+      multi_graph_.reset();
+      branch_hold_ = hold;
+      NIMBLE_ASSIGN_OR_RETURN(const bool fit, TryWithinBudget(schedules.at(count), budget));
+      if (fit) return true;
+    }
+    return false;
   };
   NIMBLE_ASSIGN_OR_RETURN(const int32_t best, SearchStreamCounts(plan_.multi.num_streams, streams_for, fits));
+  // Later captures of the multi-stream mode (the recordings') hold as the chosen one did.
+  if (best > 0) branch_hold_ = {result_.multi.branch_release_delay, result_.multi.branch_hold_max_bytes};
   if (best > 0 && multi_graph_ == nullptr) {  // a later trial was over: the best fit is captured again
     const StreamAssignment schedule = result_.multi.schedule;
     const std::vector<int64_t> seeds = result_.multi.pool_seed_bytes;
@@ -408,7 +445,8 @@ std::string MemoryChoiceText(const AccelerateResult& r, double ratio) {
     std::snprintf(predicted, sizeof(predicted), "%.3f", t.predicted_ms);
     const std::string pool = t.predicted_graph_pool_bytes < 0 ? std::string()
                              : ", graph pool " + MiB(t.graph_pool_bytes) + ", predicted " + MiB(t.predicted_graph_pool_bytes);
-    text += (i == 0 ? " " : "; ") + std::to_string(t.streams) + " streams take " + MiB(t.peak_reserved_bytes) +
+    const std::string hold = t.branch_capture ? " (" + BranchHoldText(t.branch_release_delay, t.branch_hold_max_bytes) + ")" : "";
+    text += (i == 0 ? " " : "; ") + std::to_string(t.streams) + " streams" + hold + " take " + MiB(t.peak_reserved_bytes) +
             " (" + (t.fits ? "within" : "over") + ", predicted " + predicted + " ms" + pool + ")";
   }
   if (r.multi.captured) {

@@ -83,7 +83,7 @@ class Session {
   // goes unpredicted.
   void TraceAllocations();
   // After a mode's capture: its schedule captured again with its pool seeded per stream
-  // (analysis::ChoosePoolSeeds) where that is predicted smaller. It takes the first capture's place
+  // (analysis::ChoosePoolSeeds; a branch capture's one stream by BranchSeeds) where that is predicted smaller. It takes the first capture's place
   // (`mode`, `model`, `graph`) when its measured pool is smaller;
   // the first goes to `unseeded` until Measure has timed it beside the seeded one. Failures warn and
   // keep the first.
@@ -96,6 +96,10 @@ class Session {
   // The seeds analysis::ChoosePoolSeeds finds for `schedule` (empty: none, or no trace). The budget's
   // trials are captured seeded, so that a schedule fits by its seeded pool.
   std::vector<int64_t> SeedsFor(const StreamAssignment& schedule);
+  // A branch capture's seeds (its first stream's, the capture stream), chosen by replaying `graph`'s
+  // own recorded requests (analysis::ChooseOneStreamSeed); empty where it recorded none or no seed
+  // saves memory.
+  std::vector<int64_t> BranchSeeds(const accelerate::AotGraph& graph, int32_t streams);
   // The graph pool a capture of `schedule` would reserve (with `seeds`, analysis::PredictGraphPool's),
   // from single_trace_; none without a trace.
   std::optional<analysis::PoolPrediction> PredictPool(const StreamAssignment& schedule,
@@ -115,8 +119,19 @@ class Session {
   std::optional<AllocationTrace> single_trace_;
   std::vector<int64_t> branch_op_ns_;  // op times alone, for the branch capture's order (empty: not timed)
   bool branch_op_timing_failed_ = false;
+  // How long a branch capture holds values (AccelerateOptions::branch_release_delay and
+  // branch_hold_max_bytes): the options', or the budget's choice among BranchHoldLadder.
+  struct BranchHold {
+    double delay = 0;
+    int64_t max_bytes = 0;
+  };
+  BranchHold branch_hold_;
+  // The holds a memory budget tries, most memory first: with the options' delay, that hold alone;
+  // without, every op's values held, then those of ops whose outputs take at most the 75th, 50th and
+  // 25th percentile of the ops' output bytes (single_trace_), then none.
+  std::vector<BranchHold> BranchHoldLadder() const;
   // A branch capture's rewrite options (AccelerateOptions::cross_stream_reuse): the ops in the order
-  // they would start with their times alone, and values held longer (branch_release_delay).
+  // they would start with their times alone, and values held longer (branch_hold_).
   void BranchRewrite(const StreamAssignment& schedule, accelerate::RewriteOptions* rewrite);
   // Per op, the bytes of what it hands on to later ops, from single_trace_ (empty without one).
   std::vector<int64_t> OpOutputBytes() const;

@@ -44,6 +44,8 @@ struct RewriteOptions {
   // allocates and frees a block of that size on each stream with a non-zero entry when the graph is
   // captured, so that the capture's pool starts with one segment of that size per stream (sized by
   // analysis::ChoosePoolSeeds) instead of the 20 MiB segments the stream's requests would each start.
+  // A branch capture has one capture stream to seed: only the first entry may be non-zero (sized by
+  // analysis::ChooseOneStreamSeed from the branch capture's own requests).
   std::vector<int64_t> pool_seeds;
   // Empty, or a permutation of the ops (core/capture_order.h, for a branch capture): the ops are moved
   // into this order, each with the non-op nodes between it and the op before it in the graph (constants

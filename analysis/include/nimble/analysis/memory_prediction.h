@@ -139,4 +139,20 @@ struct PoolSeeds {
 };
 StatusOr<PoolSeeds> ChoosePoolSeeds(const AllocationTrace& trace, const OpGraph& graph, const StreamAssignment& schedule);
 
+// A capture on one stream, replayed as it was recorded: a branch capture's own trace
+// (accelerate/branch_capture.h), whose requests all come from its one capture stream in the order the
+// allocator saw them; the ops the events name are not looked at. A block of `seed_bytes` is allocated
+// and freed first (0: none), as nimble::seed_pool does. InvalidArgument for an incomplete trace, a
+// negative seed, or a block freed twice or before it was allocated.
+StatusOr<PoolPrediction> ReplayOneStream(const AllocationTrace& trace, int64_t seed_bytes = 0);
+
+// The seed for that one stream, chosen as ChoosePoolSeeds chooses each stream's: the one that leaves
+// the fewest segment bytes, 0 where none saves any.
+struct OneStreamSeed {
+  int64_t bytes = 0;
+  PoolPrediction unseeded;
+  PoolPrediction seeded;  // == unseeded when bytes is 0
+};
+StatusOr<OneStreamSeed> ChooseOneStreamSeed(const AllocationTrace& trace);
+
 }  // namespace nimble::analysis

@@ -60,7 +60,8 @@ struct AccelerateOptions {
   // With cross_stream_reuse: each value is held until an op of its stream that starts this fraction of
   // the schedule's simulated run after its last reader ends (core/release_points.h
   // DelayedReleasePoints), so that its memory is reused later: more memory, fewer waits. 0: freed as soon
-  // as the rewrite allows.
+  // as the rewrite allows. With a memory budget and 0 here, the budget chooses: holds from every op's
+  // values down to none (Session's branch hold ladder), the most held that fits.
   double branch_release_delay = 0;
   // With branch_release_delay: only ops whose outputs (as the single-stream capture's allocator trace
   // saw them) take at most this many bytes are held longer; 0: every op's.
@@ -143,6 +144,10 @@ struct ModeResult {
   int64_t reused_blocks = 0;
   int64_t hazard_edges = 0;
   int32_t delayed_values = 0;  // values held longer (AccelerateOptions::branch_release_delay)
+  // The hold the branch capture used: a fraction of the simulated run, and the most bytes an op's
+  // outputs take to be held (0: any); both 0: none. Chosen by the budget where the options leave it.
+  double branch_release_delay = 0;
+  int64_t branch_hold_max_bytes = 0;
 };
 
 // One multi-stream schedule tried against the memory budget.
@@ -156,6 +161,9 @@ struct MemoryTrial {
   std::vector<analysis::CachingAllocatorModel::StreamUse> predicted_pool_streams;
   int64_t predicted_pool_peak_allocated_bytes = -1;
   std::vector<int64_t> pool_seed_bytes;  // the trial was captured with these seeds (empty: unseeded)
+  bool branch_capture = false;           // and, as ModeResult's, its streams as branches with this hold
+  double branch_release_delay = 0;
+  int64_t branch_hold_max_bytes = 0;
   double predicted_ms = 0;  // the schedule's replay, simulated (after Predict)
   bool fits = false;
   StreamAssignment schedule;
