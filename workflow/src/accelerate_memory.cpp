@@ -36,7 +36,7 @@ void Session::PredictMemory() {
     if (mode->captured && !mode->branch_capture) fill(mode->schedule, mode, mode->pool_seed_bytes);
   }
   for (MemoryTrial& trial : result_.memory_trials) {
-    if (!args_.cross_stream_reuse || trial.schedule.num_streams < 2) fill(trial.schedule, &trial, trial.pool_seed_bytes);
+    if (!trial.branch_capture) fill(trial.schedule, &trial, trial.pool_seed_bytes);
   }
 }
 
@@ -81,7 +81,7 @@ std::optional<analysis::PoolPrediction> Session::PredictPool(const StreamAssignm
 
 std::vector<int64_t> Session::SeedsFor(const StreamAssignment& schedule) {
   if (!args_.seed_pool || !single_trace_) return {};
-  if (args_.cross_stream_reuse && schedule.num_streams > 1) return {};  // one stream: nothing to seed per stream
+  if (use_branches_ && schedule.num_streams > 1) return {};  // one stream: seeded by BranchSeeds
   StatusOr<analysis::PoolSeeds> seeds = analysis::ChoosePoolSeeds(*single_trace_, model_.graph, schedule);
   if (!seeds.ok()) {
     progress_.Warning("choosing pool seeds: " + seeds.status().message() + "; captured unseeded");

@@ -59,6 +59,7 @@ Session::Session(const AccelerateOptions& args, std::unique_ptr<store::RunDataba
   result_.iterations = args.iters;
   result_.single.mode = RunMode::kAotSingle;
   result_.multi.mode = RunMode::kAotMulti;
+  use_branches_ = args.cross_stream_reuse;
   branch_hold_ = {args.branch_release_delay, args.branch_hold_max_bytes};
 }
 
@@ -204,7 +205,7 @@ Status Session::CaptureMode(const StreamAssignment& schedule, ModeResult* mode, 
   rewrite.cross_stream_free = args_.keep_cross_stream_values     ? CrossStreamFree::kAtJoin
                               : args_.record_cross_stream_values ? CrossStreamFree::kAfterLastReader
                                                                  : CrossStreamFree::kOnProducerStream;
-  const bool branches = args_.cross_stream_reuse && schedule.num_streams > 1;
+  const bool branches = use_branches_ && schedule.num_streams > 1;
   if (branches) BranchRewrite(schedule, &rewrite);
   NIMBLE_ASSIGN_OR_RETURN(*scheduled, RewriteForStreams(model_.model, model_.graph, schedule, rewrite));
   if (branches && !scheduled->summary.reordered) {
@@ -279,7 +280,7 @@ StatusOr<bool> Session::TryWithinBudget(const StreamAssignment& schedule, int64_
   // once more unseeded, since seeding is kept only where it measures smaller. A branch capture goes the
   // other way round: its seed comes from its own unseeded capture's requests (BranchSeeds), and the
   // seeded capture is kept where it fits and takes less.
-  const bool branches = args_.cross_stream_reuse && schedule.num_streams > 1;
+  const bool branches = use_branches_ && schedule.num_streams > 1;
   std::vector<std::vector<int64_t>> attempts{SeedsFor(schedule), {}};
   if (branches) attempts = {{}};
   bool taken = false;
@@ -338,22 +339,34 @@ Status Session::CaptureWithinBudget(int64_t budget) {
     schedules.emplace(count, std::move(schedule));
     return count;
   };
-  // A branch capture tries its holds for each count, most memory first (the most concurrency): the
-  // first that fits is that count's.
-  const std::vector<BranchHold> holds = args_.cross_stream_reuse ? BranchHoldLadder() : std::vector<BranchHold>{branch_hold_};
+  // Each count tries its captures fastest first, the first that fits being that count's: real streams
+  // (all of the schedule's concurrency); with cross_stream_reuse then its branches, holding values
+  // from most to none (more memory, more concurrency kept).
+  struct Capture {
+    bool branches = false;
+    BranchHold hold;
+  };
+  std::vector<Capture> captures{{false, {}}};
+  if (args_.cross_stream_reuse) {
+    for (const BranchHold& hold : BranchHoldLadder()) captures.push_back({true, hold});
+  }
   auto fits = [&](int32_t count) -> StatusOr<bool> {
-    for (const BranchHold& hold : holds) {
+    for (const Capture& capture : captures) {
       // A fit so far gives its pool back first, so that the trial is measured (and fits) on its own.
       multi_graph_.reset();
-      branch_hold_ = hold;
+      use_branches_ = capture.branches;
+      branch_hold_ = capture.hold;
       NIMBLE_ASSIGN_OR_RETURN(const bool fit, TryWithinBudget(schedules.at(count), budget));
       if (fit) return true;
     }
     return false;
   };
   NIMBLE_ASSIGN_OR_RETURN(const int32_t best, SearchStreamCounts(plan_.multi.num_streams, streams_for, fits));
-  // Later captures of the multi-stream mode (the recordings') hold as the chosen one did.
-  if (best > 0) branch_hold_ = {result_.multi.branch_release_delay, result_.multi.branch_hold_max_bytes};
+  // Later captures of the multi-stream mode (the recordings') are made as the chosen one was.
+  if (best > 0) {
+    use_branches_ = result_.multi.branch_capture;
+    branch_hold_ = {result_.multi.branch_release_delay, result_.multi.branch_hold_max_bytes};
+  }
   if (best > 0 && multi_graph_ == nullptr) {  // a later trial was over: the best fit is captured again
     const StreamAssignment schedule = result_.multi.schedule;
     const std::vector<int64_t> seeds = result_.multi.pool_seed_bytes;

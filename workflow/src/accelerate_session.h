@@ -126,6 +126,9 @@ class Session {
     int64_t max_bytes = 0;
   };
   BranchHold branch_hold_;
+  // Whether a multi-stream capture is a branch capture: the options' cross_stream_reuse, or the budget's
+  // choice between real streams and branches.
+  bool use_branches_ = false;
   // The holds a memory budget tries, most memory first: with the options' delay, that hold alone;
   // without, every op's values held, then those of ops whose outputs take at most the 75th, 50th and
   // 25th percentile of the ops' output bytes (single_trace_), then none.

@@ -55,7 +55,8 @@ struct AccelerateOptions {
   bool unpacked_streams = false;
   // Capture each multi-stream schedule on one stream, its streams as branches of the graph, ops
   // interleaved as they would run (accelerate's CaptureOptions::branches, core/capture_order.h): the
-  // graph's pool then reuses memory across streams, each reuse ordered after the free.
+  // graph's pool then reuses memory across streams, each reuse ordered after the free. Under a memory
+  // budget, each stream count is tried on real streams first, then as branches.
   bool cross_stream_reuse = false;
   // With cross_stream_reuse: each value is held until an op of its stream that starts this fraction of
   // the schedule's simulated run after its last reader ends (core/release_points.h
