@@ -5,8 +5,8 @@
 # Per model: one nimble-accelerate run of each (--no-record: the prediction is not what is compared),
 # then nimble-run on the branch capture's model.nimble (a new process captures it again).
 # VARIANTS (default "streams reuse"): "streams", "reuse", "reuse:F" (--branch-release-delay F),
-# "reuse:F:MIB" (and --branch-hold-max-mib MIB) or "budget:R" (--cross-stream-reuse --memory-ratio R:
-# the budget chooses the hold).
+# "reuse:F:MIB" (and --branch-hold-max-mib MIB), "budget:R" (--cross-stream-reuse --memory-ratio R:
+# the budget chooses the capture and hold) or "budgetw:R" (the same with --branch-hold-order wait).
 # Writes <out>/<model>_<variant>.json, .log, .run (nimble-run), and a markdown table to stdout.
 #   [VARIANTS=...] bench/branch_capture.sh BUILD_DIR OUT_DIR ITERS [MODELS...]
 set -uo pipefail
@@ -34,6 +34,7 @@ for model in "${models[@]}"; do
                  extra=(--cross-stream-reuse --branch-release-delay "${rest%%:*}" --branch-hold-max-mib "${rest#*:}") ;;
       reuse:*) extra=(--cross-stream-reuse --branch-release-delay "${variant#reuse:}") ;;
       budget:*) extra=(--cross-stream-reuse --memory-ratio "${variant#budget:}") ;;
+      budgetw:*) extra=(--cross-stream-reuse --memory-ratio "${variant#budgetw:}" --branch-hold-order wait) ;;
     esac
     timeout 280 "$build/cli/nimble-accelerate" "$out/models/$model.pt" --input "$shape" --iters "$iters" --no-record \
       "${extra[@]}" --json -o "$out/${model}_$variant.nimble" >"$out/${model}_$variant.json" 2>"$out/${model}_$variant.log" ||
@@ -69,7 +70,9 @@ for v, r in runs.items():
     hold = "-"
     if m.get("branch_capture"):
         delay, most = m.get("branch_release_delay", 0), m.get("branch_hold_max_bytes", 0)
-        hold = "none" if delay <= 0 else f"F {delay:g}, " + (f"ops up to {most / 2**20:.2f} MiB" if most else "all")
+        per_us = m.get("branch_hold_max_bytes_per_us", 0)
+        hold = "none" if delay <= 0 else f"F {delay:g}, " + (
+            f"up to {per_us / 1024:.0f} KiB per us of wait" if per_us else f"ops up to {most / 2**20:.2f} MiB" if most else "all")
     if m.get("delayed_values"):
         reuse += f" ({m['delayed_values']} held longer)"
     ran = "-"

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <iostream>
+#include <string>
 
 #include "command.h"
 #include "nimble/workflow/accelerate_json.h"
@@ -110,6 +111,14 @@ void AddAccelerateOptions(CLI::App& app, AccelerateArgs& args) {
          "with --branch-release-delay: hold longer only the values of ops whose outputs take at most this many MiB "
          "(by the single-stream capture's allocator trace; default: every op's)")
       ->check(CLI::PositiveNumber);
+  app.add_option_function<std::string>(
+         "--branch-hold-order",
+         [&o](const std::string& order) {
+           o.branch_hold_order = order == "wait" ? workflow::BranchHoldOrder::kWait : workflow::BranchHoldOrder::kSize;
+         },
+         "with --cross-stream-reuse and a memory budget: which values its holds keep first, the smallest outputs "
+         "(size) or those costing the fewest bytes per microsecond of wait saved in a simulated run (wait); default size")
+      ->check(CLI::IsMember({"size", "wait"}));
   app.add_flag("--allow-eager-fallback", o.allow_eager_fallback,
                "when the model cannot be captured, time it eagerly instead of failing");
   app.add_option("--device", o.device, "CUDA device (cuda or cuda:N)");
@@ -296,6 +305,9 @@ void PrintAccelerateTable(const workflow::AccelerateResult& r, std::ostream& out
     if (r.multi.delayed_values > 0) {
       out << "; " << r.multi.delayed_values << " values held longer";
       if (r.multi.branch_hold_max_bytes > 0) out << " (ops whose outputs take up to " << FormatMiB(r.multi.branch_hold_max_bytes) << " MiB)";
+      if (r.multi.branch_hold_max_bytes_per_us > 0) {
+        out << " (those costing up to " << FormatMiB(static_cast<int64_t>(r.multi.branch_hold_max_bytes_per_us)) << " MiB per us of wait saved)";
+      }
     }
     out << " (its prediction simulates real streams, without those dependencies)\n";
   }

@@ -113,4 +113,38 @@ std::vector<int64_t> DelayedReleasePoints(const OpGraph& graph, const StreamAssi
   return points;
 }
 
+std::vector<int64_t> ReleaseWaits(const OpGraph& graph, const StreamAssignment& assignment,
+                                  const std::vector<int32_t>& order, const std::vector<int64_t>& start_ns,
+                                  const std::vector<int64_t>& end_ns) {
+  const size_t n = graph.ops.size();
+  std::vector<int64_t> waits(n, 0);
+  if (!Covers(graph, assignment) || start_ns.size() != n || end_ns.size() != n || order.size() != n) return waits;
+  std::vector<int64_t> position(n, -1);  // each op's place in the capture
+  for (size_t i = 0; i < n; ++i) {
+    if (order[i] < 0 || static_cast<size_t>(order[i]) >= n || position[static_cast<size_t>(order[i])] >= 0) return waits;
+    position[static_cast<size_t>(order[i])] = static_cast<int64_t>(i);
+  }
+  const std::vector<int64_t> points = ReleasePoints(graph, assignment);
+  const std::vector<std::vector<size_t>> readers = DataReaders(graph);
+  for (size_t op = 0; op < n; ++op) {
+    if (readers[op].empty()) continue;
+    const StreamId stream = assignment.op_stream[op];
+    const bool crosses = std::any_of(readers[op].begin(), readers[op].end(),
+                                     [&](size_t r) { return assignment.op_stream[r] != stream; });
+    int64_t freed_ns = 0;
+    if (crosses) {
+      if (points[op] < 0) continue;  // never freed in the capture
+      freed_ns = start_ns[static_cast<size_t>(points[op])];
+    } else {
+      const size_t last = *std::max_element(readers[op].begin(), readers[op].end(),
+                                            [&](size_t a, size_t b) { return position[a] < position[b]; });
+      freed_ns = start_ns[last];
+    }
+    int64_t busy_until = 0;
+    for (size_t r : readers[op]) busy_until = std::max(busy_until, end_ns[r]);
+    waits[op] = std::max<int64_t>(0, busy_until - freed_ns);
+  }
+  return waits;
+}
+
 }  // namespace nimble

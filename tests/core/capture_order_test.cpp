@@ -100,6 +100,30 @@ TEST(BranchCaptureOrderTest, IsATopologicalOrderKeepingStreamOrderOnRandomGraphs
 namespace nimble {
 namespace {
 
+// Stream 0 runs ops 0, 1, 2, 5; stream 1 runs 3 and 4. Op 0 is read on both streams: freed at its
+// release point, op 5, which starts once both readers are done (no wait). Op 3's output, read by op 4
+// on its own stream, is freed when op 4 starts and op 4 runs 20 more; op 1's, read by op 2, 5 more.
+// Op 4's output is read on stream 0 and no later op of stream 1 follows: never freed, no wait.
+TEST(ReleaseWaitsTest, IsHowLongTheLastReaderRunsAfterTheFreeWorkedByHand) {
+  OpGraph g = Ops(6, {{0, 1}, {0, 4}, {1, 2}, {3, 4}, {4, 5}});
+  StreamAssignment a = Streams({0, 0, 0, 1, 1, 0}, 2);
+  a.syncs = {{OpId(0), OpId(4)}, {OpId(4), OpId(5)}};
+  const std::vector<int64_t> times = {10, 30, 5, 100, 20, 1};
+  const BranchCaptureTimes run = BranchCaptureRun(g, a, times);
+  ASSERT_EQ(run.start_ns, (std::vector<int64_t>{0, 10, 40, 0, 100, 120}));
+  const std::vector<int32_t> order = BranchCaptureOrder(g, a, times);
+  ASSERT_EQ(order, (std::vector<int32_t>{0, 3, 1, 2, 4, 5}));
+  EXPECT_EQ(ReleaseWaits(g, a, order, run.start_ns, run.end_ns), (std::vector<int64_t>{0, 5, 0, 20, 0, 0}));
+  // A second reader of op 1 on stream 0 (op 5, captured last) moves its free to op 5's start: the wait
+  // is op 5's own 1.
+  g.edges.push_back({OpId(1), OpId(5)});
+  EXPECT_EQ(ReleaseWaits(g, a, order, run.start_ns, run.end_ns), (std::vector<int64_t>{0, 1, 0, 20, 0, 0}));
+  // An order or times that do not cover the graph: no waits.
+  EXPECT_EQ(ReleaseWaits(g, a, {0, 3, 1, 2, 4}, run.start_ns, run.end_ns), std::vector<int64_t>(6, 0));
+  EXPECT_EQ(ReleaseWaits(g, a, {0, 3, 1, 2, 4, 4}, run.start_ns, run.end_ns), std::vector<int64_t>(6, 0));
+  EXPECT_EQ(ReleaseWaits(g, a, order, {}, run.end_ns), std::vector<int64_t>(6, 0));
+}
+
 // DelayedReleasePoints against its definition, by brute force, on random graphs, assignments (every
 // cross-stream edge a sync), op times and delays.
 TEST(DelayedReleasePointsTest, IsTheFirstOpOfTheStreamOrderedAfterEveryReaderAndDueOnRandomGraphs) {

@@ -49,6 +49,7 @@ json ModeJson(const ModeResult& m) {
           {"delayed_values", m.delayed_values},
           {"branch_release_delay", m.branch_release_delay},
           {"branch_hold_max_bytes", m.branch_hold_max_bytes},
+          {"branch_hold_max_bytes_per_us", m.branch_hold_max_bytes_per_us},
           {"streams", m.schedule.num_streams},
           {"syncs", static_cast<int64_t>(m.schedule.syncs.size())},
           {"assignment", AssignmentToJson(m.schedule)}};
@@ -69,6 +70,7 @@ json TrialsJson(const std::vector<MemoryTrial>& trials) {
                    {"branch_capture", t.branch_capture},
                    {"branch_release_delay", t.branch_release_delay},
                    {"branch_hold_max_bytes", t.branch_hold_max_bytes},
+                   {"branch_hold_max_bytes_per_us", t.branch_hold_max_bytes_per_us},
                    {"predicted_ms", t.predicted_ms},
                    {"fits", t.fits}});
   }

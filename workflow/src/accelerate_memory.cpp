@@ -150,20 +150,36 @@ void Session::SeedPool(ModeResult* mode, ScheduledModel* model, std::unique_ptr<
   *graph = std::move(seeded_graph);
 }
 
+void Session::TimeBranchOps() {
+  if (!branch_op_ns_.empty() || branch_op_timing_failed_) return;
+  StatusOr<std::vector<int64_t>> times = TimeOpsInIsolation(model_, 3);
+  if (times.ok()) {
+    branch_op_ns_ = std::move(*times);
+  } else {
+    branch_op_timing_failed_ = true;
+    progress_.Warning("timing ops for the branch capture's order failed (" + times.status().message() +
+                      "); every op counts the same");
+  }
+}
+
+std::vector<double> Session::HoldCosts(const StreamAssignment& schedule) {
+  TimeBranchOps();
+  const std::vector<int64_t> bytes = OpOutputBytes();
+  const std::vector<int32_t> order = BranchCaptureOrder(model_.graph, schedule, branch_op_ns_);
+  const BranchCaptureTimes run = BranchCaptureRun(model_.graph, schedule, branch_op_ns_);
+  const std::vector<int64_t> waits = ReleaseWaits(model_.graph, schedule, order, run.start_ns, run.end_ns);
+  std::vector<double> costs(model_.graph.ops.size(), -1);
+  for (size_t op = 0; op < costs.size() && op < bytes.size(); ++op) {
+    if (bytes[op] > 0 && waits[op] > 0) costs[op] = static_cast<double>(bytes[op]) * 1e3 / static_cast<double>(waits[op]);
+  }
+  return costs;
+}
+
 void Session::BranchRewrite(const StreamAssignment& schedule, RewriteOptions* rewrite_options) {
   RewriteOptions& rewrite = *rewrite_options;
   // Ops ordered by when they would start with the times they take alone, so that the allocator's
   // reuse across branches mostly follows frees that have happened by then in the replay.
-  if (branch_op_ns_.empty() && !branch_op_timing_failed_) {
-    StatusOr<std::vector<int64_t>> times = TimeOpsInIsolation(model_, 3);
-    if (times.ok()) {
-      branch_op_ns_ = std::move(*times);
-    } else {
-      branch_op_timing_failed_ = true;
-      progress_.Warning("timing ops for the branch capture's order failed (" + times.status().message() +
-                        "); every op counts the same");
-    }
-  }
+  TimeBranchOps();
   rewrite.op_order = BranchCaptureOrder(model_.graph, schedule, branch_op_ns_);
   if (branch_hold_.delay > 0) {
     const BranchCaptureTimes run = BranchCaptureRun(model_.graph, schedule, branch_op_ns_);
@@ -177,6 +193,13 @@ void Session::BranchRewrite(const StreamAssignment& schedule, RewriteOptions* re
         if (op >= bytes.size() || bytes[op] < 0 || bytes[op] > branch_hold_.max_bytes) rewrite.delayed_releases[op] = -1;
       }
     }
+    if (branch_hold_.max_bytes_per_us > 0) {
+      const std::vector<double> costs = HoldCosts(schedule);
+      for (size_t op = 0; op < rewrite.delayed_releases.size(); ++op) {
+        // No cost (no wait to save, or unknown bytes): not held.
+        if (op >= costs.size() || costs[op] < 0 || costs[op] > branch_hold_.max_bytes_per_us) rewrite.delayed_releases[op] = -1;
+      }
+    }
   }
 }
 
@@ -185,18 +208,28 @@ void Session::BranchRewrite(const StreamAssignment& schedule, RewriteOptions* re
 // which values are held.
 constexpr double kLadderDelay = 0.002;
 
-std::vector<Session::BranchHold> Session::BranchHoldLadder() const {
+std::vector<Session::BranchHold> Session::BranchHoldLadder(const StreamAssignment& schedule) {
   if (args_.branch_release_delay > 0) return {branch_hold_};
-  std::vector<BranchHold> ladder{{kLadderDelay, 0}};
-  std::vector<int64_t> bytes = OpOutputBytes();
-  bytes.erase(std::remove_if(bytes.begin(), bytes.end(), [](int64_t b) { return b <= 0; }), bytes.end());
-  std::sort(bytes.begin(), bytes.end());
-  for (const double quantile : {0.75, 0.5, 0.25}) {
-    if (bytes.empty()) break;
-    const int64_t most = bytes[static_cast<size_t>(quantile * static_cast<double>(bytes.size() - 1))];
-    if (ladder.back().max_bytes == 0 || most < ladder.back().max_bytes) ladder.push_back({kLadderDelay, most});
+  std::vector<BranchHold> ladder{{kLadderDelay, 0, 0}};
+  // Thresholds at the 100th (wait only), 90th, ..., 10th percentile of the ops' keys, each rung holding
+  // fewer values than the one before.
+  const bool by_wait = args_.branch_hold_order == BranchHoldOrder::kWait;
+  std::vector<double> keys;
+  if (by_wait) {
+    keys = HoldCosts(schedule);
+  } else {
+    for (const int64_t b : OpOutputBytes()) keys.push_back(static_cast<double>(b));
   }
-  ladder.push_back({0, 0});
+  keys.erase(std::remove_if(keys.begin(), keys.end(), [](double k) { return k <= 0; }), keys.end());
+  std::sort(keys.begin(), keys.end());
+  double last = 0;
+  for (int tenth = by_wait ? 10 : 9; tenth >= 1 && !keys.empty(); --tenth) {
+    const double most = keys[static_cast<size_t>(tenth * static_cast<double>(keys.size() - 1) / 10)];
+    if (last > 0 && most >= last) continue;
+    last = most;
+    ladder.push_back(by_wait ? BranchHold{kLadderDelay, 0, most} : BranchHold{kLadderDelay, static_cast<int64_t>(most), 0});
+  }
+  ladder.push_back({0, 0, 0});
   return ladder;
 }
 

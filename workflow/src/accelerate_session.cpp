@@ -42,8 +42,13 @@ double MedianMs(std::vector<int64_t> ns) { return static_cast<double>(Median(std
 std::string MiB(int64_t bytes) { return FormatMiB(bytes) + " MiB"; }
 
 // "as branches", "as branches, every value held", "as branches, values of ops up to 1.0 MiB held".
-std::string BranchHoldText(double delay, int64_t max_bytes) {
+std::string BranchHoldText(double delay, int64_t max_bytes, double max_bytes_per_us) {
   if (delay <= 0) return "as branches";
+  if (max_bytes_per_us > 0) {
+    char text[96];
+    std::snprintf(text, sizeof(text), "as branches, values costing up to %.1f KiB per us of wait held", max_bytes_per_us / 1024);
+    return text;
+  }
   return max_bytes > 0 ? "as branches, values of ops up to " + MiB(max_bytes) + " held" : "as branches, every value held";
 }
 
@@ -60,7 +65,7 @@ Session::Session(const AccelerateOptions& args, std::unique_ptr<store::RunDataba
   result_.single.mode = RunMode::kAotSingle;
   result_.multi.mode = RunMode::kAotMulti;
   use_branches_ = args.cross_stream_reuse;
-  branch_hold_ = {args.branch_release_delay, args.branch_hold_max_bytes};
+  branch_hold_ = {args.branch_release_delay, args.branch_hold_max_bytes, 0};
 }
 
 Status Session::Load() {
@@ -238,6 +243,7 @@ Status Session::CaptureMode(const StreamAssignment& schedule, ModeResult* mode, 
   mode->delayed_values = scheduled->summary.delayed_values;
   mode->branch_release_delay = branches ? branch_hold_.delay : 0;
   mode->branch_hold_max_bytes = branches && branch_hold_.delay > 0 ? branch_hold_.max_bytes : 0;
+  mode->branch_hold_max_bytes_per_us = branches && branch_hold_.delay > 0 ? branch_hold_.max_bytes_per_us : 0;
   return OkStatus();
 }
 
@@ -304,11 +310,12 @@ StatusOr<bool> Session::TryWithinBudget(const StreamAssignment& schedule, int64_
     trial.branch_capture = trial_mode.branch_capture;
     trial.branch_release_delay = trial_mode.branch_release_delay;
     trial.branch_hold_max_bytes = trial_mode.branch_hold_max_bytes;
+    trial.branch_hold_max_bytes_per_us = trial_mode.branch_hold_max_bytes_per_us;
     trial.fits = captured.ok() && trial.peak_reserved_bytes <= budget;
     trial.schedule = schedule;
     result_.memory_trials.push_back(trial);
     progress_.Step("memory budget " + MiB(budget) + ": " + std::to_string(trial.streams) + " streams " +
-                   (branches ? "(" + BranchHoldText(trial.branch_release_delay, trial.branch_hold_max_bytes) + ") " : "") +
+                   (branches ? "(" + BranchHoldText(trial.branch_release_delay, trial.branch_hold_max_bytes, trial.branch_hold_max_bytes_per_us) + ") " : "") +
                    (attempt.empty() ? "" : "(pool seeded) ") +
                    (captured.ok() ? "take " + MiB(trial.peak_reserved_bytes) + (trial.fits ? ", within it" : ", over it")
                                   : "ran out of GPU memory (" + captured.message() + ")"));
@@ -346,11 +353,11 @@ Status Session::CaptureWithinBudget(int64_t budget) {
     bool branches = false;
     BranchHold hold;
   };
-  std::vector<Capture> captures{{false, {}}};
-  if (args_.cross_stream_reuse) {
-    for (const BranchHold& hold : BranchHoldLadder()) captures.push_back({true, hold});
-  }
   auto fits = [&](int32_t count) -> StatusOr<bool> {
+    std::vector<Capture> captures{{false, {}}};
+    if (args_.cross_stream_reuse && count > 1) {
+      for (const BranchHold& hold : BranchHoldLadder(schedules.at(count))) captures.push_back({true, hold});
+    }
     for (const Capture& capture : captures) {
       // A fit so far gives its pool back first, so that the trial is measured (and fits) on its own.
       multi_graph_.reset();
@@ -365,7 +372,8 @@ Status Session::CaptureWithinBudget(int64_t budget) {
   // Later captures of the multi-stream mode (the recordings') are made as the chosen one was.
   if (best > 0) {
     use_branches_ = result_.multi.branch_capture;
-    branch_hold_ = {result_.multi.branch_release_delay, result_.multi.branch_hold_max_bytes};
+    branch_hold_ = {result_.multi.branch_release_delay, result_.multi.branch_hold_max_bytes,
+                    result_.multi.branch_hold_max_bytes_per_us};
   }
   if (best > 0 && multi_graph_ == nullptr) {  // a later trial was over: the best fit is captured again
     const StreamAssignment schedule = result_.multi.schedule;
@@ -458,7 +466,7 @@ std::string MemoryChoiceText(const AccelerateResult& r, double ratio) {
     std::snprintf(predicted, sizeof(predicted), "%.3f", t.predicted_ms);
     const std::string pool = t.predicted_graph_pool_bytes < 0 ? std::string()
                              : ", graph pool " + MiB(t.graph_pool_bytes) + ", predicted " + MiB(t.predicted_graph_pool_bytes);
-    const std::string hold = t.branch_capture ? " (" + BranchHoldText(t.branch_release_delay, t.branch_hold_max_bytes) + ")" : "";
+    const std::string hold = t.branch_capture ? " (" + BranchHoldText(t.branch_release_delay, t.branch_hold_max_bytes, t.branch_hold_max_bytes_per_us) + ")" : "";
     text += (i == 0 ? " " : "; ") + std::to_string(t.streams) + " streams" + hold + " take " + MiB(t.peak_reserved_bytes) +
             " (" + (t.fits ? "within" : "over") + ", predicted " + predicted + " ms" + pool + ")";
   }

@@ -124,15 +124,21 @@ class Session {
   struct BranchHold {
     double delay = 0;
     int64_t max_bytes = 0;
+    double max_bytes_per_us = 0;  // by HoldCosts (AccelerateOptions::branch_hold_order kWait); 0: any
   };
   BranchHold branch_hold_;
   // Whether a multi-stream capture is a branch capture: the options' cross_stream_reuse, or the budget's
   // choice between real streams and branches.
   bool use_branches_ = false;
-  // The holds a memory budget tries, most memory first: with the options' delay, that hold alone;
-  // without, every op's values held, then those of ops whose outputs take at most the 75th, 50th and
-  // 25th percentile of the ops' output bytes (single_trace_), then none.
-  std::vector<BranchHold> BranchHoldLadder() const;
+  // The holds a memory budget tries for `schedule`, most memory first: with the options' delay, that
+  // hold alone; without, every op's values held, then those of the ops whose key is at most the 90th,
+  // 80th, ..., 10th percentile of the keys (by branch_hold_order: the output bytes from single_trace_,
+  // or HoldCosts, whose 100th percentile comes first), then none.
+  std::vector<BranchHold> BranchHoldLadder(const StreamAssignment& schedule);
+  // Per op, the bytes its outputs take per microsecond of wait that holding them saves in a simulated
+  // branch capture of `schedule` (ReleaseWaits); -1 where either is 0 or unknown.
+  std::vector<double> HoldCosts(const StreamAssignment& schedule);
+  void TimeBranchOps();  // branch_op_ns_, once
   // A branch capture's rewrite options (AccelerateOptions::cross_stream_reuse): the ops in the order
   // they would start with their times alone, and values held longer (branch_hold_).
   void BranchRewrite(const StreamAssignment& schedule, accelerate::RewriteOptions* rewrite);

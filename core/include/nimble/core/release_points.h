@@ -30,4 +30,15 @@ std::vector<int64_t> DelayedReleasePoints(const OpGraph& graph, const StreamAssi
                                           const std::vector<int64_t>& start_ns, const std::vector<int64_t>& end_ns,
                                           int64_t delay_ns);
 
+// For a branch capture choosing which values to hold: per op, how long a reader of its outputs is
+// still running, in a simulated run of the capture (`start_ns`, `end_ns`: core/capture_order.h's
+// BranchCaptureRun), after the capture would free them without a hold. An allocation of another branch
+// that took their memory then would wait that long. Without a hold, outputs read on another stream are
+// freed where ReleasePoints says, when that op starts (never, where it has none: 0); the others after
+// their last reader in `order` (the capture's op order), when it starts. 0 for an op with no reader;
+// every entry 0 when the assignment, the order or the times do not cover the graph.
+std::vector<int64_t> ReleaseWaits(const OpGraph& graph, const StreamAssignment& assignment,
+                                  const std::vector<int32_t>& order, const std::vector<int64_t>& start_ns,
+                                  const std::vector<int64_t>& end_ns);
+
 }  // namespace nimble

@@ -21,6 +21,7 @@
 namespace nimble::workflow {
 
 enum class ModeChoice { kAuto, kSingle, kMulti };
+enum class BranchHoldOrder { kSize, kWait };
 
 struct AccelerateOptions {
   std::string model;
@@ -67,6 +68,10 @@ struct AccelerateOptions {
   // With branch_release_delay: only ops whose outputs (as the single-stream capture's allocator trace
   // saw them) take at most this many bytes are held longer; 0: every op's.
   int64_t branch_hold_max_bytes = 0;
+  // Which values the budget's holds keep first, rung by rung: the smallest outputs (kSize), or those
+  // that cost the fewest bytes per microsecond of the wait a hold saves in a simulated branch capture
+  // (kWait: core/release_points.h ReleaseWaits; values that save no wait are not held).
+  BranchHoldOrder branch_hold_order = BranchHoldOrder::kSize;
   // Without a --db run of this model: record one here (nimble-prof's model profile, a few iterations, into
   // the --db database, else a temporary one) for the prediction's kernel durations; false: time each op alone instead (faster,
   // and measured 10-65% off on transformers and TF32 CNNs).
@@ -149,6 +154,7 @@ struct ModeResult {
   // outputs take to be held (0: any); both 0: none. Chosen by the budget where the options leave it.
   double branch_release_delay = 0;
   int64_t branch_hold_max_bytes = 0;
+  double branch_hold_max_bytes_per_us = 0;  // by the wait a hold saves (BranchHoldOrder::kWait); 0: any
 };
 
 // One multi-stream schedule tried against the memory budget.
@@ -165,6 +171,7 @@ struct MemoryTrial {
   bool branch_capture = false;           // and, as ModeResult's, its streams as branches with this hold
   double branch_release_delay = 0;
   int64_t branch_hold_max_bytes = 0;
+  double branch_hold_max_bytes_per_us = 0;
   double predicted_ms = 0;  // the schedule's replay, simulated (after Predict)
   bool fits = false;
   StreamAssignment schedule;
