@@ -133,7 +133,7 @@ class Session {
   // The holds a memory budget tries for `schedule`, most memory first: with the options' delay, that
   // hold alone; without, every op's values held, then those of the ops whose key is at most the 90th,
   // 80th, ..., 10th percentile of the keys (by branch_hold_order: the output bytes from single_trace_,
-  // or HoldCosts, whose 100th percentile comes first), then none.
+  // or HoldCosts, whose 100th to 91st percentiles come first), then none.
   std::vector<BranchHold> BranchHoldLadder(const StreamAssignment& schedule);
   // Per op, the bytes its outputs take per microsecond of wait that holding them saves in a simulated
   // branch capture of `schedule` (ReleaseWaits); -1 where either is 0 or unknown.
