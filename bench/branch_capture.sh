@@ -6,7 +6,8 @@
 # then nimble-run on the branch capture's model.nimble (a new process captures it again).
 # VARIANTS (default "streams reuse"): "streams", "reuse", "reuse:F" (--branch-release-delay F),
 # "reuse:F:MIB" (and --branch-hold-max-mib MIB), "budget:R" (--cross-stream-reuse --memory-ratio R:
-# the budget chooses the capture and hold) or "budgetw:R" (the same with --branch-hold-order wait).
+# the budget chooses the capture and hold, in the default order: size before 2026-11-28's change to
+# wait), "budgetw:R" or "budgets:R" (the same with --branch-hold-order wait or size).
 # Writes <out>/<model>_<variant>.json, .log, .run (nimble-run), and a markdown table to stdout.
 #   [VARIANTS=...] bench/branch_capture.sh BUILD_DIR OUT_DIR ITERS [MODELS...]
 set -uo pipefail
@@ -35,6 +36,7 @@ for model in "${models[@]}"; do
       reuse:*) extra=(--cross-stream-reuse --branch-release-delay "${variant#reuse:}") ;;
       budget:*) extra=(--cross-stream-reuse --memory-ratio "${variant#budget:}") ;;
       budgetw:*) extra=(--cross-stream-reuse --memory-ratio "${variant#budgetw:}" --branch-hold-order wait) ;;
+      budgets:*) extra=(--cross-stream-reuse --memory-ratio "${variant#budgets:}" --branch-hold-order size) ;;
     esac
     timeout 280 "$build/cli/nimble-accelerate" "$out/models/$model.pt" --input "$shape" --iters "$iters" --no-record \
       "${extra[@]}" --json -o "$out/${model}_$variant.nimble" >"$out/${model}_$variant.json" 2>"$out/${model}_$variant.log" ||

@@ -116,8 +116,8 @@ void AddAccelerateOptions(CLI::App& app, AccelerateArgs& args) {
          [&o](const std::string& order) {
            o.branch_hold_order = order == "wait" ? workflow::BranchHoldOrder::kWait : workflow::BranchHoldOrder::kSize;
          },
-         "with --cross-stream-reuse and a memory budget: which values its holds keep first, the smallest outputs "
-         "(size) or those costing the fewest bytes per microsecond of wait saved in a simulated run (wait); default size")
+         "with --cross-stream-reuse and a memory budget: which values its holds keep first, those costing the fewest "
+         "bytes per microsecond of wait saved in a simulated run (wait, the default) or the smallest outputs (size)")
       ->check(CLI::IsMember({"size", "wait"}));
   app.add_flag("--allow-eager-fallback", o.allow_eager_fallback,
                "when the model cannot be captured, time it eagerly instead of failing");

@@ -32,7 +32,9 @@ class ModeReport:
     (``cross_stream_reuse``); ``reused_blocks`` allocations then reused memory another branch freed,
     ordered after it by ``hazard_edges`` added dependencies. ``branch_release_delay`` and
     ``branch_hold_max_bytes``: the hold it used (as ``accelerate``'s options, or the memory budget's
-    choice; 0 and 0: values freed as soon as allowed, a delay with 0 bytes: every value held)."""
+    choice; 0 and 0: values freed as soon as allowed, a delay with 0 bytes: every value held);
+    ``branch_hold_max_bytes_per_us``: under ``branch_hold_order="wait"``, the values held are those
+    costing at most this many bytes per microsecond of wait saved (0: not chosen that way)."""
 
     def __init__(self, data: Dict[str, Any]) -> None:
         self._data = data
@@ -63,6 +65,7 @@ class ModeReport:
         self.hazard_edges: int = int(data.get("hazard_edges", 0))
         self.branch_release_delay: float = float(data.get("branch_release_delay", 0))
         self.branch_hold_max_bytes: int = int(data.get("branch_hold_max_bytes", 0))
+        self.branch_hold_max_bytes_per_us: float = float(data.get("branch_hold_max_bytes_per_us", 0))
 
     @property
     def assignment(self) -> Dict[str, Any]:
@@ -318,7 +321,7 @@ def accelerate(model: _inputs.ModelArg, example_inputs: _inputs.Inputs, *, mode:
                memory_format: "str | torch.memory_format" = "auto",
                dump_graphs: "Optional[str | os.PathLike[str]]" = None, conv_epilogues: bool = True,
                cross_stream_reuse: bool = False, branch_release_delay: float = 0.0,
-               branch_hold_max_mib: Optional[float] = None,
+               branch_hold_max_mib: Optional[float] = None, branch_hold_order: str = "wait",
                progress: _progress.ProgressArg = None) -> AcceleratedModule:
     """Schedules ``model`` (an nn.Module, traced on ``example_inputs``; a ScriptModule; a
     ``torch.export`` ExportedProgram; or a path to a .pt2 or TorchScript file) ahead of time as ``nimble-accelerate`` does and returns the captured module.
@@ -359,7 +362,10 @@ def accelerate(model: _inputs.ModelArg, example_inputs: _inputs.Inputs, *, mode:
     streams (less memory, some concurrency traded; ``--cross-stream-reuse``); ``branch_release_delay``
     (a fraction of the simulated run, 0 to 1) and ``branch_hold_max_mib`` hold values longer before
     their memory is reused, trading memory back for concurrency (``--branch-release-delay``,
-    ``--branch-hold-max-mib``; bench/results/memory.md has NASNet-A large measured). The
+    ``--branch-hold-max-mib``; bench/results/memory.md has NASNet-A large measured).
+    ``branch_hold_order``: under a memory budget with ``cross_stream_reuse``, which values the budget's
+    holds keep first: "wait" (those costing the fewest bytes per microsecond of wait their hold saves in
+    a simulated run) or "size" (the smallest outputs); ``--branch-hold-order``. The
     returned module's ``report`` holds the measured and predicted latencies and the assignment."""
     what = "nimble.accelerate"
     inputs = _inputs.as_tuple(example_inputs, what)
@@ -378,6 +384,8 @@ def accelerate(model: _inputs.ModelArg, example_inputs: _inputs.Inputs, *, mode:
         raise ValueError(f"{what}: branch_release_delay must be between 0 and 1, got {branch_release_delay}")
     if branch_hold_max_mib is not None and not branch_hold_max_mib > 0:
         raise ValueError(f"{what}: branch_hold_max_mib must be positive, got {branch_hold_max_mib}")
+    if branch_hold_order not in ("wait", "size"):
+        raise ValueError(f"{what}: branch_hold_order {branch_hold_order!r}: expected 'wait' or 'size'")
     if (branch_release_delay or branch_hold_max_mib) and not cross_stream_reuse:
         raise ValueError(f"{what}: branch_release_delay and branch_hold_max_mib apply with cross_stream_reuse=True")
     layout = _inputs.memory_format(memory_format, what)
@@ -413,7 +421,8 @@ def accelerate(model: _inputs.ModelArg, example_inputs: _inputs.Inputs, *, mode:
                                  dump_graphs=os.fspath(dump_graphs) if dump_graphs else "",
                                  conv_epilogues=bool(conv_epilogues), cross_stream_reuse=bool(cross_stream_reuse),
                                  branch_release_delay=float(branch_release_delay),
-                                 branch_hold_max_mib=float(branch_hold_max_mib or 0))
+                                 branch_hold_max_mib=float(branch_hold_max_mib or 0),
+                                 branch_hold_order=branch_hold_order)
             runner = _C.Runner(artifact, target)
         if os.path.dirname(model_path) == workdir:
             os.remove(model_path)  # a copy of the weights; the artifact has its own

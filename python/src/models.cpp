@@ -76,8 +76,12 @@ std::string Accelerate(const std::string& model, const std::vector<std::string>&
                        const std::vector<int64_t>& batch_sizes, const std::vector<std::vector<std::string>>& buckets,
                        const std::string& calibration, bool seed_pool, const std::string& memory_format,
                        const std::string& dump_graphs, bool conv_epilogues, bool cross_stream_reuse,
-                       double branch_release_delay, double branch_hold_max_mib) {
+                       double branch_release_delay, double branch_hold_max_mib, const std::string& branch_hold_order) {
   workflow::AccelerateOptions options;
+  if (branch_hold_order != "wait" && branch_hold_order != "size") {
+    ThrowStatus(InvalidArgument("branch_hold_order " + branch_hold_order + ": expected 'wait' or 'size'"));
+  }
+  options.branch_hold_order = branch_hold_order == "size" ? workflow::BranchHoldOrder::kSize : workflow::BranchHoldOrder::kWait;
   if (!(branch_release_delay >= 0 && branch_release_delay <= 1)) {
     ThrowStatus(InvalidArgument("branch_release_delay must be between 0 and 1, got " + std::to_string(branch_release_delay)));
   }
@@ -141,6 +145,7 @@ void BindModels(py::module_& m) {
         py::arg("memory_format") = std::string("auto"), py::arg("dump_graphs") = std::string(),
         py::arg("conv_epilogues") = true, py::arg("cross_stream_reuse") = false,
         py::arg("branch_release_delay") = 0.0, py::arg("branch_hold_max_mib") = 0.0,
+        py::arg("branch_hold_order") = std::string("wait"),
         "Ahead-of-time scheduling of a TorchScript file into a model.nimble; JSON text of the result.");
 }
 

@@ -95,6 +95,8 @@ def test_bad_options() -> None:
         nimble.accelerate(TwoBranch(), x, cross_stream_reuse=True, branch_release_delay=1.5)
     with pytest.raises(ValueError, match="branch_hold_max_mib must be positive"):
         nimble.accelerate(TwoBranch(), x, cross_stream_reuse=True, branch_hold_max_mib=0)
+    with pytest.raises(ValueError, match="branch_hold_order 'bytes'"):
+        nimble.accelerate(TwoBranch(), x, cross_stream_reuse=True, branch_hold_order="bytes")
     with pytest.raises(ValueError, match="apply with cross_stream_reuse=True"):
         nimble.accelerate(TwoBranch(), x, branch_release_delay=0.01)
     with pytest.raises(ValueError, match="batch_sizes and buckets both"):

@@ -619,7 +619,8 @@ def test_cross_stream_reuse_under_a_memory_budget() -> None:
     assert not at_start[0]["branch_capture"], "real streams first"
     kinds = [t["branch_capture"] for t in at_start]
     assert kinds == sorted(kinds), "branches only after real streams"
-    rungs = [(t["branch_release_delay"], t["branch_hold_max_bytes"])
+    # The default order ranks values by the wait their hold saves: each rung's key is bytes per us.
+    rungs = [(t["branch_release_delay"], t["branch_hold_max_bytes"] or t["branch_hold_max_bytes_per_us"])
              for t in at_start if t["branch_capture"] and not t["pool_seed_bytes"]]
     assert rungs[0][0] > 0 and rungs[0][1] == 0 and rungs[-1] == (0, 0), rungs
     held = [most for _, most in rungs[1:-1]]
@@ -635,8 +636,8 @@ def test_cross_stream_reuse_under_a_memory_budget() -> None:
     assert multi.branch_capture and multi.streams == start
     assert multi.peak_memory_bytes <= fast.report.memory_budget_bytes
     chosen = [t for t in fast.report.memory_trials if t["fits"] and t["branch_capture"]]
-    assert chosen and (multi.branch_release_delay, multi.branch_hold_max_bytes) == (
-        chosen[-1]["branch_release_delay"], chosen[-1]["branch_hold_max_bytes"])
+    assert chosen and (multi.branch_release_delay, multi.branch_hold_max_bytes, multi.branch_hold_max_bytes_per_us) == (
+        chosen[-1]["branch_release_delay"], chosen[-1]["branch_hold_max_bytes"], chosen[-1]["branch_hold_max_bytes_per_us"])
     assert multi.max_rel_error < 1e-3
     with torch.no_grad():
         expected = model(x)

@@ -68,10 +68,11 @@ struct AccelerateOptions {
   // With branch_release_delay: only ops whose outputs (as the single-stream capture's allocator trace
   // saw them) take at most this many bytes are held longer; 0: every op's.
   int64_t branch_hold_max_bytes = 0;
-  // Which values the budget's holds keep first, rung by rung: the smallest outputs (kSize), or those
-  // that cost the fewest bytes per microsecond of the wait a hold saves in a simulated branch capture
-  // (kWait: core/release_points.h ReleaseWaits; values that save no wait are not held).
-  BranchHoldOrder branch_hold_order = BranchHoldOrder::kSize;
+  // Which values the budget's holds keep first, rung by rung: those that cost the fewest bytes per
+  // microsecond of the wait a hold saves in a simulated branch capture (kWait: core/release_points.h
+  // ReleaseWaits; values that save no wait are not held), or the smallest outputs (kSize). kWait
+  // measured better on NASNet-A large (bench/results/memory.md).
+  BranchHoldOrder branch_hold_order = BranchHoldOrder::kWait;
   // Without a --db run of this model: record one here (nimble-prof's model profile, a few iterations, into
   // the --db database, else a temporary one) for the prediction's kernel durations; false: time each op alone instead (faster,
   // and measured 10-65% off on transformers and TF32 CNNs).
