@@ -101,7 +101,8 @@ void AddAccelerateOptions(CLI::App& app, AccelerateArgs& args) {
   app.add_flag("--cross-stream-reuse", o.cross_stream_reuse,
                "capture the multi-stream schedule on one stream with its streams as branches of the graph, ops "
                "interleaved as they run, so that the graph's memory pool reuses blocks across streams (each reuse "
-               "ordered after the free); less memory, some concurrency traded for it");
+               "ordered after the free); less memory, some concurrency traded for it; under a memory budget, each "
+               "stream count is tried on real streams first");
   app.add_option("--branch-release-delay", o.branch_release_delay,
                  "with --cross-stream-reuse: hold each value until its stream reaches this fraction of the simulated "
                  "run past its last reader, so that its memory is reused later (more memory, fewer waits; default 0)")
@@ -293,7 +294,8 @@ void PrintAccelerateTable(const workflow::AccelerateResult& r, std::ostream& out
       out << " against " << FormatMiB(r.multi.unseeded_graph_pool_bytes) << " MiB captured unseeded (replay "
           << FormatMs(r.multi.median_ms) << " against " << FormatMs(r.multi.unseeded_median_ms) << " ms)";
     } else {
-      out << " (the memory budget's trials were captured seeded)";
+      out << (r.multi.branch_capture ? " (the memory budget's trials hold its unseeded capture too)"
+                                     : " (the memory budget's trials were captured seeded)");
     }
     out << "\n";
   }
@@ -306,7 +308,8 @@ void PrintAccelerateTable(const workflow::AccelerateResult& r, std::ostream& out
       out << "; " << r.multi.delayed_values << " values held longer";
       if (r.multi.branch_hold_max_bytes > 0) out << " (ops whose outputs take up to " << FormatMiB(r.multi.branch_hold_max_bytes) << " MiB)";
       if (r.multi.branch_hold_max_bytes_per_us > 0) {
-        out << " (those costing up to " << FormatMiB(static_cast<int64_t>(r.multi.branch_hold_max_bytes_per_us)) << " MiB per us of wait saved)";
+        out << " (those costing up to " << static_cast<int64_t>(r.multi.branch_hold_max_bytes_per_us / 1024)
+            << " KiB per us of wait saved)";
       }
     }
     out << " (its prediction simulates real streams, without those dependencies)\n";

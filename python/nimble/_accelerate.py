@@ -32,7 +32,7 @@ class ModeReport:
     (``cross_stream_reuse``); ``reused_blocks`` allocations then reused memory another branch freed,
     ordered after it by ``hazard_edges`` added dependencies. ``branch_release_delay`` and
     ``branch_hold_max_bytes``: the hold it used (as ``accelerate``'s options, or the memory budget's
-    choice; 0 and 0: values freed as soon as allowed, a delay with 0 bytes: every value held);
+    choice; 0 and 0: values freed as soon as allowed, a delay with both limits 0: every value held);
     ``branch_hold_max_bytes_per_us``: under ``branch_hold_order="wait"``, the values held are those
     costing at most this many bytes per microsecond of wait saved (0: not chosen that way)."""
 

@@ -108,6 +108,7 @@ StatusOr<AccelerateResult> RunBuckets(const AccelerateOptions& options, std::uni
   for (size_t b = 0; b < n; ++b) {
     AccelerateOptions one = options;
     one.seed_pool = options.seed_pool && n == 1;  // the buckets' captures share one pool
+    one.budget_tries_streams = n == 1;  // branches or not is the artifact's, not each bucket's
     one.inputs = options.buckets[b];
     if (!options.dump_graphs_dir.empty()) {  // one subdirectory per bucket: their file names are the same
       one.dump_graphs_dir = (std::filesystem::path(options.dump_graphs_dir) / ("bucket-" + std::to_string(b))).string();

@@ -209,7 +209,7 @@ void Session::BranchRewrite(const StreamAssignment& schedule, RewriteOptions* re
 constexpr double kLadderDelay = 0.002;
 
 std::vector<Session::BranchHold> Session::BranchHoldLadder(const StreamAssignment& schedule) {
-  if (args_.branch_release_delay > 0) return {branch_hold_};
+  if (args_.branch_release_delay > 0) return {{args_.branch_release_delay, args_.branch_hold_max_bytes, 0}};
   std::vector<BranchHold> ladder{{kLadderDelay, 0, 0}};
   // Thresholds at percentiles of the ops' keys, each rung holding fewer values than the one before: by
   // size the 90th, 80th, ..., 10th; by wait the 100th, 99th, ..., 91st first, since the keys' top tenth

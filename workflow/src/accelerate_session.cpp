@@ -298,6 +298,10 @@ StatusOr<bool> Session::TryWithinBudget(const StreamAssignment& schedule, int64_
     ScheduledModel scheduled;
     std::unique_ptr<AotGraph> graph;
     const Status captured = CaptureMode(schedule, &trial_mode, &scheduled, &graph, attempt);
+    if (!captured.ok() && branches && !attempt.empty()) {  // the unseeded capture stands, as in SeedPool
+      progress_.Warning("the seeded branch capture failed (" + captured.message() + "); the unseeded one stands");
+      break;
+    }
     if (!captured.ok() && captured.code() != StatusCode::kUnavailable) return captured;
     if (!captured.ok()) trial_mode.peak_memory_bytes = std::numeric_limits<int64_t>::max();
     MemoryTrial trial;
@@ -347,23 +351,24 @@ Status Session::CaptureWithinBudget(int64_t budget) {
     return count;
   };
   // Each count tries its captures fastest first, the first that fits being that count's: real streams
-  // (all of the schedule's concurrency); with cross_stream_reuse then its branches, holding values
-  // from most to none (more memory, more concurrency kept).
-  struct Capture {
-    bool branches = false;
-    BranchHold hold;
+  // (all of the schedule's concurrency; not for the buckets of one artifact, which its runner captures
+  // all one way); with cross_stream_reuse then its branches, holding values from most to none (more
+  // memory, more concurrency kept), the ladder made only once real streams missed.
+  auto attempt = [&](int32_t count, bool branches, const BranchHold& hold) -> StatusOr<bool> {
+    // A fit so far gives its pool back first, so that the trial is measured (and fits) on its own.
+    multi_graph_.reset();
+    use_branches_ = branches;
+    branch_hold_ = hold;
+    return TryWithinBudget(schedules.at(count), budget);
   };
   auto fits = [&](int32_t count) -> StatusOr<bool> {
-    std::vector<Capture> captures{{false, {}}};
-    if (args_.cross_stream_reuse && count > 1) {
-      for (const BranchHold& hold : BranchHoldLadder(schedules.at(count))) captures.push_back({true, hold});
+    if (!args_.cross_stream_reuse || args_.budget_tries_streams) {
+      NIMBLE_ASSIGN_OR_RETURN(const bool fit, attempt(count, false, {}));
+      if (fit || !args_.cross_stream_reuse) return fit;
     }
-    for (const Capture& capture : captures) {
-      // A fit so far gives its pool back first, so that the trial is measured (and fits) on its own.
-      multi_graph_.reset();
-      use_branches_ = capture.branches;
-      branch_hold_ = capture.hold;
-      NIMBLE_ASSIGN_OR_RETURN(const bool fit, TryWithinBudget(schedules.at(count), budget));
+    if (count < 2) return false;
+    for (const BranchHold& hold : BranchHoldLadder(schedules.at(count))) {
+      NIMBLE_ASSIGN_OR_RETURN(const bool fit, attempt(count, true, hold));
       if (fit) return true;
     }
     return false;

@@ -59,6 +59,9 @@ struct AccelerateOptions {
   // graph's pool then reuses memory across streams, each reuse ordered after the free. Under a memory
   // budget, each stream count is tried on real streams first, then as branches.
   bool cross_stream_reuse = false;
+  // Whether that budget tries real streams first: false for the buckets of one artifact, whose runner
+  // captures every bucket as branches once one is (set by the bucket workflow).
+  bool budget_tries_streams = true;
   // With cross_stream_reuse: each value is held until an op of its stream that starts this fraction of
   // the schedule's simulated run after its last reader ends (core/release_points.h
   // DelayedReleasePoints), so that its memory is reused later: more memory, fewer waits. 0: freed as soon
@@ -68,10 +71,11 @@ struct AccelerateOptions {
   // With branch_release_delay: only ops whose outputs (as the single-stream capture's allocator trace
   // saw them) take at most this many bytes are held longer; 0: every op's.
   int64_t branch_hold_max_bytes = 0;
-  // Which values the budget's holds keep first, rung by rung: those that cost the fewest bytes per
-  // microsecond of the wait a hold saves in a simulated branch capture (kWait: core/release_points.h
-  // ReleaseWaits; values that save no wait are not held), or the smallest outputs (kSize). kWait
-  // measured better on NASNet-A large (bench/results/memory.md).
+  // Which values the budget's holds keep as their rungs hold fewer: those that cost the fewest bytes
+  // per microsecond of the wait a hold saves in a simulated branch capture (kWait: core/release_points.h
+  // ReleaseWaits; below the first rung, which holds every value, values that save no wait are not
+  // held), or the smallest outputs (kSize). kWait measured better on NASNet-A large
+  // (bench/results/memory.md).
   BranchHoldOrder branch_hold_order = BranchHoldOrder::kWait;
   // Without a --db run of this model: record one here (nimble-prof's model profile, a few iterations, into
   // the --db database, else a temporary one) for the prediction's kernel durations; false: time each op alone instead (faster,
