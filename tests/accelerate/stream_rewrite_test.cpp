@@ -144,14 +144,27 @@ std::string RandomSource(std::mt19937& rng, int ops) {
 // A branch capture's order (core/capture_order.h): the ops move into it, each marker in that order,
 // and the scheduled graph computes what the frozen one does (CheckSchedule), on random branching
 // models and the fork-join test model.
+// A model loaded for `shapes`, Algorithm 1's assignment of it, and that assignment's branch capture order.
+struct ForBranches {
+  ModelGraph model;
+  StreamAssignment assignment;
+  std::vector<int32_t> order;
+};
+StatusOr<ForBranches> LoadForBranches(const std::string& path, const std::vector<std::vector<int64_t>>& shapes) {
+  NIMBLE_ASSIGN_OR_RETURN(ModelGraph model, LoadModelGraph(path, shapes));
+  NIMBLE_ASSIGN_OR_RETURN(analysis::Dag dag, analysis::Dag::FromOpGraph(model.graph));
+  StreamAssignment assignment = analysis::AssignStreams(dag);
+  std::vector<int32_t> order = BranchCaptureOrder(model.graph, assignment);
+  return ForBranches{std::move(model), std::move(assignment), std::move(order)};
+}
+
 void CheckInterleaved(const std::string& path, const std::vector<std::vector<int64_t>>& shapes) {
-  StatusOr<ModelGraph> model = LoadModelGraph(path, shapes);
-  ASSERT_TRUE(model.ok()) << model.status().ToString();
-  StatusOr<analysis::Dag> dag = analysis::Dag::FromOpGraph(model->graph);
-  ASSERT_TRUE(dag.ok());
-  const StreamAssignment assignment = analysis::AssignStreams(*dag);
+  StatusOr<ForBranches> loaded = LoadForBranches(path, shapes);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  const ModelGraph* model = &loaded->model;
+  const StreamAssignment& assignment = loaded->assignment;
   RewriteOptions options;
-  options.op_order = BranchCaptureOrder(model->graph, assignment);
+  options.op_order = loaded->order;
   options.mark_ops = true;
   ASSERT_EQ(options.op_order.size(), model->graph.ops.size());
   const ScheduledModel scheduled = CheckSchedule(*model, shapes, assignment, options);
@@ -198,13 +211,12 @@ def forward(self, x):
     c = torch.sigmoid(x)
     return a + b + c
 )";
-  StatusOr<ModelGraph> model = LoadModelGraph(SaveModelFromSource(kRandom, {}), {{2, 3}});
-  ASSERT_TRUE(model.ok()) << model.status().ToString();
-  StatusOr<analysis::Dag> dag = analysis::Dag::FromOpGraph(model->graph);
-  ASSERT_TRUE(dag.ok());
-  const StreamAssignment assignment = analysis::AssignStreams(*dag);
+  StatusOr<ForBranches> loaded = LoadForBranches(SaveModelFromSource(kRandom, {}), {{2, 3}});
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  const ModelGraph* model = &loaded->model;
+  const StreamAssignment& assignment = loaded->assignment;
   RewriteOptions options;
-  options.op_order = BranchCaptureOrder(model->graph, assignment);
+  options.op_order = loaded->order;
   ASSERT_FALSE(options.op_order.empty());
   StatusOr<ScheduledModel> scheduled = RewriteForStreams(model->model, model->graph, assignment, options);
   ASSERT_TRUE(scheduled.ok()) << scheduled.status().ToString();

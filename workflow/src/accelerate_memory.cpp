@@ -162,11 +162,9 @@ void Session::TimeBranchOps() {
   }
 }
 
-std::vector<double> Session::HoldCosts(const StreamAssignment& schedule) {
-  TimeBranchOps();
+std::vector<double> Session::HoldCosts(const StreamAssignment& schedule, const std::vector<int32_t>& order,
+                                       const BranchCaptureTimes& run) const {
   const std::vector<int64_t> bytes = OpOutputBytes();
-  const std::vector<int32_t> order = BranchCaptureOrder(model_.graph, schedule, branch_op_ns_);
-  const BranchCaptureTimes run = BranchCaptureRun(model_.graph, schedule, branch_op_ns_);
   const std::vector<int64_t> waits = ReleaseWaits(model_.graph, schedule, order, run.start_ns, run.end_ns);
   std::vector<double> costs(model_.graph.ops.size(), -1);
   for (size_t op = 0; op < costs.size() && op < bytes.size(); ++op) {
@@ -194,7 +192,7 @@ void Session::BranchRewrite(const StreamAssignment& schedule, RewriteOptions* re
       }
     }
     if (branch_hold_.max_bytes_per_us > 0) {
-      const std::vector<double> costs = HoldCosts(schedule);
+      const std::vector<double> costs = HoldCosts(schedule, rewrite.op_order, run);
       for (size_t op = 0; op < rewrite.delayed_releases.size(); ++op) {
         // No cost (no wait to save, or unknown bytes): not held.
         if (op >= costs.size() || costs[op] < 0 || costs[op] > branch_hold_.max_bytes_per_us) rewrite.delayed_releases[op] = -1;
@@ -222,7 +220,9 @@ std::vector<Session::BranchHold> Session::BranchHoldLadder(const StreamAssignmen
   for (int p = 90; p >= 10; p -= 10) percentiles.push_back(p);
   std::vector<double> keys;
   if (by_wait) {
-    keys = HoldCosts(schedule);
+    TimeBranchOps();
+    keys = HoldCosts(schedule, BranchCaptureOrder(model_.graph, schedule, branch_op_ns_),
+                     BranchCaptureRun(model_.graph, schedule, branch_op_ns_));
   } else {
     for (const int64_t b : OpOutputBytes()) keys.push_back(static_cast<double>(b));
   }

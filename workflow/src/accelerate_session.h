@@ -15,6 +15,7 @@
 #include "nimble/accelerate/model_graph.h"
 #include "nimble/accelerate/stream_rewrite.h"
 #include "nimble/core/allocation_trace.h"
+#include "nimble/core/capture_order.h"
 #include "nimble/store/run_database.h"
 #include "nimble/workflow/accelerate.h"
 
@@ -135,9 +136,10 @@ class Session {
   // 80th, ..., 10th percentile of the keys (by branch_hold_order: the output bytes from single_trace_,
   // or HoldCosts, whose 100th to 91st percentiles come first), then none.
   std::vector<BranchHold> BranchHoldLadder(const StreamAssignment& schedule);
-  // Per op, the bytes its outputs take per microsecond of wait that holding them saves in a simulated
-  // branch capture of `schedule` (ReleaseWaits); -1 where either is 0 or unknown.
-  std::vector<double> HoldCosts(const StreamAssignment& schedule);
+  // Per op, the bytes its outputs take per microsecond of wait that holding them saves in a branch
+  // capture of `schedule` in `order`, as `run` simulates it (ReleaseWaits); -1 where either is 0 or unknown.
+  std::vector<double> HoldCosts(const StreamAssignment& schedule, const std::vector<int32_t>& order,
+                                const BranchCaptureTimes& run) const;
   void TimeBranchOps();  // branch_op_ns_, once
   // A branch capture's rewrite options (AccelerateOptions::cross_stream_reuse): the ops in the order
   // they would start with their times alone, and values held longer (branch_hold_).
