@@ -5,8 +5,8 @@
 // op and leaves the process able to capture again; timing replays the caller's inputs; "same"
 // padding computed on the GPU from x.size() is folded at load and captures; the replay costs the
 // prediction uses are recorded on the device; with --db, a new database receives the model's own
-// recording and both modes' recorded replays; several input shapes (buckets) in one model.nimble; the
-// allocation trace of a marked single-stream capture predicts its own pool and a multi-stream one's.
+// recording and both modes' recorded replays; several input shapes (buckets) in one model.nimble.
+// The memory tests (branch captures, allocation traces) are in aot_memory_gpu_test.cpp.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -29,55 +29,15 @@
 #include "nimble/accelerate/runner.h"
 #include "nimble/accelerate/stream_rewrite.h"
 #include "nimble/analysis/dag.h"
-#include "nimble/analysis/memory_prediction.h"
 #include "nimble/analysis/stream_assignment.h"
-#include "nimble/core/capture_order.h"
 #include "nimble/core/median.h"
 #include "nimble/store/run_reader.h"
 #include "nimble/workflow/replay_costs.h"
+#include "aot_gpu_testing.h"
 #include "test_models.h"
 
 namespace nimble::accelerate {
 namespace {
-
-#define SKIP_WITHOUT_GPU() \
-  if (CudaDeviceCount() == 0) GTEST_SKIP() << "no CUDA device"
-
-// Three independent chains of six small convolutions, joined at the end.
-constexpr const char* kThreeBranches = R"(
-def forward(self, x):
-    a = x
-    b = x
-    c = x
-    for i in range(6):
-        a = torch.relu(torch.conv2d(a, self.w0, None, [1, 1], [1, 1]))
-        b = torch.relu(torch.conv2d(b, self.w1, None, [1, 1], [1, 1]))
-        c = torch.relu(torch.conv2d(c, self.w2, None, [1, 1], [1, 1]))
-    return a + b + c
-)";
-
-FrontEndOptions OnGpu() {
-  FrontEndOptions options;
-  options.device = "cuda";
-  return options;
-}
-
-struct Captured {
-  ScheduledModel scheduled;
-  std::unique_ptr<AotGraph> graph;
-};
-
-Captured Capture(const ModelGraph& model, const StreamAssignment& assignment) {
-  Captured captured;
-  StatusOr<ScheduledModel> scheduled = RewriteForStreams(model.model, model.graph, assignment);
-  EXPECT_TRUE(scheduled.ok()) << scheduled.status().ToString();
-  if (!scheduled.ok()) return captured;
-  captured.scheduled = std::move(*scheduled);
-  StatusOr<std::unique_ptr<AotGraph>> graph = AotGraph::Capture(captured.scheduled.model);
-  EXPECT_TRUE(graph.ok()) << graph.status().ToString();
-  if (graph.ok()) captured.graph = std::move(*graph);
-  return captured;
-}
 
 TEST(AotGpuTest, MultiSingleAndEagerAgree) {
   SKIP_WITHOUT_GPU();
@@ -121,213 +81,6 @@ TEST(AotGpuTest, ParallelBranchesOverlap) {
   ASSERT_TRUE(multi_ns.ok() && single_ns.ok());
   EXPECT_LT(Median(*multi_ns), Median(*single_ns)) << "multi " << Median(*multi_ns) << " ns, single "
                                                    << Median(*single_ns) << " ns";
-}
-
-// Two chains of matrix products: in a branch capture they share the capture stream's cuBLAS workspace,
-// so their GEMMs must be chained.
-constexpr const char* kTwoGemmBranches = R"(
-def forward(self, x):
-    a = x
-    b = x
-    for i in range(4):
-        a = torch.relu(torch.mm(a, self.w0))
-        b = torch.tanh(torch.mm(b, self.w1))
-    return a + b
-)";
-
-// A multi-stream schedule captured as branches of one stream (CaptureOptions::branches, ops in the
-// branch capture order) computes what the model does, replay after replay, reuses memory across
-// branches and keeps a pool no larger than the same schedule captured on real streams.
-TEST(AotGpuTest, ABranchCaptureAgreesWithTheModelAndReusesMemoryAcrossStreams) {
-  SKIP_WITHOUT_GPU();
-  DisableTf32();
-  const FrontEndOptions options = OnGpu();
-  struct Case {
-    std::string path;
-    std::vector<int64_t> shape;
-  };
-  const std::vector<Case> cases = {
-      {testing::SaveModelFromSource(kThreeBranches, {{8, 8, 3, 3}, {8, 8, 3, 3}, {8, 8, 3, 3}}), {4, 8, 96, 96}},
-      {testing::SaveModelFromSource(kTwoGemmBranches, {{256, 256}, {256, 256}}), {256, 256}}};
-  for (const Case& c : cases) {
-    StatusOr<ModelGraph> model = LoadModelGraph(c.path, {c.shape}, options);
-    ASSERT_TRUE(model.ok()) << model.status().ToString();
-    StatusOr<analysis::Dag> dag = analysis::Dag::FromOpGraph(model->graph);
-    ASSERT_TRUE(dag.ok());
-    const StreamAssignment assignment = analysis::AssignStreams(*dag);
-    ASSERT_GE(assignment.num_streams, 2);
-    RewriteOptions rewrite;
-    rewrite.op_order = BranchCaptureOrder(model->graph, assignment);
-    StatusOr<ScheduledModel> scheduled = RewriteForStreams(model->model, model->graph, assignment, rewrite);
-    ASSERT_TRUE(scheduled.ok()) << scheduled.status().ToString();
-    EXPECT_TRUE(scheduled->summary.reordered);
-    CaptureOptions branches;
-    branches.branches = true;
-    StatusOr<std::unique_ptr<AotGraph>> graph = AotGraph::Capture(scheduled->model, branches);
-    ASSERT_TRUE(graph.ok()) << graph.status().ToString();
-    Captured streams = Capture(*model, assignment);
-    ASSERT_TRUE(streams.graph);
-    EXPECT_GT((*graph)->stats().reused_blocks, 0);
-    EXPECT_GE((*graph)->stats().hazard_edges, (*graph)->stats().reused_blocks);
-    EXPECT_LE((*graph)->stats().graph_pool_bytes, streams.graph->stats().graph_pool_bytes);
-    for (uint64_t seed = 1; seed <= 4; ++seed) {
-      const std::vector<HostTensor> inputs = {HostTensor::Random(c.shape, seed)};
-      StatusOr<std::vector<HostTensor>> eager = RunOnce(model->model, inputs);
-      ASSERT_TRUE(eager.ok());
-      ASSERT_TRUE((*graph)->SetInputs(inputs).ok());
-      for (int replay = 0; replay < 20; ++replay) {
-        ASSERT_TRUE((*graph)->Replay().ok());
-        StatusOr<std::vector<HostTensor>> outputs = (*graph)->Outputs();
-        ASSERT_TRUE(outputs.ok());
-        ASSERT_LE(*MaxRelativeError(*outputs, *eager), 1e-5) << c.path << " seed " << seed << " replay " << replay;
-      }
-    }
-  }
-}
-
-// A branch capture records its own requests; replayed on one stream they give the segments it
-// reserved, and the seed chosen from them gives a smaller pool with the same outputs. The seed goes to
-// the capture stream only: one on another stream is refused.
-TEST(AotGpuTest, ABranchCapturesOwnRequestsChooseTheSeedOfItsOneStream) {
-  SKIP_WITHOUT_GPU();
-  DisableTf32();
-  const std::vector<int64_t> shape = {1, 16, 256, 256};  // 4 MiB activations: 20 MiB segments unseeded
-  const std::string path = testing::SaveModelFromSource(kThreeBranches, {{16, 16, 3, 3}, {16, 16, 3, 3}, {16, 16, 3, 3}});
-  StatusOr<ModelGraph> model = LoadModelGraph(path, {shape}, OnGpu());
-  ASSERT_TRUE(model.ok()) << model.status().ToString();
-  StatusOr<analysis::Dag> dag = analysis::Dag::FromOpGraph(model->graph);
-  ASSERT_TRUE(dag.ok());
-  const StreamAssignment assignment = analysis::AssignStreams(*dag);
-  ASSERT_GE(assignment.num_streams, 2);
-  auto capture = [&](const std::vector<int64_t>& seeds) {
-    RewriteOptions rewrite;
-    rewrite.op_order = BranchCaptureOrder(model->graph, assignment);
-    rewrite.pool_seeds = seeds;
-    StatusOr<ScheduledModel> scheduled = RewriteForStreams(model->model, model->graph, assignment, rewrite);
-    EXPECT_TRUE(scheduled.ok()) << scheduled.status().ToString();
-    CaptureOptions options;
-    options.branches = true;
-    options.trace_allocations = seeds.empty();
-    return scheduled.ok() ? AotGraph::Capture(scheduled->model, options)
-                          : StatusOr<std::unique_ptr<AotGraph>>(scheduled.status());
-  };
-  StatusOr<std::unique_ptr<AotGraph>> unseeded = capture({});
-  ASSERT_TRUE(unseeded.ok()) << unseeded.status().ToString();
-  const AllocationTrace& trace = (*unseeded)->stats().allocation_trace;
-  ASSERT_TRUE(trace.complete);
-  const int64_t measured = (*unseeded)->stats().graph_pool_bytes;
-  StatusOr<analysis::OneStreamSeed> seed = analysis::ChooseOneStreamSeed(trace);
-  ASSERT_TRUE(seed.ok()) << seed.status().ToString();
-  // As for a single-stream capture: the measured pool may hold one more small segment.
-  EXPECT_GE(measured, seed->unseeded.segment_bytes);
-  EXPECT_LE(measured, seed->unseeded.segment_bytes + (2 << 20));
-  ASSERT_GT(seed->bytes, 0) << "the branches' 4 MiB activations fit less than the 20 MiB segments they start";
-  std::vector<int64_t> seeds(static_cast<size_t>(assignment.num_streams), 0);
-  seeds[0] = seed->bytes;
-  StatusOr<std::unique_ptr<AotGraph>> seeded = capture(seeds);
-  ASSERT_TRUE(seeded.ok()) << seeded.status().ToString();
-  const int64_t seeded_measured = (*seeded)->stats().graph_pool_bytes;
-  std::cout << "branch capture pool: " << measured << " unseeded (replayed " << seed->unseeded.segment_bytes << "), "
-            << seeded_measured << " with a " << seed->bytes << " byte seed (replayed " << seed->seeded.segment_bytes << ")\n";
-  EXPECT_LT(seeded_measured, measured);
-  EXPECT_LE(std::abs(seeded_measured - seed->seeded.segment_bytes), 2 << 20);
-  const std::vector<HostTensor> inputs = {HostTensor::Random(shape, 5)};
-  StatusOr<std::vector<HostTensor>> eager = RunOnce(model->model, inputs);
-  ASSERT_TRUE(eager.ok());
-  for (AotGraph* g : {unseeded->get(), seeded->get()}) {
-    ASSERT_TRUE(g->SetInputs(inputs).ok());
-    for (int replay = 0; replay < 5; ++replay) {
-      ASSERT_TRUE(g->Replay().ok());
-      StatusOr<std::vector<HostTensor>> outputs = g->Outputs();
-      ASSERT_TRUE(outputs.ok());
-      ASSERT_LE(*MaxRelativeError(*outputs, *eager), 1e-5);
-    }
-  }
-  std::vector<int64_t> elsewhere(static_cast<size_t>(assignment.num_streams), 0);
-  elsewhere[1] = seed->bytes;
-  StatusOr<std::unique_ptr<AotGraph>> refused = capture(elsewhere);
-  ASSERT_FALSE(refused.ok());
-  EXPECT_NE(refused.status().message().find("seeds its one capture stream only"), std::string::npos)
-      << refused.status().message();
-}
-
-// A single-stream capture of a marked rewrite records the allocator's requests op by op; replayed
-// through the allocator model on one stream they give the segments that capture reserved, and on the
-// multi-stream assignment they predict that capture's pool.
-TEST(AotGpuTest, TheAllocationTraceOfASingleStreamCapturePredictsItsPoolAndAMultiStreamOne) {
-  SKIP_WITHOUT_GPU();
-  DisableTf32();
-  const std::string path = testing::SaveModelFromSource(kThreeBranches, {{16, 16, 3, 3}, {16, 16, 3, 3}, {16, 16, 3, 3}});
-  StatusOr<ModelGraph> model = LoadModelGraph(path, {{1, 16, 192, 192}}, OnGpu());  // 2.25 MiB activations
-  ASSERT_TRUE(model.ok()) << model.status().ToString();
-  StatusOr<analysis::Dag> dag = analysis::Dag::FromOpGraph(model->graph);
-  ASSERT_TRUE(dag.ok());
-  const StreamAssignment single = analysis::SingleStream(*dag);
-  const StreamAssignment multi = analysis::AssignStreams(*dag);
-  RewriteOptions marked;
-  marked.mark_ops = true;
-  StatusOr<ScheduledModel> scheduled = RewriteForStreams(model->model, model->graph, single, marked);
-  ASSERT_TRUE(scheduled.ok()) << scheduled.status().ToString();
-  CaptureOptions traced;
-  traced.trace_allocations = true;
-  StatusOr<std::unique_ptr<AotGraph>> graph = AotGraph::Capture(scheduled->model, traced);
-  ASSERT_TRUE(graph.ok()) << graph.status().ToString();
-  const AllocationTrace& trace = (*graph)->stats().allocation_trace;
-  ASSERT_TRUE(trace.complete);
-  int64_t attributed = 0, allocs = 0;
-  for (const AllocationEvent& e : trace.events) {
-    if (e.kind != AllocationEvent::Kind::kAlloc) continue;
-    ++allocs;
-    attributed += e.op >= 0 ? 1 : 0;
-  }
-  EXPECT_GE(allocs, 18) << "one output per convolution at least";
-  EXPECT_GE(attributed * 10, allocs * 9) << attributed << " of " << allocs << " allocations named an op";
-  // The capture's measured pool is the device's reserved growth: it may hold one more small (2 MiB)
-  // segment made outside the recorded window (20 MiB traced against 22 MiB measured on the H100).
-  const int64_t measured_single = (*graph)->stats().graph_pool_bytes;
-  EXPECT_GE(measured_single, trace.segment_bytes);
-  EXPECT_LE(measured_single, trace.segment_bytes + (2 << 20));
-  StatusOr<analysis::PoolPrediction> own = analysis::PredictGraphPool(trace, model->graph, single);
-  ASSERT_TRUE(own.ok()) << own.status().ToString();
-  EXPECT_EQ(own->segment_bytes, trace.segment_bytes) << "the allocator model replaying the capture's own requests";
-  Captured captured = Capture(*model, multi);
-  ASSERT_TRUE(captured.graph);
-  StatusOr<analysis::PoolPrediction> predicted = analysis::PredictGraphPool(trace, model->graph, multi);
-  ASSERT_TRUE(predicted.ok()) << predicted.status().ToString();
-  const int64_t measured = captured.graph->stats().graph_pool_bytes;
-  std::cout << "graph pool: single " << trace.segment_bytes << " bytes (replayed " << own->segment_bytes << "), multi "
-            << measured << " measured, " << predicted->segment_bytes << " predicted\n";
-  EXPECT_GT(predicted->segment_bytes, own->segment_bytes) << "three streams reserve segments of their own";
-  EXPECT_LE(std::abs(predicted->segment_bytes - measured), measured / 4 + (2 << 20));
-
-  // Seeded: each branch's few 2.25 MiB activations fit a seed smaller than the 20 MiB segment they
-  // start unseeded. The seeded capture reserves what the seeded prediction says, less than unseeded,
-  // and computes the same outputs.
-  StatusOr<analysis::PoolSeeds> seeds = analysis::ChoosePoolSeeds(trace, model->graph, multi);
-  ASSERT_TRUE(seeds.ok()) << seeds.status().ToString();
-  ASSERT_TRUE(seeds->any());
-  RewriteOptions seeding;
-  seeding.pool_seeds = seeds->bytes;
-  StatusOr<ScheduledModel> seeded_model = RewriteForStreams(model->model, model->graph, multi, seeding);
-  ASSERT_TRUE(seeded_model.ok()) << seeded_model.status().ToString();
-  StatusOr<std::unique_ptr<AotGraph>> seeded = AotGraph::Capture(seeded_model->model);
-  ASSERT_TRUE(seeded.ok()) << seeded.status().ToString();
-  const int64_t seeded_measured = (*seeded)->stats().graph_pool_bytes;
-  std::cout << "seeded graph pool: " << seeded_measured << " measured, " << seeds->seeded.segment_bytes << " predicted\n";
-  EXPECT_LT(seeded_measured, measured);
-  EXPECT_LE(std::abs(seeds->seeded.segment_bytes - seeded_measured), seeded_measured / 4 + (2 << 20));
-  const std::vector<HostTensor> inputs = {HostTensor::Random({1, 16, 192, 192}, 9)};
-  std::vector<std::vector<HostTensor>> outputs;
-  for (AotGraph* g : {captured.graph.get(), seeded->get()}) {
-    ASSERT_TRUE(g->SetInputs(inputs).ok());
-    ASSERT_TRUE(g->Replay().ok());
-    StatusOr<std::vector<HostTensor>> out = g->Outputs();
-    ASSERT_TRUE(out.ok()) << out.status().ToString();
-    outputs.push_back(std::move(*out));
-  }
-  StatusOr<double> difference = MaxRelativeError(outputs[1], outputs[0]);
-  ASSERT_TRUE(difference.ok()) << difference.status().ToString();
-  EXPECT_EQ(*difference, 0.0);
 }
 
 // torch.nonzero waits for the device, which a capture cannot do. It runs on a side stream here, so
