@@ -8,6 +8,7 @@ Two subcommands, each run in its own process by bench/zoo_bench.sh:
                            eager (the nn.Module), cudagraph (the nn.Module captured with torch.cuda.graph),
                            cudagraph-cl (the same with the module and its 4-D inputs in channels_last),
                            exported-graph (the .pt2's ExportedProgram.module() captured the same way),
+                           scripted-graph (the traced TorchScript .pt loaded and captured the same way),
                            compile (torch.compile mode="reduce-overhead")
 Weights are random (no downloads): the architectures are those of the named models. Batch norm's running
 statistics are then set from random input batches (samples/models/random_weights.py), so that every
@@ -197,6 +198,9 @@ def baseline(args) -> int:
             model = model.to(memory_format=torch.channels_last)
             fn = graphed(model, tuple(t.contiguous(memory_format=torch.channels_last) if t.dim() == 4 else t
                                       for t in inputs))
+        elif args.mode == "scripted-graph":  # the traced TorchScript module as export saved it
+            scripted = torch.jit.load(str(pathlib.Path(args.out) / f"{args.model}-{args.dtype}.pt"), map_location=DEVICE)
+            fn = graphed(scripted, inputs)
         elif args.mode == "exported-graph":
             program = torch.export.load(str(pathlib.Path(args.out) / f"{args.model}-{args.dtype}.pt2"))
             fn = graphed(program.module(), inputs)
@@ -225,8 +229,8 @@ def main(argv) -> int:
     t = sub.add_parser("torch")
     t.add_argument("model")
     t.add_argument("dtype", choices=list(DTYPES))
-    t.add_argument("mode", choices=["eager", "cudagraph", "cudagraph-cl", "exported-graph", "compile"])
-    t.add_argument("--out", default=".", help="where export wrote the .pt2 (exported-graph)")
+    t.add_argument("mode", choices=["eager", "cudagraph", "cudagraph-cl", "exported-graph", "scripted-graph", "compile"])
+    t.add_argument("--out", default=".", help="where export wrote the .pt2 (exported-graph) and the .pt (scripted-graph)")
     t.add_argument("--iters", type=int, default=200)
     args = parser.parse_args(argv)
     return export(args) if args.command == "export" else baseline(args)
