@@ -1,47 +1,61 @@
 """How much the kernels of a multi-stream CUDA-graph replay slow each other: from a run database made by
 `nimble-accelerate --db DB --record-replays N`, pairs each kernel of the multi-stream graph's replays
-with the same kernel of the single-stream graph (by name and launch configuration, in start order, as
-replay_kernel_diff.py does) and prints the kernel time summed over a replay in each, overall, by how
-many other kernels ran beside it (time-weighted over its run) and for the kernel names that take most
-time.
+with the same kernel of the single-stream graph (the same name and launch configuration, grid and block,
+in start order, as replay_kernel_diff.py pairs them) and prints the kernel time summed over a replay in
+each, overall, by how many other kernels ran beside it (time-weighted over its run) and for the kernel
+names that take most time. Where the streams reorder two kernels of one name and configuration, their
+pair is two different nodes: the totals stay right, a breakdown may mix the two.
     python3 bench/diag/replay_slowdown.py DB [DB...]
 """
 import sqlite3
 import statistics
 import sys
-from collections import defaultdict
+from collections import Counter, defaultdict
 
 
-def replays(db, graph_id):
+def replays(db, path, graph_id):
+    """A list per replay of (start, end, stream, name, config), in start order."""
     rows = db.execute(
-        "select k.start, k.end, k.streamId, s.value, l.gridX * l.gridY * l.gridZ, l.blockX * l.blockY * l.blockZ "
-        "from kernels k left join StringIds s on s.id = k.shortName "
+        "select k.start, k.end, k.streamId, coalesce(s.value, '?'), l.gridX, l.gridY, l.gridZ, l.blockX, l.blockY, "
+        "l.blockZ from kernels k left join StringIds s on s.id = k.shortName "
         "left join kernel_launch_configs l on l.id = k.launchConfigId where k.graphId = ? order by k.start",
         (graph_id,)).fetchall()
     nodes = db.execute("select count(distinct graphNodeId) from kernels where graphId = ?", (graph_id,)).fetchone()[0]
     if nodes == 0 or len(rows) % nodes:
-        sys.exit(f"graph {graph_id}: {len(rows)} kernels are not whole replays of its {nodes} kernel nodes")
+        sys.exit(f"{path}: graph {graph_id}: {len(rows)} kernels are not whole replays of its {nodes} kernel nodes")
+    rows = [(r[0], r[1], r[2], r[3], tuple(r[4:])) for r in rows]
     return [rows[i:i + nodes] for i in range(0, len(rows), nodes)]
 
 
 def by_config(replay):
     out = defaultdict(list)
     for k in replay:
-        out[(k[3], k[4], k[5])].append(k)
+        out[(k[3], k[4])].append(k)
     return out
 
 
 def report(path):
-    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    graphs = [g for (g,) in db.execute(
-        "select graphId from kernels where graphId > 0 group by graphId order by min(start)")][:2]
-    if len(graphs) != 2:
-        sys.exit(f"{path}: expected a single- and a multi-stream graph recorded, found {graphs}")
-    single, multi = (replays(db, g) for g in graphs)
-    alone = {}
-    for key, kernels in by_config(single[0]).items():
-        for i in range(len(kernels)):
-            alone[(key, i)] = statistics.median(by_config(r)[key][i][1] - by_config(r)[key][i][0] for r in single)
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        graphs = [g for (g,) in db.execute(
+            "select graphId from kernels where graphId > 0 group by graphId order by min(start)")]
+        if len(graphs) < 2:
+            sys.exit(f"{path}: expected a single- and a multi-stream graph recorded (nimble-accelerate --db "
+                     f"--record-replays N), found graphs {graphs}")
+        first, second = (replays(db, path, g) for g in graphs[:2])
+    except sqlite3.Error as e:
+        sys.exit(f"{path}: not a readable run database: {e}")
+    streams = lambda reps: len({k[2] for k in reps[0]})
+    if streams(first) != 1 or streams(second) < 2:
+        sys.exit(f"{path}: graphs {graphs[:2]} ran on {streams(first)} and {streams(second)} streams; expected the "
+                 "single-stream graph first and the multi-stream one second")
+    single, multi = first, second
+    if Counter((k[3], k[4]) for k in single[0]) != Counter((k[3], k[4]) for k in multi[0]):
+        sys.exit(f"{path}: the two graphs do not run the same kernels ({len(single[0])} against {len(multi[0])} per "
+                 "replay, or other names or launch configurations); nothing to pair")
+    single_by = [by_config(r) for r in single]
+    alone = {(key, i): statistics.median(s[key][i][1] - s[key][i][0] for s in single_by)
+             for key, kernels in single_by[0].items() for i in range(len(kernels))}
     rows = []  # (name, duration in the multi-stream replay, alone, others running beside it)
     for replay in multi:
         for key, kernels in by_config(replay).items():
@@ -50,19 +64,20 @@ def report(path):
                 beside = sum(min(o[1], k[1]) - max(o[0], k[0]) for o in replay
                              if o is not k and o[0] < k[1] and o[1] > k[0]) / dur
                 rows.append((key[0], dur, alone[(key, i)], beside))
-    total = lambda sel: sum(r[1] for r in sel) / max(1, sum(r[2] for r in sel))
+    ratio = lambda sel: sum(r[1] for r in sel) / max(1, sum(r[2] for r in sel))
+    per_replay = lambda sel, i: sum(r[i] for r in sel) / len(multi) / 1e3
     print(f"{path}: {len(multi)} multi-stream replays of {len(multi[0])} kernels; kernel time summed over a replay "
-          f"{sum(r[1] for r in rows) / len(multi) / 1e3:.1f} us against {sum(r[2] for r in rows) / len(multi) / 1e3:.1f} "
-          f"us in the single-stream replay: {total(rows):.2f}x")
+          f"{per_replay(rows, 1):.1f} us against {per_replay(rows, 2):.1f} us in the single-stream replay: "
+          f"{ratio(rows):.2f}x; others running beside a kernel: {statistics.mean(r[3] for r in rows):.1f} (mean)")
     for lo, hi in [(0, 0.3), (0.3, 1), (1, 2), (2, 4), (4, float("inf"))]:
         sel = [r for r in rows if lo <= r[3] < hi]
         if sel:
-            print(f"  {lo}-{hi} others beside it: {len(sel) / len(multi):6.1f} kernels per replay, {total(sel):.2f}x")
+            print(f"  {lo}-{hi} others beside it: {len(sel) / len(multi):6.1f} kernels per replay, {ratio(sel):.2f}x")
     names = defaultdict(list)
     for r in rows:
         names[r[0]].append(r)
     for name, sel in sorted(names.items(), key=lambda kv: -sum(r[2] for r in kv[1]))[:6]:
-        print(f"  {name[:48]:48s} {sum(r[2] for r in sel) / len(multi) / 1e3:8.1f} us alone, {total(sel):.2f}x, "
+        print(f"  {name[:72]:72s} {per_replay(sel, 2):8.1f} us alone, {ratio(sel):.2f}x, "
               f"{statistics.median(r[3] for r in sel):.1f} others beside it (median)")
 
 
