@@ -88,7 +88,9 @@ TEST(BranchCaptureOrderTest, IsATopologicalOrderKeepingStreamOrderOnRandomGraphs
     for (const auto& [src, dst] : edges) EXPECT_LT(position[src], position[dst]) << src << " -> " << dst;
     for (int a = 0; a < n; ++a) {
       for (int b = a + 1; b < n; ++b) {
-        if (assigned[a] == assigned[b]) EXPECT_LT(position[a], position[b]) << "stream order of " << a << ", " << b;
+        if (assigned[a] == assigned[b]) {
+          EXPECT_LT(position[a], position[b]) << "stream order of " << a << ", " << b;
+        }
       }
     }
   }
