@@ -12,25 +12,13 @@ import statistics
 import sys
 from collections import Counter, defaultdict
 
-
-def replays(db, path, graph_id):
-    """A list per replay of (start, end, stream, name, config), in start order."""
-    rows = db.execute(
-        "select k.start, k.end, k.streamId, coalesce(s.value, '?'), l.gridX, l.gridY, l.gridZ, l.blockX, l.blockY, "
-        "l.blockZ from kernels k left join StringIds s on s.id = k.shortName "
-        "left join kernel_launch_configs l on l.id = k.launchConfigId where k.graphId = ? order by k.start",
-        (graph_id,)).fetchall()
-    nodes = db.execute("select count(distinct graphNodeId) from kernels where graphId = ?", (graph_id,)).fetchone()[0]
-    if nodes == 0 or len(rows) % nodes:
-        sys.exit(f"{path}: graph {graph_id}: {len(rows)} kernels are not whole replays of its {nodes} kernel nodes")
-    rows = [(r[0], r[1], r[2], r[3], tuple(r[4:])) for r in rows]
-    return [rows[i:i + nodes] for i in range(0, len(rows), nodes)]
+from replay_kernel_diff import replays  # per replay: (start, end, stream, name, grid x y z, block x y z)
 
 
 def by_config(replay):
     out = defaultdict(list)
     for k in replay:
-        out[(k[3], k[4])].append(k)
+        out[(k[3], k[4:])].append(k)
     return out
 
 
@@ -42,7 +30,7 @@ def report(path):
         if len(graphs) < 2:
             sys.exit(f"{path}: expected a single- and a multi-stream graph recorded (nimble-accelerate --db "
                      f"--record-replays N), found graphs {graphs}")
-        first, second = (replays(db, path, g) for g in graphs[:2])
+        first, second = (replays(db, g) for g in graphs[:2])
     except sqlite3.Error as e:
         sys.exit(f"{path}: not a readable run database: {e}")
     streams = lambda reps: len({k[2] for k in reps[0]})
@@ -50,7 +38,7 @@ def report(path):
         sys.exit(f"{path}: graphs {graphs[:2]} ran on {streams(first)} and {streams(second)} streams; expected the "
                  "single-stream graph first and the multi-stream one second")
     single, multi = first, second
-    if Counter((k[3], k[4]) for k in single[0]) != Counter((k[3], k[4]) for k in multi[0]):
+    if Counter((k[3], k[4:]) for k in single[0]) != Counter((k[3], k[4:]) for k in multi[0]):
         sys.exit(f"{path}: the two graphs do not run the same kernels ({len(single[0])} against {len(multi[0])} per "
                  "replay, or other names or launch configurations); nothing to pair")
     single_by = [by_config(r) for r in single]
@@ -77,7 +65,7 @@ def report(path):
     for r in rows:
         names[r[0]].append(r)
     for name, sel in sorted(names.items(), key=lambda kv: -sum(r[2] for r in kv[1]))[:6]:
-        print(f"  {name[:72]:72s} {per_replay(sel, 2):8.1f} us alone, {ratio(sel):.2f}x, "
+        print(f"  {(name or '?')[:72]:72s} {per_replay(sel, 2):8.1f} us alone, {ratio(sel):.2f}x, "
               f"{statistics.median(r[3] for r in sel):.1f} others beside it (median)")
 
 
