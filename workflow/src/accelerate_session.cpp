@@ -41,7 +41,8 @@ double MedianMs(std::vector<int64_t> ns) { return static_cast<double>(Median(std
 
 std::string MiB(int64_t bytes) { return FormatMiB(bytes) + " MiB"; }
 
-// "as branches", "as branches, every value held", "as branches, values of ops up to 1.0 MiB held".
+// "as branches", "as branches, every value held", "as branches, values of ops up to 1.0 MiB held",
+// "as branches, values costing up to 670.1 KiB per us of wait held".
 std::string BranchHoldText(double delay, int64_t max_bytes, double max_bytes_per_us) {
   if (delay <= 0) return "as branches";
   if (max_bytes_per_us > 0) {
