@@ -24,10 +24,15 @@ std::string Cell(int64_t predicted_ns, int64_t measured_ns) {
 
 void PrintCalibration(std::ostream& out, const workflow::CalibrateResult& r) {
   const analysis::SharingModel& m = r.fit.model;
-  char head[160];
-  std::snprintf(head, sizeof(head), "GPU sharing calibrated on %s from %zu recorded multi-stream replays: floor %.2f, exponent %.2f%s\n",
-                r.device.c_str(), r.cases.size(), m.floor, m.exponent, m.identity() ? " (no change helps)" : "");
-  out << head << "effective share = floor + (1 - floor) * occupancy share ^ exponent; latencies in ms, error against measured\n\n";
+  char head[224];
+  std::snprintf(head, sizeof(head),
+                "GPU sharing calibrated on %s from %zu recorded multi-stream replays: floor %g, exponent %g, %s "
+                "dispatch%s\n",
+                r.device.c_str(), r.cases.size(), m.floor, m.exponent, std::string(analysis::DispatchName(m.dispatch)).c_str(),
+                m.identity() ? " (no change helps)" : "");
+  out << head << "effective share = floor + (1 - floor) * occupancy share ^ exponent (in-order: the share averaged over "
+                 "the grid's waves, kernels served in the order they started; shared: all slow alike); latencies in ms, "
+                 "error against measured\n\n";
   char line[256];
   std::snprintf(line, sizeof(line), "%-40s %7s %9s %17s %17s %17s\n", "case", "streams", "measured", "uncalibrated",
                 "fitted", "held out");

@@ -11,6 +11,7 @@ struct DeviceSharing {
   std::string_view device;
   double floor;
   double exponent;
+  Dispatch dispatch;
   std::string_view measured;  // where the fit's recordings and figures are
 };
 
@@ -22,11 +23,19 @@ struct DeviceSharing {
 // kernels): the same 11 cases, five float16 CNNs and GPT-2 float16, mean error 12.8 % uncalibrated,
 // 5.3 % fitted, held out 5.3 %.
 constexpr std::array<DeviceSharing, 2> kCalibrated{{
-    {"NVIDIA H100 80GB HBM3", 0.325, 0.90, "bench/results/concurrency.md, 2026-11-26"},
-    {"NVIDIA H200", 0.275, 0.85, "bench/results/concurrency.md, 2026-11-28"},
+    {"NVIDIA H100 80GB HBM3", 0.325, 0.90, Dispatch::kShared, "bench/results/concurrency.md, 2026-11-26"},
+    {"NVIDIA H200", 0.25, 0.65, Dispatch::kInOrder, "bench/results/concurrency.md, 2026-11-28"},
 }};
 
 }  // namespace
+
+std::string_view DispatchName(Dispatch dispatch) { return dispatch == Dispatch::kInOrder ? "in-order" : "shared"; }
+
+std::optional<Dispatch> ParseDispatch(std::string_view name) {
+  if (name == "shared") return Dispatch::kShared;
+  if (name == "in-order") return Dispatch::kInOrder;
+  return std::nullopt;
+}
 
 double EffectiveShare(double share, const SharingModel& model) {
   const double s = std::clamp(share, 0.0, 1.0);
@@ -39,7 +48,7 @@ std::optional<SharingModel> CalibratedSharing(std::string_view device_name) {
   for (const DeviceSharing& d : kCalibrated) {
     if (d.device == device_name) {
       return SharingModel{d.floor, d.exponent,
-                          "calibrated on " + std::string(d.device) + " (" + std::string(d.measured) + ")"};
+                          "calibrated on " + std::string(d.device) + " (" + std::string(d.measured) + ")", d.dispatch};
     }
   }
   return std::nullopt;

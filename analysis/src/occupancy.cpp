@@ -1,6 +1,7 @@
 #include "nimble/analysis/occupancy.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace nimble::analysis {
@@ -49,6 +50,8 @@ Occupancy EstimateOccupancy(const KernelRecord& kernel, const DeviceInfo& device
   const double slots = static_cast<double>(device.sm_count) * out.blocks_per_sm;
   out.gpu_share = std::clamp(static_cast<double>(kernel.grid.count()) / slots, 0.0, 1.0);
   if (out.gpu_share <= 0) out.gpu_share = 1.0 / slots;  // a recorded kernel has at least one block
+  const double blocks = std::max(1.0, static_cast<double>(kernel.grid.count()));
+  out.wave_share = std::clamp(blocks / (slots * std::ceil(blocks / slots)), 1.0 / slots, 1.0);
   return out;
 }
 

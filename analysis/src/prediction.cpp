@@ -44,8 +44,8 @@ Workload WorkloadOf(const Trace& trace, const OpKernels& weighed, const DeviceIn
   for (size_t v = 0; v < out.op_kernels.size(); ++v) {
     for (KernelIndex index : weighed.of(v)) {
       const KernelRecord& k = trace.kernels[static_cast<size_t>(index.value())];
-      const double share = EstimateOccupancy(k, device != nullptr ? *device : unknown_device).gpu_share;
-      out.op_kernels[v].push_back({k.dur_ns(), share});
+      const Occupancy occupancy = EstimateOccupancy(k, device != nullptr ? *device : unknown_device);
+      out.op_kernels[v].push_back({k.dur_ns(), occupancy.gpu_share, occupancy.wave_share});
     }
   }
   std::vector<const KernelRecord*> all;
@@ -87,8 +87,11 @@ namespace {
 std::vector<std::vector<SimKernel>> SharedKernels(const Workload& workload, const SharingModel& sharing) {
   std::vector<std::vector<SimKernel>> out = workload.op_kernels;
   if (sharing.identity()) return out;
+  const bool waves = sharing.dispatch == Dispatch::kInOrder;
   for (std::vector<SimKernel>& kernels : out) {
-    for (SimKernel& k : kernels) k.gpu_share = EffectiveShare(k.gpu_share, sharing);
+    for (SimKernel& k : kernels) {
+      k.gpu_share = EffectiveShare(waves && k.wave_share >= 0 ? k.wave_share : k.gpu_share, sharing);
+    }
   }
   return out;
 }
@@ -98,7 +101,8 @@ std::vector<std::vector<SimKernel>> SharedKernels(const Workload& workload, cons
 StatusOr<int64_t> PredictMultiStream(const Dag& dag, const Workload& workload, const StreamAssignment& multi_stream,
                                      const PredictionOptions& options) {
   const std::vector<std::vector<SimKernel>> kernels = SharedKernels(workload, options.sharing);
-  NIMBLE_ASSIGN_OR_RETURN(const SimResult run, Simulate(dag, kernels, multi_stream, GraphReplayCosts(options)));
+  NIMBLE_ASSIGN_OR_RETURN(const SimResult run,
+                          Simulate(dag, kernels, multi_stream, GraphReplayCosts(options), options.sharing.dispatch));
   return run.latency_ns;
 }
 

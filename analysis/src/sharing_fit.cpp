@@ -16,10 +16,12 @@ struct Score {
 // The grid's models; the identity first, so that it wins ties (no calibration unless it helps).
 std::vector<SharingModel> Models(const SharingGrid& grid) {
   std::vector<SharingModel> out{SharingModel{}};
-  for (double floor : grid.floors) {
-    for (double exponent : grid.exponents) {
-      SharingModel m{floor, exponent, ""};
-      if (!m.identity()) out.push_back(m);
+  for (Dispatch dispatch : grid.dispatches) {
+    for (double floor : grid.floors) {
+      for (double exponent : grid.exponents) {
+        SharingModel m{floor, exponent, "", dispatch};
+        if (!m.identity()) out.push_back(m);
+      }
     }
   }
   return out;
@@ -53,6 +55,7 @@ SharingGrid DefaultSharingGrid() {
   SharingGrid grid;
   for (int i = 0; i <= 24; ++i) grid.floors.push_back(0.025 * i);
   for (int i = 20; i >= 4; --i) grid.exponents.push_back(0.05 * i);
+  grid.dispatches = {Dispatch::kShared, Dispatch::kInOrder};
   return grid;
 }
 
@@ -62,7 +65,9 @@ double RelativeError(int64_t predicted_ns, int64_t measured_ns) {
 
 StatusOr<SharingFit> FitSharing(std::span<const SharingCase> cases, const SharingGrid& grid) {
   if (cases.empty()) return InvalidArgument("calibration needs at least one recorded case");
-  if (grid.floors.empty() || grid.exponents.empty()) return InvalidArgument("calibration grid has an empty axis");
+  if (grid.floors.empty() || grid.exponents.empty() || grid.dispatches.empty()) {
+    return InvalidArgument("calibration grid has an empty axis");
+  }
   for (const SharingCase& c : cases) {
     if (c.measured_ns <= 0) return InvalidArgument(c.name + ": no measured multi-stream latency");
   }

@@ -42,7 +42,7 @@ Status CheckInputs(const Dag& dag, const std::vector<std::vector<SimKernel>>& op
 class Simulation {
  public:
   Simulation(const Dag& dag, const std::vector<std::vector<SimKernel>>& op_kernels, const StreamAssignment& s,
-             const LaunchCosts& costs);
+             const LaunchCosts& costs, Dispatch dispatch);
   StatusOr<SimResult> Run();
 
  private:
@@ -57,15 +57,18 @@ class Simulation {
   struct Running {
     int32_t task;
     double remaining_ns;  // of work at full speed
+    double rate = 1;      // of its full speed, until the next event
   };
   void BuildTasks(const std::vector<std::vector<SimKernel>>& op_kernels);
   void Release(int32_t task);        // dependencies met: queue it at its ready time
   void TryReleaseHead(int64_t stream);
   void Complete(int32_t task, double now_ns);
+  void SetRates(std::vector<Running>& running) const;
 
   const Dag& dag_;
   const StreamAssignment& schedule_;
   const LaunchCosts& costs_;
+  const Dispatch dispatch_;
   std::vector<Task> tasks_;
   std::vector<std::vector<int32_t>> stream_tasks_;  // per stream, in order
   std::vector<size_t> stream_head_;                 // next task not yet released, per stream
@@ -80,8 +83,8 @@ class Simulation {
 };
 
 Simulation::Simulation(const Dag& dag, const std::vector<std::vector<SimKernel>>& op_kernels, const StreamAssignment& s,
-                       const LaunchCosts& costs)
-    : dag_(dag), schedule_(s), costs_(costs) {
+                       const LaunchCosts& costs, Dispatch dispatch)
+    : dag_(dag), schedule_(s), costs_(costs), dispatch_(dispatch) {
   const auto n = static_cast<size_t>(dag.num_nodes());
   sync_out_.resize(n);
   pending_syncs_.assign(n, 0);
@@ -159,37 +162,59 @@ void Simulation::Complete(int32_t task, double now_ns) {
   TryReleaseHead(stream);
 }
 
+// `running` is in the order the tasks started (a task waiting with rate 0 keeps its place).
+void Simulation::SetRates(std::vector<Running>& running) const {
+  if (dispatch_ == Dispatch::kInOrder) {
+    double left = 1;
+    for (Running& r : running) {
+      const double share = tasks_[static_cast<size_t>(r.task)].share;
+      if (share <= 0) {
+        r.rate = 1;
+        continue;
+      }
+      const double got = std::min(share, left);
+      left -= got;
+      r.rate = got / share;
+    }
+    return;
+  }
+  double demand = 0;
+  for (const Running& r : running) demand += tasks_[static_cast<size_t>(r.task)].share;
+  const double rate = demand > 1 ? 1 / demand : 1;
+  for (Running& r : running) r.rate = rate;
+}
+
 StatusOr<SimResult> Simulation::Run() {
   for (int64_t s = 0; s < schedule_.num_streams; ++s) TryReleaseHead(s);
   std::vector<Running> running;
   double now_ns = 0;
   size_t done = 0;
   while (done < tasks_.size()) {
-    double demand = 0;
-    double least_ns = kNever;
+    SetRates(running);
+    double least_ns = kNever;  // until the first running task ends at its rate
     for (const Running& r : running) {
-      demand += tasks_[static_cast<size_t>(r.task)].share;
-      least_ns = std::min(least_ns, r.remaining_ns);
+      if (r.rate > 0) least_ns = std::min(least_ns, r.remaining_ns / r.rate);
     }
-    const double rate = demand > 1 ? 1 / demand : 1;
-    const double completion_ns = now_ns + least_ns / rate;
+    const double completion_ns = now_ns + least_ns;
     const double release_ns = ready_.empty() ? kNever : ready_.top().first;
     const double next_ns = std::min(completion_ns, release_ns);
     if (next_ns == kNever) return Internal("simulation stalled: the schedule's dependencies cannot all be met");
-    // When the next event is a completion, the tasks with the least work left end now, whatever the
-    // subtraction leaves: at large times a small step can vanish in a double's rounding, and the loop
-    // must still make progress (a damaged recording with one huge kernel once made it spin forever).
+    // When the next event is a completion, the tasks that end first end now, whatever the subtraction
+    // leaves: at large times a small step can vanish in a double's rounding, and the loop must still make
+    // progress (a damaged recording with one huge kernel once made it spin forever).
     const bool completes = completion_ns <= release_ns;
     const double least_done_ns = least_ns * (1 + 1e-12) + kDoneEpsilonNs;
     for (Running& r : running) {
-      r.remaining_ns = completes && r.remaining_ns <= least_done_ns ? 0 : r.remaining_ns - rate * (next_ns - now_ns);
+      if (r.rate <= 0) continue;
+      r.remaining_ns = completes && r.remaining_ns / r.rate <= least_done_ns
+                           ? 0
+                           : r.remaining_ns - r.rate * (next_ns - now_ns);
     }
     now_ns = std::max(now_ns, next_ns);
     for (size_t i = 0; i < running.size();) {
       if (running[i].remaining_ns > kDoneEpsilonNs) { ++i; continue; }
       const int32_t task = running[i].task;
-      running[i] = running.back();
-      running.pop_back();
+      running.erase(running.begin() + static_cast<std::ptrdiff_t>(i));  // keeps the start order
       ++done;
       Complete(task, now_ns);
     }
@@ -211,9 +236,9 @@ StatusOr<SimResult> Simulation::Run() {
 }  // namespace
 
 StatusOr<SimResult> Simulate(const Dag& dag, const std::vector<std::vector<SimKernel>>& op_kernels,
-                             const StreamAssignment& schedule, const LaunchCosts& costs) {
+                             const StreamAssignment& schedule, const LaunchCosts& costs, Dispatch dispatch) {
   NIMBLE_RETURN_IF_ERROR(CheckInputs(dag, op_kernels, schedule));
-  return Simulation(dag, op_kernels, schedule, costs).Run();
+  return Simulation(dag, op_kernels, schedule, costs, dispatch).Run();
 }
 
 }  // namespace nimble::analysis

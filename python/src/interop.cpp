@@ -67,10 +67,10 @@ std::string CalibrateRuns(const std::vector<std::string>& databases, const std::
   return Unwrap(std::move(text));
 }
 
-// (floor, exponent, source) of a calibration file; raises as LoadCalibration fails.
+// (floor, exponent, dispatch, source) of a calibration file; raises as LoadCalibration fails.
 py::tuple ReadCalibration(const std::string& path) {
   const analysis::SharingModel model = Unwrap(workflow::LoadCalibration(path));
-  return py::make_tuple(model.floor, model.exponent, model.source);
+  return py::make_tuple(model.floor, model.exponent, std::string(analysis::DispatchName(model.dispatch)), model.source);
 }
 
 std::string DiffRuns(const std::string& base, const std::string& now, int64_t base_run, int64_t new_run,
@@ -96,7 +96,7 @@ void BindInterop(py::module_& m) {
         "Writes runs as Chrome / Perfetto JSON (nimble-prof export --format chrome).");
   m.def("calibrate", &CalibrateRuns, py::arg("databases"), py::arg("output") = std::string(),
         "JSON text of nimble-prof calibrate --json (the GPU-sharing fit), written to output when given.");
-  m.def("read_calibration", &ReadCalibration, py::arg("path"), "(floor, exponent, source) of a calibration file.");
+  m.def("read_calibration", &ReadCalibration, py::arg("path"), "(floor, exponent, dispatch, source) of a calibration file.");
   m.def("diff", &DiffRuns, py::arg("base"), py::arg("new"), py::arg("base_run") = -1, py::arg("new_run") = -1,
         py::arg("fail_above") = 0.0, "JSON text of nimble-prof diff --json, with the regression gate.");
 }

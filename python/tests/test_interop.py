@@ -137,8 +137,9 @@ def test_calibrate_fits_the_bundled_recording_and_the_file_feeds_accelerate(tmp_
     assert abs(case["uncalibrated_ns"] - case["stored_predicted_ns"]) <= 1  # the stored prediction, rebuilt
     assert abs(case["fitted_ns"] - case["measured_ns"]) <= abs(case["uncalibrated_ns"] - case["measured_ns"])
     assert json.loads(out.read_text())["model"] == fit["model"]
-    floor, exponent, source = nimble._C.read_calibration(str(out))
-    assert (floor, exponent) == (fit["model"]["floor"], fit["model"]["exponent"]) and str(out) in source
+    floor, exponent, dispatch, source = nimble._C.read_calibration(str(out))
+    assert (floor, exponent, dispatch) == (fit["model"]["floor"], fit["model"]["exponent"], fit["model"]["dispatch"])
+    assert dispatch in ("shared", "in-order") and str(out) in source
 
 
 def test_calibrate_and_accelerate_refuse_bad_inputs(tmp_path: pathlib.Path) -> None:

@@ -50,6 +50,12 @@ TEST(GpuSharingTest, TheCalibratedDevicesAreNamedAsCudaNamesThem) {
   }
 }
 
+TEST(GpuSharingTest, DispatchNamesRoundTrip) {
+  for (Dispatch d : {Dispatch::kShared, Dispatch::kInOrder}) EXPECT_EQ(ParseDispatch(DispatchName(d)), d);
+  EXPECT_FALSE(ParseDispatch("fifo").has_value());
+  EXPECT_FALSE(SharingModel(SharingModel{0, 1, "", Dispatch::kInOrder}).identity());
+}
+
 TEST(GpuSharingTest, UnknownDeviceIsUncalibratedAndSaysSo) {
   EXPECT_FALSE(CalibratedSharing("Imaginary GPU 9000").has_value());
   const SharingModel m = SharingFor("Imaginary GPU 9000");

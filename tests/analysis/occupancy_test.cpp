@@ -54,6 +54,17 @@ TEST(OccupancyTest, GridThatFillsEverySlotTakesTheWholeGpu) {
   EXPECT_DOUBLE_EQ(EstimateOccupancy(Launch(80, 128), testing::SmallGpu()).gpu_share, 0.5);
 }
 
+// 160 slots: a grid of 200 blocks runs two waves, the second a quarter full; over its run it fills
+// 200 / 320 of the slots. Within one wave the averaged share is the share.
+TEST(OccupancyTest, WaveShareAveragesTheSlotsOverTheGridsWaves) {
+  const Occupancy two_waves = EstimateOccupancy(Launch(200, 128), testing::SmallGpu());
+  EXPECT_DOUBLE_EQ(two_waves.gpu_share, 1.0);
+  EXPECT_DOUBLE_EQ(two_waves.wave_share, 200.0 / 320);
+  EXPECT_DOUBLE_EQ(EstimateOccupancy(Launch(320, 128), testing::SmallGpu()).wave_share, 1.0);
+  const Occupancy part = EstimateOccupancy(Launch(80, 128), testing::SmallGpu());
+  EXPECT_DOUBLE_EQ(part.wave_share, part.gpu_share);
+}
+
 TEST(OccupancyTest, BlockTooBigStillGetsOneSlot) {
   const Occupancy o = EstimateOccupancy(Launch(20, 128, 0, 200 * 1024), testing::SmallGpu());
   EXPECT_EQ(o.blocks_per_sm, 1);

@@ -39,7 +39,8 @@ TEST(SharingFitTest, RecoversAModelOnTheGridExactlyAndHeldOutCasesToo) {
   const SharingGrid grid = DefaultSharingGrid();
   for (int trial = 0; trial < 12; ++trial) {
     const SharingModel truth{grid.floors[1 + rng() % (grid.floors.size() - 1)],
-                             grid.exponents[rng() % grid.exponents.size()], ""};
+                             grid.exponents[rng() % grid.exponents.size()], "",
+                             grid.dispatches[rng() % grid.dispatches.size()]};
     std::vector<SharingCase> cases;
     for (int i = 0; i < 6; ++i) cases.push_back(RandomCase(rng, i, truth));
     auto fit = FitSharing(cases, grid);
@@ -53,6 +54,20 @@ TEST(SharingFitTest, RecoversAModelOnTheGridExactlyAndHeldOutCasesToo) {
     }
     EXPECT_GT(uncalibrated, 0) << "trial " << trial;
   }
+}
+
+// Cases measured under in-order dispatch are fitted by an in-order model, found among both dispatches.
+TEST(SharingFitTest, FindsTheDispatchTheCasesWereMeasuredWith) {
+  std::mt19937_64 rng(23);
+  const SharingGrid grid = DefaultSharingGrid();
+  ASSERT_EQ(grid.dispatches.size(), 2u);
+  const SharingModel truth{0.25, 0.65, "", Dispatch::kInOrder};
+  std::vector<SharingCase> cases;
+  for (int i = 0; i < 6; ++i) cases.push_back(RandomCase(rng, i, truth));
+  auto fit = FitSharing(cases, grid);
+  ASSERT_TRUE(fit.ok()) << fit.status().ToString();
+  for (const SharingCaseResult& r : fit->cases) EXPECT_EQ(r.fitted_ns, r.measured_ns) << r.name;
+  EXPECT_EQ(fit->model.dispatch, Dispatch::kInOrder);
 }
 
 TEST(SharingFitTest, KeepsTheIdentityWhenNothingIsBetter) {

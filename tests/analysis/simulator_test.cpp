@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "dag_testing.h"
 #include "nimble/analysis/critical_path.h"
 #include "nimble/analysis/stream_assignment.h"
@@ -24,6 +26,14 @@ int64_t Latency(const Dag& dag, const Kernels& kernels, const StreamAssignment& 
   auto r = Simulate(dag, kernels, s, c);
   EXPECT_TRUE(r.ok()) << r.status().ToString();
   return r.ok() ? r->latency_ns : -1;
+}
+
+// Op 0 on stream 0, op 1 on stream 1.
+StreamAssignment TwoStreams() {
+  StreamAssignment two;
+  two.op_stream = {StreamId(0), StreamId(1)};
+  two.num_streams = 2;
+  return two;
 }
 
 double MultiStreamSpeedup(const Dag& dag, const Kernels& kernels) {
@@ -73,15 +83,34 @@ TEST(SimulatorTest, HugeKernelBesideTinyOnesStillEnds) {
 TEST(SimulatorTest, ProcessorSharingSlowsOversubscribedKernels) {
   const Dag dag = testing::MustBuild(2, {});
   const Kernels kernels{{{100, 0.75}}, {{100, 0.75}}};
-  StreamAssignment two;
-  two.op_stream = {StreamId(0), StreamId(1)};
-  two.num_streams = 2;
+  const StreamAssignment two = TwoStreams();
   // Demand 1.5: each runs at 2/3 speed, both end at 150.
   auto r = Simulate(dag, kernels, two, LaunchCosts{});
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->latency_ns, 150);
   EXPECT_EQ(r->max_running_kernels, 2);
   EXPECT_EQ(r->op_end_ns, (std::vector<int64_t>{150, 150}));
+}
+
+// In order, the kernel that started first keeps its share; the second gets what is left and speeds up to
+// its own share when the first ends.
+TEST(SimulatorTest, InOrderDispatchServesTheKernelThatStartedFirst) {
+  const Dag dag = testing::MustBuild(2, {});
+  const Kernels kernels{{{100, 0.75}}, {{100, 0.75}}};
+  const StreamAssignment two = TwoStreams();
+  LaunchCosts costs;
+  auto r = Simulate(dag, kernels, two, costs, Dispatch::kInOrder);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  // Op 0 runs alone at full speed to 100; op 1 gets 0.25 of its 0.75 (a third of its speed) until then,
+  // 33.3 of its 100 done, and the rest at full speed: it ends at 166.7. Total work is capped as before.
+  EXPECT_EQ(r->op_end_ns, (std::vector<int64_t>{100, 167}));
+  EXPECT_EQ(r->latency_ns, 167);
+  // A kernel that finds the GPU full waits, and the shared dispatch of the same kernels is unchanged.
+  const Kernels full{{{100, 1.0}}, {{50, 1.0}}};
+  auto waits = Simulate(dag, full, two, costs, Dispatch::kInOrder);
+  ASSERT_TRUE(waits.ok());
+  EXPECT_EQ(waits->op_end_ns, (std::vector<int64_t>{100, 150}));
+  EXPECT_EQ(Simulate(dag, kernels, two, costs).value().latency_ns, 150);
 }
 
 TEST(SimulatorTest, EagerLaunchesAreSerialOnTheHost) {
@@ -118,6 +147,7 @@ TEST(SimulatorTest, OpsWithoutKernelsPassThrough) {
   EXPECT_EQ(r->op_end_ns[2], 250);
 }
 
+// Under either dispatch; the GPU's work (duration times share) bounds the multi-stream latency too.
 TEST(SimulatorTest, RandomDagsNeverBeatTheCriticalPathOrLoseToOneStream) {
   std::mt19937_64 rng(71);
   for (int trial = 0; trial < 200; ++trial) {
@@ -126,16 +156,23 @@ TEST(SimulatorTest, RandomDagsNeverBeatTheCriticalPathOrLoseToOneStream) {
     Kernels kernels(static_cast<size_t>(n));
     for (auto& k : kernels) k.push_back({static_cast<int64_t>(1000 + rng() % 100000), 0.01 + 0.99 * (rng() % 100) / 100.0});
     const int64_t single = Latency(dag, kernels, SingleStream(dag), LaunchCosts{});
-    const int64_t multi = Latency(dag, kernels, AssignStreams(dag), LaunchCosts{});
     int64_t total = 0;
+    double work = 0;
     std::vector<int64_t> weights;
     for (const auto& k : kernels) {
       total += k[0].dur_ns;
+      work += static_cast<double>(k[0].dur_ns) * k[0].gpu_share;
       weights.push_back(k[0].dur_ns);
     }
     EXPECT_EQ(single, total);
-    EXPECT_LE(multi, single + 1);
-    EXPECT_GE(multi + 1, ComputeCriticalPath(dag, weights)->length_ns);
+    for (Dispatch dispatch : {Dispatch::kShared, Dispatch::kInOrder}) {
+      auto run = Simulate(dag, kernels, AssignStreams(dag), LaunchCosts{}, dispatch);
+      ASSERT_TRUE(run.ok()) << run.status().ToString();
+      const int64_t multi = run->latency_ns;
+      EXPECT_LE(multi, single + 1) << DispatchName(dispatch);
+      EXPECT_GE(multi + 1, ComputeCriticalPath(dag, weights)->length_ns) << DispatchName(dispatch);
+      EXPECT_GE(static_cast<double>(multi) + 1, work) << DispatchName(dispatch);
+    }
   }
 }
 

@@ -71,6 +71,9 @@ TEST_F(CalibrateWorkflowTest, BadCalibrationFilesNameTheFileAndTheFault) {
       {R"({"kind": "nimble-sharing-calibration", "format": 1, "model": {"floor": "x", "exponent": 0.5}})", "needs numbers"},
       {R"({"kind": "nimble-sharing-calibration", "format": 1, "model": {"floor": 1.5, "exponent": 0.5}})", "must lie in"},
       {R"({"kind": "nimble-sharing-calibration", "format": 1, "model": {"floor": 0.1, "exponent": 0}})", "must lie in"},
+      {R"({"kind": "nimble-sharing-calibration", "format": 2, "model": {"floor": 0.1, "exponent": 0.5}})", "dispatch"},
+      {R"({"kind": "nimble-sharing-calibration", "format": 2,
+           "model": {"floor": 0.1, "exponent": 0.5, "dispatch": "fifo"}})", "\"shared\" or \"in-order\""},
   };
   int i = 0;
   for (const Case& c : cases) {
@@ -81,6 +84,21 @@ TEST_F(CalibrateWorkflowTest, BadCalibrationFilesNameTheFileAndTheFault) {
     EXPECT_NE(loaded.status().message().find(c.says), std::string::npos) << loaded.status().message();
   }
   EXPECT_EQ(LoadCalibration(Out("missing.json")).status().code(), StatusCode::kNotFound);
+}
+
+// Format 1 files, written before the model named its dispatch, read as shared; format 2 names it.
+TEST_F(CalibrateWorkflowTest, ReadsBothFormatsAndTheirDispatch) {
+  const std::string v1 = Out("v1.json");
+  std::ofstream(v1) << R"({"kind": "nimble-sharing-calibration", "format": 1, "model": {"floor": 0.3, "exponent": 0.9}})";
+  auto old = LoadCalibration(v1);
+  ASSERT_TRUE(old.ok()) << old.status().ToString();
+  EXPECT_EQ(*old, (analysis::SharingModel{0.3, 0.9, "", analysis::Dispatch::kShared}));
+  const std::string v2 = Out("v2.json");
+  std::ofstream(v2) << R"({"kind": "nimble-sharing-calibration", "format": 2,
+                          "model": {"floor": 0.25, "exponent": 0.65, "dispatch": "in-order"}})";
+  auto now = LoadCalibration(v2);
+  ASSERT_TRUE(now.ok()) << now.status().ToString();
+  EXPECT_EQ(*now, (analysis::SharingModel{0.25, 0.65, "", analysis::Dispatch::kInOrder}));
 }
 
 }  // namespace

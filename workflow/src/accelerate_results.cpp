@@ -39,6 +39,7 @@ std::vector<Metric> ModeMetrics(const AccelerateResult& result, const ModeResult
       {"replay_sync_latency_ns", static_cast<double>(result.replay_costs.sync_latency_ns), "ns", -1},
       {"sharing_floor", result.replay_costs.sharing.floor, "ratio", -1},
       {"sharing_exponent", result.replay_costs.sharing.exponent, "ratio", -1},
+      {"sharing_in_order", result.replay_costs.sharing.dispatch == analysis::Dispatch::kInOrder ? 1.0 : 0.0, "flag", -1},
       {"stream_count", static_cast<double>(mode.schedule.num_streams), "count", -1},
       {"sync_count", static_cast<double>(mode.schedule.syncs.size()), "count", -1},
       {"chosen", result.chosen == mode.mode ? 1.0 : 0.0, "flag", -1},
@@ -85,8 +86,9 @@ std::string ReplayCostsText(const analysis::PredictionOptions& costs) {
 
 std::string SharingText(const analysis::SharingModel& sharing) {
   if (sharing.identity()) return "as occupancy says (" + sharing.source + ")";
-  char text[64];
-  std::snprintf(text, sizeof(text), "floor %.2f, exponent %.2f", sharing.floor, sharing.exponent);
+  char text[96];
+  std::snprintf(text, sizeof(text), "floor %g, exponent %g, %s dispatch", sharing.floor, sharing.exponent,
+                std::string(analysis::DispatchName(sharing.dispatch)).c_str());
   return std::string(text) + " (" + sharing.source + ")";
 }
 

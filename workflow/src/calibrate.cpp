@@ -13,7 +13,8 @@
 namespace nimble::workflow {
 namespace {
 
-constexpr int kCalibrationFormat = 1;
+// 2: the model names its dispatch ("shared" or "in-order"); format 1 files, without it, read as shared.
+constexpr int kCalibrationFormat = 2;
 
 std::optional<double> MetricValue(const std::vector<Metric>& metrics, const std::string& name) {
   for (const Metric& m : metrics) {
@@ -98,7 +99,9 @@ Status LoadCases(const store::RunReader& reader, std::vector<Loaded>* out, std::
   return OkStatus();
 }
 
-nlohmann::json ModelJson(const analysis::SharingModel& m) { return {{"floor", m.floor}, {"exponent", m.exponent}}; }
+nlohmann::json ModelJson(const analysis::SharingModel& m) {
+  return {{"floor", m.floor}, {"exponent", m.exponent}, {"dispatch", std::string(analysis::DispatchName(m.dispatch))}};
+}
 
 }  // namespace
 
@@ -166,9 +169,10 @@ StatusOr<analysis::SharingModel> LoadCalibration(const std::string& path) {
   if (!j.contains("kind") || !j["kind"].is_string() || j["kind"].get<std::string>() != "nimble-sharing-calibration") {
     return InvalidArgument(path + ": not a calibration file (its \"kind\" is not \"nimble-sharing-calibration\")");
   }
-  if (!j.contains("format") || !j["format"].is_number_integer() || j["format"].get<int>() != kCalibrationFormat) {
+  if (!j.contains("format") || !j["format"].is_number_integer() || j["format"].get<int>() < 1 ||
+      j["format"].get<int>() > kCalibrationFormat) {
     return InvalidArgument(path + ": calibration format " + (j.contains("format") ? j["format"].dump() : "missing") +
-                           ", this build reads format " + std::to_string(kCalibrationFormat));
+                           ", this build reads formats 1 to " + std::to_string(kCalibrationFormat));
   }
   const nlohmann::json& m = j.contains("model") ? j["model"] : nlohmann::json();
   if (!m.is_object() || !m.contains("floor") || !m["floor"].is_number() || !m.contains("exponent") ||
@@ -176,6 +180,13 @@ StatusOr<analysis::SharingModel> LoadCalibration(const std::string& path) {
     return InvalidArgument(path + ": \"model\" needs numbers \"floor\" and \"exponent\"");
   }
   analysis::SharingModel model{m["floor"].get<double>(), m["exponent"].get<double>(), ""};
+  if (j["format"].get<int>() >= 2) {
+    const std::optional<analysis::Dispatch> dispatch =
+        m.contains("dispatch") && m["dispatch"].is_string() ? analysis::ParseDispatch(m["dispatch"].get<std::string>())
+                                                            : std::nullopt;
+    if (!dispatch) return InvalidArgument(path + ": \"model\" needs \"dispatch\": \"shared\" or \"in-order\"");
+    model.dispatch = *dispatch;
+  }
   if (!(model.floor >= 0 && model.floor <= 1) || !(model.exponent > 0 && model.exponent <= 1)) {
     return InvalidArgument(path + ": \"floor\" must lie in [0, 1] and \"exponent\" in (0, 1]");
   }

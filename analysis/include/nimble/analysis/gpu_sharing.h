@@ -1,26 +1,43 @@
 // How much of the GPU a kernel takes while it runs beside others: its occupancy share (occupancy.h, the
-// block slots its grid fills) mapped through a model calibrated on the device. Block slots alone
-// understate it: in recorded multi-stream replays on the H100 and H200 (bench/results/concurrency.md),
-// kernels filling 4 % of the block slots ran 1.3-1.5x longer when three or four ran together, and the
-// simulator predicted multi-stream replays 3-32 % too fast. Pure functions; the table is constant.
+// block slots its grid fills) mapped through a model calibrated on the device, and how kernels whose
+// shares exceed the GPU divide it. Block slots alone understate what a kernel takes: in recorded
+// multi-stream replays on the H100 and H200 (bench/results/concurrency.md), kernels filling 4 % of the
+// block slots ran 1.3-1.5x longer when three or four ran together, and the simulator predicted
+// multi-stream replays 3-32 % too fast. Pure functions; the table is constant.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 
 namespace nimble::analysis {
 
+// How running kernels divide the GPU once their effective shares sum to more than all of it.
+enum class Dispatch : int32_t {
+  // Processor sharing: every running kernel slows alike, to 1 / (sum of shares); a kernel's share is the
+  // block slots its grid fills.
+  kShared = 0,
+  // In the order they started, as the block scheduler hands out slots: each kernel takes its share of what
+  // the kernels started before it left and waits while nothing is left; a kernel's share is its block
+  // slots averaged over its waves (a grid of 1.3 waves fills 65 % of the slots over its run).
+  kInOrder = 1,
+};
+
+std::string_view DispatchName(Dispatch dispatch);                 // "shared", "in-order"
+std::optional<Dispatch> ParseDispatch(std::string_view name);     // the inverse; nullopt for other text
+
 // effective share = floor + (1 - floor) * share^exponent, in [share, 1] for floor in [0, 1] and
-// exponent in (0, 1]. The identity (floor 0, exponent 1) is the uncalibrated model.
+// exponent in (0, 1]. The identity (floor 0, exponent 1, shared) is the uncalibrated model.
 struct SharingModel {
   double floor = 0.0;
   double exponent = 1.0;
   std::string source;  // "uncalibrated", "calibrated on NVIDIA H200 (...)", or the calibration file
+  Dispatch dispatch = Dispatch::kShared;
 
-  bool identity() const { return floor == 0.0 && exponent == 1.0; }
+  bool identity() const { return floor == 0.0 && exponent == 1.0 && dispatch == Dispatch::kShared; }
   friend bool operator==(const SharingModel& a, const SharingModel& b) {
-    return a.floor == b.floor && a.exponent == b.exponent;
+    return a.floor == b.floor && a.exponent == b.exponent && a.dispatch == b.dispatch;
   }
 };
 

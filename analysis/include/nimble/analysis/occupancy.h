@@ -18,6 +18,7 @@ std::string_view OccupancyLimitName(OccupancyLimit limit);
 struct Occupancy {
   int32_t blocks_per_sm = 0;  // resident blocks of this kernel per SM (at least 1: it did run)
   double gpu_share = 1.0;     // min(1, grid blocks / (sm_count * blocks_per_sm)), in (0, 1]
+  double wave_share = 1.0;    // the slots filled averaged over its waves: grid / (slots * waves), in (0, 1]
   OccupancyLimit limit = OccupancyLimit::kUnknownDevice;  // what bounds blocks_per_sm
 };
 

@@ -30,9 +30,11 @@ struct SharingCase {
 struct SharingGrid {
   std::vector<double> floors;
   std::vector<double> exponents;
+  std::vector<Dispatch> dispatches = {Dispatch::kShared};
 };
 
-// floor 0 to 0.6 in steps of 0.025, exponent 1 down to 0.2 in steps of 0.05 (the identity included).
+// floor 0 to 0.6 in steps of 0.025, exponent 1 down to 0.2 in steps of 0.05 (the identity included), each
+// with shared and in-order dispatch.
 SharingGrid DefaultSharingGrid();
 
 struct SharingCaseResult {

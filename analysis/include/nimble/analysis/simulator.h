@@ -6,14 +6,16 @@
 #include <vector>
 
 #include "nimble/analysis/dag.h"
+#include "nimble/analysis/gpu_sharing.h"
 #include "nimble/core/schedule.h"
 #include "nimble/core/status.h"
 
 namespace nimble::analysis {
 
 struct SimKernel {
-  int64_t dur_ns = 0;      // time alone on the GPU
-  double gpu_share = 1.0;  // fraction of the GPU it occupies, in [0, 1]
+  int64_t dur_ns = 0;       // time alone on the GPU
+  double gpu_share = 1.0;   // fraction of the GPU it occupies, in [0, 1]
+  double wave_share = -1;   // the same averaged over its waves (occupancy.h); < 0: not known, gpu_share
 };
 
 // What launching costs in one execution mode.
@@ -34,12 +36,15 @@ struct SimResult {
 
 // The host issues ops in topological order, paying per kernel and per event; a kernel starts once issued,
 // its stream's previous kernel has ended and, for an op's first kernel, every cross-stream sync source has
-// ended plus a latency. Running kernels share the GPU (processor sharing): while their shares sum to
-// S <= 1 each runs at full speed, above that each at 1/S, so the GPU's total throughput stays capped.
+// ended plus a latency. Running kernels share the GPU: while their shares sum to S <= 1 each runs at full
+// speed. Above that, with `Dispatch::kShared` each runs at 1/S (processor sharing); with `kInOrder` the
+// kernels in the order they started each take min(share, what is left) and run at that over their share,
+// a kernel with nothing left waiting. Either way the GPU's total throughput stays capped.
 // `op_kernels[v]` are op v's kernels in launch order (an op without kernels takes no time and no launch).
 // `schedule.syncs` must point forward in `dag`'s topological order and, with stream order, imply every
 // dependency (AssignStreams and SingleStream guarantee both). Errors name the op at fault.
 StatusOr<SimResult> Simulate(const Dag& dag, const std::vector<std::vector<SimKernel>>& op_kernels,
-                             const StreamAssignment& schedule, const LaunchCosts& costs);
+                             const StreamAssignment& schedule, const LaunchCosts& costs,
+                             Dispatch dispatch = Dispatch::kShared);
 
 }  // namespace nimble::analysis
