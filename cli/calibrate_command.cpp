@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "nimble/workflow/calibrate.h"
 
@@ -22,6 +24,13 @@ std::string Cell(int64_t predicted_ns, int64_t measured_ns) {
   return text;
 }
 
+std::string ModelText(const analysis::SharingModel& m) {
+  char text[96];
+  std::snprintf(text, sizeof(text), "floor %g, exponent %g, %s dispatch", m.floor, m.exponent,
+                std::string(analysis::DispatchName(m.dispatch)).c_str());
+  return text + std::string(" (") + m.source + ")";
+}
+
 void PrintCalibration(std::ostream& out, const workflow::CalibrateResult& r) {
   const analysis::SharingModel& m = r.fit.model;
   char head[224];
@@ -33,33 +42,60 @@ void PrintCalibration(std::ostream& out, const workflow::CalibrateResult& r) {
   out << head << "effective share = floor + (1 - floor) * occupancy share ^ exponent (in-order: the share averaged over "
                  "the grid's waves, kernels served in the order they started; shared: all slow alike); latencies in ms, "
                  "error against measured\n\n";
-  char line[256];
-  std::snprintf(line, sizeof(line), "%-40s %7s %9s %17s %17s %17s\n", "case", "streams", "measured", "uncalibrated",
-                "fitted", "held out");
-  out << line;
-  double sum[3] = {0, 0, 0};
-  double worst[3] = {0, 0, 0};
+  // The columns: the uncalibrated model, the built-in and compared ones where there are, the fit, held out.
+  struct Column {
+    std::string title;
+    std::vector<int64_t> predicted_ns;
+    double sum = 0;
+    double worst = 0;
+  };
+  std::vector<Column> columns(1, Column{"uncalibrated", {}});
+  if (r.built_in) columns.push_back({"built in", r.built_in->predicted_ns});
+  if (r.compared) columns.push_back({"compared", r.compared->predicted_ns});
+  const size_t fitted = columns.size();
+  columns.push_back({"fitted", {}});
+  columns.push_back({"held out", {}});
+  for (const analysis::SharingCaseResult& f : r.fit.cases) {
+    columns[0].predicted_ns.push_back(f.uncalibrated_ns);
+    columns[fitted].predicted_ns.push_back(f.fitted_ns);
+    columns[fitted + 1].predicted_ns.push_back(f.held_out_ns);
+  }
+  char cell[320];  // a case name can be long
+  std::snprintf(cell, sizeof(cell), "%-40s %7s %9s", "case", "streams", "measured");
+  out << cell;
+  for (const Column& c : columns) {
+    std::snprintf(cell, sizeof(cell), " %17s", c.title.c_str());
+    out << cell;
+  }
+  out << "\n";
   for (size_t i = 0; i < r.cases.size(); ++i) {
     const analysis::SharingCaseResult& f = r.fit.cases[i];
-    std::snprintf(line, sizeof(line), "%-40s %7d %9.3f %17s %17s %17s\n", f.name.c_str(), r.cases[i].streams,
-                  static_cast<double>(f.measured_ns) / 1e6, Cell(f.uncalibrated_ns, f.measured_ns).c_str(),
-                  Cell(f.fitted_ns, f.measured_ns).c_str(), Cell(f.held_out_ns, f.measured_ns).c_str());
-    out << line;
-    const int64_t predicted[3] = {f.uncalibrated_ns, f.fitted_ns, f.held_out_ns};
-    for (int k = 0; k < 3; ++k) {
-      const double e = std::abs(analysis::RelativeError(predicted[k], f.measured_ns));
-      sum[k] += e;
-      worst[k] = std::max(worst[k], e);
+    std::snprintf(cell, sizeof(cell), "%-40s %7d %9.3f", f.name.c_str(), r.cases[i].streams,
+                  static_cast<double>(f.measured_ns) / 1e6);
+    out << cell;
+    for (Column& c : columns) {
+      std::snprintf(cell, sizeof(cell), " %17s", Cell(c.predicted_ns[i], f.measured_ns).c_str());
+      out << cell;
+      const double e = std::abs(analysis::RelativeError(c.predicted_ns[i], f.measured_ns));
+      c.sum += e;
+      c.worst = std::max(c.worst, e);
     }
+    out << "\n";
   }
   const double n = static_cast<double>(r.cases.size());
-  std::snprintf(line, sizeof(line), "%-40s %7s %9s %16.1f%% %16.1f%% %16.1f%%\n", "mean |error|", "", "", 100 * sum[0] / n,
-                100 * sum[1] / n, 100 * sum[2] / n);
-  out << line;
-  std::snprintf(line, sizeof(line), "%-40s %7s %9s %16.1f%% %16.1f%% %16.1f%%\n", "largest |error|", "", "",
-                100 * worst[0], 100 * worst[1], 100 * worst[2]);
-  out << line;
-  out << "\nheld out: each case predicted by the model fitted on the other cases alone\n";
+  for (const bool mean : {true, false}) {
+    std::snprintf(cell, sizeof(cell), "%-40s %7s %9s", mean ? "mean |error|" : "largest |error|", "", "");
+    out << cell;
+    for (const Column& c : columns) {
+      std::snprintf(cell, sizeof(cell), " %16.1f%%", 100 * (mean ? c.sum / n : c.worst));
+      out << cell;
+    }
+    out << "\n";
+  }
+  out << "\n";
+  if (r.built_in) out << "built in: " << ModelText(r.built_in->model) << "\n";
+  if (r.compared) out << "compared: " << ModelText(r.compared->model) << "\n";
+  out << "held out: each case predicted by the model fitted on the other cases alone\n";
 }
 
 int RunCalibrateCommand(const CalibrateArgs& args) {
@@ -86,6 +122,9 @@ void RegisterCalibrateCommand(CLI::App& app, Action& action) {
       ->check(CLI::ExistingFile);
   cmd->add_option("-o,--output", args->options.output,
                   "calibration file to write (nimble-accelerate --calibration FILE reads it)");
+  cmd->add_option("--compare", args->options.compare,
+                  "a calibration file (calibrate -o) whose model also predicts every case, as it is")
+      ->check(CLI::ExistingFile);
   cmd->add_flag("--json", args->json, "print JSON instead of the table");
   cmd->callback([&action, args] { action = [args] { return RunCalibrateCommand(*args); }; });
 }

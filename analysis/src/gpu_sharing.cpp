@@ -18,10 +18,11 @@ struct DeviceSharing {
 // Fitted by `nimble-prof calibrate` over the recordings of bench/concurrency_data.sh on each device; the
 // figures and the commands are in bench/results/concurrency.md. H100 (2026-11-26): 11 multi-stream
 // replays (CNNs at batch 1 and 8, the paper's cell networks, a mixture of experts in fp32 and bf16), mean
-// error 16.1 % uncalibrated, 3.3 % fitted, held out 3.8 %. H200 (2026-11-28, refitted on recordings of
-// the capture of 263d7e7, whose convolution epilogues and half-precision channels_last changed the
-// kernels): the same 11 cases, five float16 CNNs and GPT-2 float16, mean error 12.8 % uncalibrated,
-// 5.3 % fitted, held out 5.3 %.
+// error 16.1 % uncalibrated, 3.3 % fitted, held out 3.8 % (shared dispatch). H200 (2026-11-28, on 24
+// recordings of the capture of 263d7e7, whose convolution epilogues and half-precision channels_last
+// changed the kernels: the 11 cases, float16 CNNs, GPT-2 float16 and bfloat16, cell networks and CNNs at
+// batch 2-4): in-order dispatch, mean error 13.6 % uncalibrated, 4.9 % fitted, held out 5.0 % (shared
+// dispatch: 5.5 %, held out 5.8 %); seven cases recorded with it built in, never fitted, 4.0 %.
 constexpr std::array<DeviceSharing, 2> kCalibrated{{
     {"NVIDIA H100 80GB HBM3", 0.325, 0.90, Dispatch::kShared, "bench/results/concurrency.md, 2026-11-26"},
     {"NVIDIA H200", 0.25, 0.65, Dispatch::kInOrder, "bench/results/concurrency.md, 2026-11-28"},

@@ -63,6 +63,19 @@ double RelativeError(int64_t predicted_ns, int64_t measured_ns) {
   return measured_ns > 0 ? static_cast<double>(predicted_ns - measured_ns) / static_cast<double>(measured_ns) : 0.0;
 }
 
+StatusOr<std::vector<int64_t>> PredictCases(std::span<const SharingCase> cases, const SharingModel& model) {
+  std::vector<int64_t> out;
+  out.reserve(cases.size());
+  for (const SharingCase& c : cases) {
+    PredictionOptions options = c.costs;
+    options.sharing = model;
+    StatusOr<int64_t> p = PredictMultiStream(c.dag, c.workload, c.multi, options);
+    if (!p.ok()) return p.status().WithContext(c.name);
+    out.push_back(*p);
+  }
+  return out;
+}
+
 StatusOr<SharingFit> FitSharing(std::span<const SharingCase> cases, const SharingGrid& grid) {
   if (cases.empty()) return InvalidArgument("calibration needs at least one recorded case");
   if (grid.floors.empty() || grid.exponents.empty() || grid.dispatches.empty()) {

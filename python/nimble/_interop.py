@@ -76,17 +76,21 @@ class RunDiff:
         return json.dumps(self._data, indent=indent)
 
 
-def calibrate(databases: Sequence[PathArg], output: Optional[PathArg] = None) -> Dict[str, Any]:
+def calibrate(databases: Sequence[PathArg], output: Optional[PathArg] = None, *,
+              compare: Optional[PathArg] = None) -> Dict[str, Any]:
     """Fits how kernels on several streams share the GPU (``nimble-prof calibrate``) to the multi-stream
     replays that ``nimble.accelerate(..., db=)`` or ``nimble-accelerate --db`` stored in ``databases``
-    (all from one GPU). Returns the fit as a dict: ``model`` (floor and exponent), ``device``, and per
-    case its measured latency and the prediction uncalibrated, fitted and held out (fitted on the
-    other cases alone). With ``output`` the calibration file is written there, for
-    ``nimble.accelerate(..., calibration=output)``."""
+    (all from one GPU). Returns the fit as a dict: ``model`` (floor, exponent and dispatch), ``device``,
+    and per case its measured latency and the prediction uncalibrated, fitted and held out (fitted on
+    the other cases alone), and as the model built in for that GPU predicts it (``built_in_ns``, where
+    there is one). With ``output`` the calibration file is written there, for
+    ``nimble.accelerate(..., calibration=output)``; ``compare`` names a calibration file whose model
+    predicts every case too, as it is (``compared_ns``)."""
     paths = [os.fspath(d) for d in databases]
     if not paths:
         raise ValueError("nimble.calibrate: needs at least one run database")
-    return json.loads(_C.calibrate(paths, os.fspath(output) if output is not None else ""))
+    return json.loads(_C.calibrate(paths, os.fspath(output) if output is not None else "",
+                                   os.fspath(compare) if compare is not None else ""))
 
 
 def diff(base: PathArg, new: PathArg, *, base_run: Optional[int] = None, new_run: Optional[int] = None,

@@ -140,6 +140,9 @@ def test_calibrate_fits_the_bundled_recording_and_the_file_feeds_accelerate(tmp_
     floor, exponent, dispatch, source = nimble._C.read_calibration(str(out))
     assert (floor, exponent, dispatch) == (fit["model"]["floor"], fit["model"]["exponent"], fit["model"]["dispatch"])
     assert dispatch in ("shared", "in-order") and str(out) in source
+    assert fit["built_in_model"]["source"].startswith("calibrated on NVIDIA H100") and "compared_model" not in fit
+    again = nimble.calibrate([db], compare=out)  # the file's model, as it is, predicts what the fit did
+    assert again["cases"][0]["compared_ns"] == case["fitted_ns"] and again["compared_model"]["floor"] == floor
 
 
 def test_calibrate_and_accelerate_refuse_bad_inputs(tmp_path: pathlib.Path) -> None:

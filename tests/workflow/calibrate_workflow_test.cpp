@@ -39,6 +39,30 @@ TEST_F(CalibrateWorkflowTest, RebuildsTheStoredPredictionAndWritesACalibrationFi
   EXPECT_EQ(*loaded, result->fit.model);
   EXPECT_NE(loaded->source.find(out), std::string::npos);
   EXPECT_FALSE(std::filesystem::exists(out + ".partial"));
+  // The H100's built-in model predicted the case as it is; no file was compared.
+  ASSERT_TRUE(result->built_in.has_value());
+  EXPECT_EQ(result->built_in->model, analysis::CalibratedSharing("NVIDIA H100 80GB HBM3").value());
+  ASSERT_EQ(result->built_in->predicted_ns.size(), 1u);
+  EXPECT_FALSE(result->compared.has_value());
+  EXPECT_EQ(CalibrationToJson(*result)["built_in_model"]["dispatch"], "shared");
+}
+
+// A calibration file compared on the same recordings predicts each case as the fit did with that model,
+// and the built-in model's prediction is that of the model itself; a bad file fails before any reading.
+TEST_F(CalibrateWorkflowTest, ComparesAGivenModelAsItIsWithoutFitting) {
+  const std::string db = Copy("inception_v3_compare.db");
+  auto first = Calibrate({{db}, Out("fit.json")});
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  auto again = Calibrate({{db}, "", Out("fit.json")});
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  ASSERT_TRUE(again->compared.has_value());
+  EXPECT_EQ(again->compared->model, first->fit.model);
+  EXPECT_EQ(again->compared->predicted_ns, std::vector<int64_t>{first->fit.cases[0].fitted_ns});
+  EXPECT_EQ(CalibrationToJson(*again)["cases"][0]["compared_ns"], first->fit.cases[0].fitted_ns);
+  std::ofstream(Out("bad.json")) << "{not json";
+  auto bad = Calibrate({{db}, "", Out("bad.json")});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find(Out("bad.json")), std::string::npos);
 }
 
 TEST_F(CalibrateWorkflowTest, ADatabaseWithoutMultiStreamRunsIsSkippedAndNoneIsAnError) {

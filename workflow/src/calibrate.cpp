@@ -108,6 +108,10 @@ nlohmann::json ModelJson(const analysis::SharingModel& m) {
 StatusOr<CalibrateResult> Calibrate(const CalibrateOptions& options) {
   if (options.databases.empty()) return InvalidArgument("calibrate needs at least one run database");
   CalibrateResult result;
+  std::optional<analysis::SharingModel> compare;
+  if (!options.compare.empty()) {
+    NIMBLE_ASSIGN_OR_RETURN(compare, LoadCalibration(options.compare));  // a bad file fails before any reading
+  }
   std::vector<Loaded> loaded;
   for (const std::string& path : options.databases) {
     NIMBLE_ASSIGN_OR_RETURN(std::unique_ptr<store::RunReader> reader, store::RunReader::Open(path));
@@ -125,6 +129,14 @@ StatusOr<CalibrateResult> Calibrate(const CalibrateOptions& options) {
   }
   NIMBLE_ASSIGN_OR_RETURN(result.fit, analysis::FitSharing(cases));
   result.fit.model.source = "calibrated on " + result.device + " (" + std::to_string(cases.size()) + " recorded cases)";
+  if (std::optional<analysis::SharingModel> built_in = analysis::CalibratedSharing(result.device)) {
+    NIMBLE_ASSIGN_OR_RETURN(std::vector<int64_t> predicted, analysis::PredictCases(cases, *built_in));
+    result.built_in = EvaluatedModel{std::move(*built_in), std::move(predicted)};
+  }
+  if (compare) {
+    NIMBLE_ASSIGN_OR_RETURN(std::vector<int64_t> predicted, analysis::PredictCases(cases, *compare));
+    result.compared = EvaluatedModel{std::move(*compare), std::move(predicted)};
+  }
   if (!options.output.empty()) {
     // Whole or not at all: written to <output>.partial, renamed on Commit, removed otherwise.
     NIMBLE_ASSIGN_OR_RETURN(std::unique_ptr<ChromeOutputFile> file, ChromeOutputFile::Create(options.output));
@@ -139,6 +151,9 @@ nlohmann::json CalibrationToJson(const CalibrateResult& r) {
   for (size_t i = 0; i < r.cases.size(); ++i) {
     const CalibrationCase& c = r.cases[i];
     const analysis::SharingCaseResult& f = r.fit.cases[i];
+    nlohmann::json evaluated = nlohmann::json::object();
+    if (r.built_in) evaluated["built_in_ns"] = r.built_in->predicted_ns[i];
+    if (r.compared) evaluated["compared_ns"] = r.compared->predicted_ns[i];
     cases.push_back({{"database", c.database},
                      {"model", c.model},
                      {"inputs", c.inputs},
@@ -151,14 +166,23 @@ nlohmann::json CalibrationToJson(const CalibrateResult& r) {
                      {"fitted_ns", f.fitted_ns},
                      {"held_out_ns", f.held_out_ns},
                      {"held_out_model", ModelJson(f.held_out_model)}});
+    cases.back().update(evaluated);
   }
-  return {{"format", kCalibrationFormat},
-          {"kind", "nimble-sharing-calibration"},
-          {"device", r.device},
-          {"model", ModelJson(r.fit.model)},
-          {"source", r.fit.model.source},
-          {"cases", std::move(cases)},
-          {"skipped", r.skipped}};
+  nlohmann::json out = {{"format", kCalibrationFormat},
+                        {"kind", "nimble-sharing-calibration"},
+                        {"device", r.device},
+                        {"model", ModelJson(r.fit.model)},
+                        {"source", r.fit.model.source},
+                        {"cases", std::move(cases)},
+                        {"skipped", r.skipped}};
+  auto evaluated = [](const EvaluatedModel& e) {
+    nlohmann::json j = ModelJson(e.model);
+    j["source"] = e.model.source;
+    return j;
+  };
+  if (r.built_in) out["built_in_model"] = evaluated(*r.built_in);
+  if (r.compared) out["compared_model"] = evaluated(*r.compared);
+  return out;
 }
 
 StatusOr<analysis::SharingModel> LoadCalibration(const std::string& path) {

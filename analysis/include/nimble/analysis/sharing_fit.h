@@ -54,6 +54,10 @@ struct SharingFit {
 // Relative error of a prediction: (predicted - measured) / measured.
 double RelativeError(int64_t predicted_ns, int64_t measured_ns);
 
+// Each case's multi-stream latency as `model` predicts it (no fitting): how a given model holds on
+// recordings. A simulation's error names its case.
+StatusOr<std::vector<int64_t>> PredictCases(std::span<const SharingCase> cases, const SharingModel& model);
+
 // InvalidArgument without cases, with a case measured at <= 0 ns or a grid without the identity's
 // neighbours (an empty axis); a simulation's error names its case.
 StatusOr<SharingFit> FitSharing(std::span<const SharingCase> cases, const SharingGrid& grid = DefaultSharingGrid());

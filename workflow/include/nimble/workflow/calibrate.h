@@ -5,6 +5,7 @@
 // reading only, one at a time; the file is written whole or not at all. One thread.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,7 @@ namespace nimble::workflow {
 struct CalibrateOptions {
   std::vector<std::string> databases;  // run databases written by nimble-accelerate --db
   std::string output;                  // calibration file to write; empty: none
+  std::string compare;                 // a calibration file whose model also predicts every case; empty: none
 };
 
 // One recorded multi-stream replay as the fit saw it.
@@ -32,10 +34,18 @@ struct CalibrationCase {
   int64_t stored_predicted_ns = 0;  // what nimble-accelerate predicted when it ran
 };
 
+// A model that predicted every case as it is, without fitting: the device's built-in one, or a file's.
+struct EvaluatedModel {
+  analysis::SharingModel model;
+  std::vector<int64_t> predicted_ns;  // parallel to the cases
+};
+
 struct CalibrateResult {
   std::string device;
   std::vector<CalibrationCase> cases;   // parallel to fit.cases
   analysis::SharingFit fit;
+  std::optional<EvaluatedModel> built_in;  // the model built in for `device` (gpu_sharing.h), if any
+  std::optional<EvaluatedModel> compared;  // CalibrateOptions::compare's model
   std::vector<std::string> skipped;     // "<file>: why" for databases without a usable run
 };
 
