@@ -5,6 +5,8 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <random>
+#include <string>
 
 #include "scratch_dir_test.h"
 
@@ -108,6 +110,42 @@ TEST_F(CalibrateWorkflowTest, BadCalibrationFilesNameTheFileAndTheFault) {
     EXPECT_NE(loaded.status().message().find(c.says), std::string::npos) << loaded.status().message();
   }
   EXPECT_EQ(LoadCalibration(Out("missing.json")).status().code(), StatusCode::kNotFound);
+}
+
+// Damaged copies of a calibration file (bytes flipped, cut, repeated) load cleanly or fail naming the file,
+// never with an exception or a model outside its bounds.
+TEST_F(CalibrateWorkflowTest, DamagedCalibrationFilesLoadOrFailNamingTheFile) {
+  const std::string good = R"({"format": 2, "kind": "nimble-sharing-calibration", "device": "NVIDIA H200",
+    "model": {"floor": 0.25, "exponent": 0.65, "dispatch": "in-order"}, "cases": [], "skipped": []})";
+  std::mt19937_64 rng(20261128);
+  const std::string path = Out("mutant.json");
+  int loaded = 0;
+  int failed = 0;
+  for (int i = 0; i < 600; ++i) {
+    std::string text = good;
+    for (int edits = 1 + static_cast<int>(rng() % 3); edits > 0; --edits) {
+      const size_t at = rng() % text.size();
+      switch (rng() % 4) {
+        case 0: text[at] = static_cast<char>(rng() % 256); break;                 // flip a byte
+        case 1: text.resize(at); break;                                            // cut the file
+        case 2: text.insert(at, text.substr(at, 1 + rng() % 12)); break;           // repeat a piece
+        default: text[at] = "{}[]\":,0.-e9"[rng() % 13]; break;                  // a structural character
+      }
+      if (text.empty()) text = "{";
+    }
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
+    auto model = LoadCalibration(path);
+    if (model.ok()) {
+      ++loaded;
+      EXPECT_TRUE(model->floor >= 0 && model->floor <= 1 && model->exponent > 0 && model->exponent <= 1) << text;
+    } else {
+      ++failed;
+      EXPECT_NE(model.status().message().find(path), std::string::npos) << text << "\n" << model.status().message();
+    }
+  }
+  // Both outcomes occur, or the run means little.
+  EXPECT_GT(loaded, 8);
+  EXPECT_GT(failed, 200);
 }
 
 // Format 1 files, written before the model named its dispatch, read as shared; format 2 names it.
