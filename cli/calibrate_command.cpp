@@ -24,13 +24,6 @@ std::string Cell(int64_t predicted_ns, int64_t measured_ns) {
   return text;
 }
 
-std::string ModelText(const analysis::SharingModel& m) {
-  char text[96];
-  std::snprintf(text, sizeof(text), "floor %g, exponent %g, %s dispatch", m.floor, m.exponent,
-                std::string(analysis::DispatchName(m.dispatch)).c_str());
-  return text + std::string(" (") + m.source + ")";
-}
-
 void PrintCalibration(std::ostream& out, const workflow::CalibrateResult& r) {
   const analysis::SharingModel& m = r.fit.model;
   char head[224];
@@ -93,8 +86,8 @@ void PrintCalibration(std::ostream& out, const workflow::CalibrateResult& r) {
     out << "\n";
   }
   out << "\n";
-  if (r.built_in) out << "built in: " << ModelText(r.built_in->model) << "\n";
-  if (r.compared) out << "compared: " << ModelText(r.compared->model) << "\n";
+  if (r.built_in) out << "built in: " << analysis::SharingModelText(r.built_in->model) << "\n";
+  if (r.compared) out << "compared: " << analysis::SharingModelText(r.compared->model) << "\n";
   out << "held out: each case predicted by the model fitted on the other cases alone\n";
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
 
 namespace nimble::analysis {
 namespace {
@@ -36,6 +37,14 @@ std::optional<Dispatch> ParseDispatch(std::string_view name) {
   if (name == "shared") return Dispatch::kShared;
   if (name == "in-order") return Dispatch::kInOrder;
   return std::nullopt;
+}
+
+std::string SharingModelText(const SharingModel& model) {
+  if (model.identity()) return "as occupancy says (" + model.source + ")";
+  char text[96];
+  std::snprintf(text, sizeof(text), "floor %g, exponent %g, %s dispatch", model.floor, model.exponent,
+                std::string(DispatchName(model.dispatch)).c_str());
+  return std::string(text) + " (" + model.source + ")";
 }
 
 double EffectiveShare(double share, const SharingModel& model) {

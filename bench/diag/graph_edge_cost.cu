@@ -119,7 +119,7 @@ int main(int argc, char** argv) {
     for (int streams : {2, 4, 8, 13, 16, 24}) {
       const Graph g = Chain(n, streams, buf, spin, s, ev);
       const double t = MedianUs(g, s[0], reps);
-      std::printf("  chain over %2d streams: %8.1f us, +%.2f us per crossing edge (%d edges)\n", streams, t,
+      std::printf("  chain over %2d streams: %8.1f us, %+.2f us per crossing edge (%d edges)\n", streams, t,
                   (t - base) / (n - 1), n - 1);
       CHECK(cudaGraphExecDestroy(g.exec));
     }

@@ -100,5 +100,29 @@ TEST(PredictionTest, GraphReplayAndStreamsEachHelpABranchyGraph) {
   EXPECT_NEAR(static_cast<double>(p->aot_single_ns) / static_cast<double>(p->aot_multi_ns), 2.0, 0.2);
 }
 
+// A grid of 200 blocks on 160 slots fills them all in its first wave and a quarter in its second: the
+// workload keeps both shares, and the in-order model runs two such kernels side by side on their wave
+// shares where the shared one, on block slots, serialises them.
+TEST(PredictionTest, InOrderPredictionsUseTheSharesAveragedOverWaves) {
+  Trace t = SmallRun();
+  t.kernels[2].grid = {200, 1, 1};
+  auto w = BuildWorkload(t, 3, SmallAttribution(), &t.devices[0], TimeWindow{0, 500000});
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  EXPECT_DOUBLE_EQ(w->op_kernels[1][0].gpu_share, 1.0);
+  EXPECT_DOUBLE_EQ(w->op_kernels[1][0].wave_share, 200.0 / 320);
+
+  const Dag dag = testing::MustBuild(2, {});
+  Workload two;
+  two.op_kernels.assign(2, {SimKernel{100000, 1.0, 0.5}});
+  StreamAssignment multi = AssignStreams(dag);
+  ASSERT_EQ(multi.num_streams, 2);
+  PredictionOptions options;
+  options.graph_launch_ns = 0;
+  options.graph_node_latency_ns = 0;
+  EXPECT_EQ(PredictMultiStream(dag, two, multi, options).value(), 200000);
+  options.sharing = SharingModel{0, 1, "", Dispatch::kInOrder};
+  EXPECT_EQ(PredictMultiStream(dag, two, multi, options).value(), 100000);
+}
+
 }  // namespace
 }  // namespace nimble::analysis

@@ -72,11 +72,16 @@ TEST(SimulatorTest, IndependentKernelsThatFillTheGpuDoNot) {
 TEST(SimulatorTest, HugeKernelBesideTinyOnesStillEnds) {
   const Dag dag = testing::MustBuild(3, {});
   const int64_t huge = int64_t{1} << 62;  // a double resolves 1024 ns steps there
-  const Kernels kernels = {{{huge, 0.5}}, {{3, 0.4}, {7, 0.3}}, {{1, 0.9}}};
-  for (const StreamAssignment& s : {SingleStream(dag), AssignStreams(dag)}) {
-    auto r = Simulate(dag, kernels, s, Replay());
-    ASSERT_TRUE(r.ok()) << r.status().ToString();
-    EXPECT_GE(r->latency_ns, huge);
+  // Under in-order dispatch a huge kernel that fills the GPU makes the others wait for it.
+  for (const double huge_share : {0.5, 1.0}) {
+    const Kernels kernels = {{{huge, huge_share}}, {{3, 0.4}, {7, 0.3}}, {{1, 0.9}}};
+    for (const Dispatch dispatch : {Dispatch::kShared, Dispatch::kInOrder}) {
+      for (const StreamAssignment& s : {SingleStream(dag), AssignStreams(dag)}) {
+        auto r = Simulate(dag, kernels, s, Replay(), dispatch);
+        ASSERT_TRUE(r.ok()) << r.status().ToString();
+        EXPECT_GE(r->latency_ns, huge);
+      }
+    }
   }
 }
 
@@ -145,6 +150,22 @@ TEST(SimulatorTest, OpsWithoutKernelsPassThrough) {
   EXPECT_EQ(r->latency_ns, 250);
   EXPECT_EQ(r->op_start_ns[2], 100);
   EXPECT_EQ(r->op_end_ns[2], 250);
+}
+
+// Three kernels: when the first ends, the second, started before the third, is served first. Order
+// kept by start, not by the position a removal leaves.
+TEST(SimulatorTest, InOrderDispatchKeepsTheStartOrderWhenAKernelEnds) {
+  const Dag dag = testing::MustBuild(3, {});
+  const Kernels kernels{{{50, 0.2}}, {{100, 0.6}}, {{100, 0.6}}};
+  StreamAssignment three;
+  three.op_stream = {StreamId(0), StreamId(1), StreamId(2)};
+  three.num_streams = 3;
+  auto r = Simulate(dag, kernels, three, LaunchCosts{}, Dispatch::kInOrder);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  // To 50: ops 0 and 1 at full speed, op 2 gets 0.2 of its 0.6 (16.7 of 100 done). Then op 1 keeps its
+  // 0.6 and ends at 100; op 2 gets 0.4 (33.3 more done) and, alone from 100, ends at 150. Serving op 2
+  // first after op 0 ended would end op 1 at 125 and op 2 at 133.
+  EXPECT_EQ(r->op_end_ns, (std::vector<int64_t>{50, 100, 150}));
 }
 
 // Under either dispatch; the GPU's work (duration times share) bounds the multi-stream latency too.

@@ -62,9 +62,10 @@ TEST_F(CalibrateWorkflowTest, ComparesAGivenModelAsItIsWithoutFitting) {
   EXPECT_EQ(again->compared->predicted_ns, std::vector<int64_t>{first->fit.cases[0].fitted_ns});
   EXPECT_EQ(CalibrationToJson(*again)["cases"][0]["compared_ns"], first->fit.cases[0].fitted_ns);
   std::ofstream(Out("bad.json")) << "{not json";
-  auto bad = Calibrate({{db}, "", Out("bad.json")});
+  auto bad = Calibrate({{Out("no_such.db")}, "", Out("bad.json")});  // the file is read before any database
   ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.status().message().find(Out("bad.json")), std::string::npos);
+  EXPECT_NE(bad.status().message().find(Out("bad.json")), std::string::npos) << bad.status().message();
+  EXPECT_EQ(bad.status().message().find("no_such.db"), std::string::npos) << bad.status().message();
 }
 
 TEST_F(CalibrateWorkflowTest, ADatabaseWithoutMultiStreamRunsIsSkippedAndNoneIsAnError) {
@@ -99,7 +100,11 @@ TEST_F(CalibrateWorkflowTest, BadCalibrationFilesNameTheFileAndTheFault) {
       {R"({"kind": "nimble-sharing-calibration", "format": 1, "model": {"floor": 0.1, "exponent": 0}})", "must lie in"},
       {R"({"kind": "nimble-sharing-calibration", "format": 2, "model": {"floor": 0.1, "exponent": 0.5}})", "dispatch"},
       {R"({"kind": "nimble-sharing-calibration", "format": 2,
-           "model": {"floor": 0.1, "exponent": 0.5, "dispatch": "fifo"}})", "\"shared\" or \"in-order\""},
+           "model": {"floor": 0.1, "exponent": 0.5, "dispatch": "fifo"}})", "\"shared\" or \"in-order\", not \"fifo\""},
+      {R"({"kind": "nimble-sharing-calibration", "format": 1,
+           "model": {"floor": 0.1, "exponent": 0.5, "dispatch": "in-order"}})", "format 1 has no \"dispatch\""},
+      {R"({"kind": "nimble-sharing-calibration", "format": 4294967298, "model": {"floor": 0.1, "exponent": 0.5}})",
+       "format 4294967298"},
   };
   int i = 0;
   for (const Case& c : cases) {
@@ -129,7 +134,7 @@ TEST_F(CalibrateWorkflowTest, DamagedCalibrationFilesLoadOrFailNamingTheFile) {
         case 0: text[at] = static_cast<char>(rng() % 256); break;                 // flip a byte
         case 1: text.resize(at); break;                                            // cut the file
         case 2: text.insert(at, text.substr(at, 1 + rng() % 12)); break;           // repeat a piece
-        default: text[at] = "{}[]\":,0.-e9"[rng() % 13]; break;                  // a structural character
+        default: text[at] = "{}[]\":,0.-e9"[rng() % 12]; break;                  // a structural character
       }
       if (text.empty()) text = "{";
     }

@@ -84,13 +84,7 @@ std::string ReplayCostsText(const analysis::PredictionOptions& costs) {
          Us(costs.sync_latency_ns) + " us per cross-stream dependency";
 }
 
-std::string SharingText(const analysis::SharingModel& sharing) {
-  if (sharing.identity()) return "as occupancy says (" + sharing.source + ")";
-  char text[96];
-  std::snprintf(text, sizeof(text), "floor %g, exponent %g, %s dispatch", sharing.floor, sharing.exponent,
-                std::string(analysis::DispatchName(sharing.dispatch)).c_str());
-  return std::string(text) + " (" + sharing.source + ")";
-}
+std::string SharingText(const analysis::SharingModel& sharing) { return analysis::SharingModelText(sharing); }
 
 namespace {
 

@@ -193,8 +193,8 @@ StatusOr<analysis::SharingModel> LoadCalibration(const std::string& path) {
   if (!j.contains("kind") || !j["kind"].is_string() || j["kind"].get<std::string>() != "nimble-sharing-calibration") {
     return InvalidArgument(path + ": not a calibration file (its \"kind\" is not \"nimble-sharing-calibration\")");
   }
-  if (!j.contains("format") || !j["format"].is_number_integer() || j["format"].get<int>() < 1 ||
-      j["format"].get<int>() > kCalibrationFormat) {
+  if (!j.contains("format") || !j["format"].is_number_integer() || j["format"].get<int64_t>() < 1 ||
+      j["format"].get<int64_t>() > kCalibrationFormat) {
     return InvalidArgument(path + ": calibration format " + (j.contains("format") ? j["format"].dump() : "missing") +
                            ", this build reads formats 1 to " + std::to_string(kCalibrationFormat));
   }
@@ -204,12 +204,17 @@ StatusOr<analysis::SharingModel> LoadCalibration(const std::string& path) {
     return InvalidArgument(path + ": \"model\" needs numbers \"floor\" and \"exponent\"");
   }
   analysis::SharingModel model{m["floor"].get<double>(), m["exponent"].get<double>(), ""};
-  if (j["format"].get<int>() >= 2) {
+  if (j["format"].get<int64_t>() >= 2) {
     const std::optional<analysis::Dispatch> dispatch =
         m.contains("dispatch") && m["dispatch"].is_string() ? analysis::ParseDispatch(m["dispatch"].get<std::string>())
                                                             : std::nullopt;
-    if (!dispatch) return InvalidArgument(path + ": \"model\" needs \"dispatch\": \"shared\" or \"in-order\"");
+    if (!dispatch) {
+      return InvalidArgument(path + ": \"model\" needs \"dispatch\": \"shared\" or \"in-order\", not " +
+                             (m.contains("dispatch") ? m["dispatch"].dump() : std::string("none")));
+    }
     model.dispatch = *dispatch;
+  } else if (m.contains("dispatch")) {
+    return InvalidArgument(path + ": format 1 has no \"dispatch\" (written by a later build as format 2?)");
   }
   if (!(model.floor >= 0 && model.floor <= 1) || !(model.exponent > 0 && model.exponent <= 1)) {
     return InvalidArgument(path + ": \"floor\" must lie in [0, 1] and \"exponent\" in (0, 1]");

@@ -41,6 +41,10 @@ struct SharingModel {
   }
 };
 
+// "floor 0.25, exponent 0.65, in-order dispatch (<source>)", or for the identity
+// "as occupancy says (<source>)".
+std::string SharingModelText(const SharingModel& model);
+
 // In [0, 1]; `share` is clamped to [0, 1] first.
 double EffectiveShare(double share, const SharingModel& model);
 

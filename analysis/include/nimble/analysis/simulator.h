@@ -39,7 +39,10 @@ struct SimResult {
 // ended plus a latency. Running kernels share the GPU: while their shares sum to S <= 1 each runs at full
 // speed. Above that, with `Dispatch::kShared` each runs at 1/S (processor sharing); with `kInOrder` the
 // kernels in the order they started each take min(share, what is left) and run at that over their share,
-// a kernel with nothing left waiting. Either way the GPU's total throughput stays capped.
+// a kernel with nothing left waiting. Either way the GPU's total throughput stays capped. Only
+// `gpu_share` is read: the caller chooses which share it holds (PredictMultiStream puts the effective
+// wave share there for in-order dispatch). A kernel counts as started, and running, from its release,
+// also while it waits for a share.
 // `op_kernels[v]` are op v's kernels in launch order (an op without kernels takes no time and no launch).
 // `schedule.syncs` must point forward in `dag`'s topological order and, with stream order, imply every
 // dependency (AssignStreams and SingleStream guarantee both). Errors name the op at fault.
