@@ -4,6 +4,9 @@ cudaGraph_t, and counts its nodes by type and its edges by type through the CUDA
 edge lets the dependent kernel start before its predecessor has ended, which a replay timed without
 tracing shows and a traced one may not. Also prints the replay's median time (200 replays).
     python3 bench/diag/graph_edge_types.py nasnetalarge:float16 resnet50:float16 gpt2:float16
+With --fork-join, each leaf module's forward is also preceded by a fork to a side stream and a join back
+(a tiny kernel on the side stream): cross-stream dependencies as a multi-stream capture adds them, to see
+what they do to the programmatic edges and to the replay time.
 """
 import ctypes
 import json
@@ -64,14 +67,34 @@ def census(graph_handle) -> dict:
     return {"nodes": node_types, "edges": edge_types}
 
 
+def fork_join_hooks(model):
+    """Before every leaf module: the side stream waits on the current one, runs a tiny kernel, and the
+    current stream waits on it."""
+    side = torch.cuda.Stream()
+    scratch = torch.zeros(1, device="cuda")
+
+    def hook(module, args):
+        current = torch.cuda.current_stream()
+        side.wait_stream(current)
+        with torch.cuda.stream(side):
+            scratch.add_(1)
+        current.wait_stream(side)
+
+    return [m.register_forward_pre_hook(hook) for m in model.modules() if not list(m.children())]
+
+
 def main(argv) -> int:
     zoo_bench.ieee()
+    fork_join = "--fork-join" in argv
+    argv = [a for a in argv if a != "--fork-join"]
     for case in argv:
         name, dtype = (case.split(":") + ["float32"])[:2]
         model, inputs, _ = zoo_bench.instantiate(name, dtype)
         if dtype != "float32" and any(t.dim() == 4 for t in inputs):
             model = model.to(memory_format=torch.channels_last)
             inputs = tuple(t.contiguous(memory_format=torch.channels_last) if t.dim() == 4 else t for t in inputs)
+        if fork_join:
+            fork_join_hooks(model)
         with torch.inference_mode():
             side = torch.cuda.Stream()
             side.wait_stream(torch.cuda.current_stream())
@@ -83,7 +106,7 @@ def main(argv) -> int:
             with torch.cuda.graph(graph):
                 model(*inputs)
             graph.instantiate()
-            result = {"case": case, **census(graph.raw_cuda_graph())}
+            result = {"case": case + (" fork-join" if fork_join else ""), **census(graph.raw_cuda_graph())}
             result["replay_ms"] = round(zoo_bench.median_ms(graph.replay, 200), 4)
         print(json.dumps(result))
     return 0
