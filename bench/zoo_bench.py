@@ -169,18 +169,25 @@ def median_ms(fn, iters: int) -> float:
     return times[len(times) // 2]
 
 
-def graphed(module, inputs):
-    static = tuple(t.clone() for t in inputs)
+def capture(module, inputs, keep_graph: bool = False):
+    """PyTorch's CUDA graph of module(*inputs) after three warm-up calls on a side stream; with
+    keep_graph the cudaGraph_t stays for raw_cuda_graph() and the graph is instantiated here."""
     side = torch.cuda.Stream()
     side.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(side):
         for _ in range(3):
-            module(*static)
+            module(*inputs)
     torch.cuda.current_stream().wait_stream(side)
-    graph = torch.cuda.CUDAGraph()
+    graph = torch.cuda.CUDAGraph(keep_graph=keep_graph)
     with torch.cuda.graph(graph):
-        module(*static)
-    return graph.replay
+        module(*inputs)
+    if keep_graph:
+        graph.instantiate()
+    return graph
+
+
+def graphed(module, inputs):
+    return capture(module, tuple(t.clone() for t in inputs)).replay
 
 
 def baseline(args) -> int:

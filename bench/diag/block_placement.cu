@@ -14,14 +14,7 @@
 #include <string>
 #include <vector>
 
-#define CHECK(call)                                                                                     \
-  do {                                                                                                  \
-    cudaError_t err_ = (call);                                                                          \
-    if (err_ != cudaSuccess) {                                                                          \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(err_));     \
-      std::exit(1);                                                                                     \
-    }                                                                                                   \
-  } while (0)
+#include "cuda_check.h"
 
 __device__ unsigned SmId() {
   unsigned id;

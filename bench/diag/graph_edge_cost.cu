@@ -11,14 +11,7 @@
 #include <cstdlib>
 #include <vector>
 
-#define CHECK(call)                                                                                 \
-  do {                                                                                              \
-    cudaError_t err_ = (call);                                                                      \
-    if (err_ != cudaSuccess) {                                                                      \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(err_)); \
-      std::exit(1);                                                                                 \
-    }                                                                                               \
-  } while (0)
+#include "cuda_check.h"
 
 __global__ void Tiny(float* x, int spin) {
   float a = x[threadIdx.x];
@@ -29,6 +22,15 @@ __global__ void Tiny(float* x, int spin) {
 struct Graph {
   cudaGraphExec_t exec = nullptr;
 };
+
+Graph EndCapture(cudaStream_t origin) {
+  cudaGraph_t g;
+  CHECK(cudaStreamEndCapture(origin, &g));
+  Graph out;
+  CHECK(cudaGraphInstantiate(&out.exec, g, 0));
+  CHECK(cudaGraphDestroy(g));
+  return out;
+}
 
 // Kernel k runs on stream k % streams; it waits on kernel k-1's event when the stream changes.
 Graph Chain(int n, int streams, float* buf, int spin, std::vector<cudaStream_t>& s, std::vector<cudaEvent_t>& ev) {
@@ -45,12 +47,7 @@ Graph Chain(int n, int streams, float* buf, int spin, std::vector<cudaStream_t>&
     CHECK(cudaEventRecord(ev[0], s[j]));
     CHECK(cudaStreamWaitEvent(s[0], ev[0], 0));
   }
-  cudaGraph_t g;
-  CHECK(cudaStreamEndCapture(s[0], &g));
-  Graph out;
-  CHECK(cudaGraphInstantiate(&out.exec, g, 0));
-  CHECK(cudaGraphDestroy(g));
-  return out;
+  return EndCapture(s[0]);
 }
 
 // `blocks` fork-join diamonds: one kernel on stream 0, then `width` kernels, one per stream, then a join.
@@ -68,12 +65,7 @@ Graph Diamonds(int blocks, int width, float* buf, int spin, std::vector<cudaStre
     Tiny<<<1, 32, 0, s[0]>>>(buf, spin);
     for (int j = 1; j < width; ++j) CHECK(cudaStreamWaitEvent(s[0], ev[j], 0));
   }
-  cudaGraph_t g;
-  CHECK(cudaStreamEndCapture(s[0], &g));
-  Graph out;
-  CHECK(cudaGraphInstantiate(&out.exec, g, 0));
-  CHECK(cudaGraphDestroy(g));
-  return out;
+  return EndCapture(s[0]);
 }
 
 double MedianUs(const Graph& g, cudaStream_t s, int reps) {

@@ -96,16 +96,7 @@ def main(argv) -> int:
         if fork_join:
             fork_join_hooks(model)
         with torch.inference_mode():
-            side = torch.cuda.Stream()
-            side.wait_stream(torch.cuda.current_stream())
-            with torch.cuda.stream(side):
-                for _ in range(3):
-                    model(*inputs)
-            torch.cuda.current_stream().wait_stream(side)
-            graph = torch.cuda.CUDAGraph(keep_graph=True)
-            with torch.cuda.graph(graph):
-                model(*inputs)
-            graph.instantiate()
+            graph = zoo_bench.capture(model, inputs, keep_graph=True)
             result = {"case": case + (" fork-join" if fork_join else ""), **census(graph.raw_cuda_graph())}
             result["replay_ms"] = round(zoo_bench.median_ms(graph.replay, 200), 4)
         print(json.dumps(result))
