@@ -5,6 +5,7 @@
 #include <string>
 
 #include "command.h"
+#include "nimble/analysis/gpu_sharing.h"
 #include "nimble/workflow/accelerate_json.h"
 #include "nimble/workflow/format.h"
 #include "progress_printer.h"
@@ -235,7 +236,7 @@ void PrintAccelerateTable(const workflow::AccelerateResult& r, std::ostream& out
       << (r.channels_last ? " (convolutions channels_last)" : "") << ", " << r.width_streams
       << " chains (streams of the assignment), |E'| " << r.reduced_edges << ", |M| " << r.matched_edges << "\nprediction: " << r.op_time_source << "; replay costs "
       << workflow::ReplayCostsText(r.replay_costs) << ", " << r.replay_cost_source << "; GPU sharing "
-      << workflow::SharingText(r.replay_costs.sharing) << "\n\n";
+      << analysis::SharingModelText(r.replay_costs.sharing) << "\n\n";
   out << "| mode | measured ms | predicted ms | vs libtorch | streams | syncs | max rel err | peak MiB alloc / reserved | graph pool MiB |\n";
   out << "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
   out << "| libtorch (module.forward) | " << FormatMs(r.baseline_ms) << " | " << FormatMs(r.predicted_eager_ms)

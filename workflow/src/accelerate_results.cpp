@@ -84,8 +84,6 @@ std::string ReplayCostsText(const analysis::PredictionOptions& costs) {
          Us(costs.sync_latency_ns) + " us per cross-stream dependency";
 }
 
-std::string SharingText(const analysis::SharingModel& sharing) { return analysis::SharingModelText(sharing); }
-
 namespace {
 
 RunInfo ModeRun(const AccelerateResult& r, const ModeResult& mode, int32_t iterations) {

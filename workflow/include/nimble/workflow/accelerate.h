@@ -237,10 +237,6 @@ std::vector<std::string> Diagnose(const AccelerateResult& result);
 // "launch 2.10 us, 1.05 us per kernel, +0.80 us per cross-stream dependency".
 std::string ReplayCostsText(const analysis::PredictionOptions& costs);
 
-// "floor 0.25, exponent 0.65, in-order dispatch (calibrated on NVIDIA H200 (...))", or for the identity
-// "as occupancy says (uncalibrated (...))".
-std::string SharingText(const analysis::SharingModel& sharing);
-
 StatusOr<AccelerateResult> Accelerate(const AccelerateOptions& options, const ProgressFn& progress = {});
 
 }  // namespace nimble::workflow
