@@ -219,7 +219,7 @@ void PrintBucketTable(const workflow::AccelerateResult& r, std::ostream& out) {
     out << "| " << b.inputs << " | " << FormatMs(b.baseline_ms) << " | " << FormatMs(b.single.median_ms) << " | "
         << (multi ? FormatMs(b.multi.median_ms) : "-") << " | "
         << (multi ? FormatRatio(b.single.median_ms, b.multi.median_ms) : "-") << " | "
-        << (multi ? FormatRatio(b.single.predicted_ms, b.multi.predicted_ms) : "-") << " | "
+        << (multi ? FormatRatio(workflow::SingleStreamReference(b), b.multi.predicted_ms) : "-") << " | "
         << RunModeName(b.chosen) << " | " << FormatMs(static_cast<double>(b.single.capture_ns) / 1e6) << " / "
         << (multi ? FormatMs(static_cast<double>(b.multi.capture_ns) / 1e6) : "-") << " | "
         << FormatMiB(chosen.graph_pool_bytes) << " |\n";
@@ -236,7 +236,9 @@ void PrintAccelerateTable(const workflow::AccelerateResult& r, std::ostream& out
       << (r.channels_last ? " (convolutions channels_last)" : "") << ", " << r.width_streams
       << " chains (streams of the assignment), |E'| " << r.reduced_edges << ", |M| " << r.matched_edges << "\nprediction: " << r.op_time_source << "; replay costs "
       << workflow::ReplayCostsText(r.replay_costs) << ", " << r.replay_cost_source << "; GPU sharing "
-      << analysis::SharingModelText(r.replay_costs.sharing) << "\n\n";
+      << analysis::SharingModelText(r.replay_costs.sharing) << "\n";
+  if (!r.anchor_text.empty()) out << r.anchor_text << "\n";
+  out << "\n";
   out << "| mode | measured ms | predicted ms | vs libtorch | streams | syncs | max rel err | peak MiB alloc / reserved | graph pool MiB |\n";
   out << "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
   out << "| libtorch (module.forward) | " << FormatMs(r.baseline_ms) << " | " << FormatMs(r.predicted_eager_ms)
@@ -251,7 +253,9 @@ void PrintAccelerateTable(const workflow::AccelerateResult& r, std::ostream& out
         << FormatMiB(mode->graph_pool_bytes) << " |\n";
   }
   out << "\nmulti-stream vs single-stream: measured " << FormatRatio(r.single.median_ms, r.multi.median_ms)
-      << ", predicted " << FormatRatio(r.single.predicted_ms, r.multi.predicted_ms) << "\n";
+      << ", predicted " << FormatRatio(workflow::SingleStreamReference(r), r.multi.predicted_ms)
+      << (r.multi.predicted_unanchored_ms >= 0 ? " (against the measured single-stream replay it is anchored on)" : "")
+      << "\n";
   out << "max rel err: against the frozen graph the captures came from, run by libtorch";
   if (!r.output_reference.empty()) {
     out << "; against " << r.output_reference << ":";

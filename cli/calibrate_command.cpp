@@ -34,7 +34,29 @@ void PrintCalibration(std::ostream& out, const workflow::CalibrateResult& r) {
                 m.identity() ? " (no change helps)" : "");
   out << head << "effective share = floor + (1 - floor) * occupancy share ^ exponent (in-order: the share averaged over "
                  "the grid's waves, kernels served in the order they started; shared: all slow alike); latencies in ms, "
-                 "error against measured\n\n";
+                 "error against measured; fitted: the fewest cases beyond +-10 %, then the least mean error\n";
+  if (r.anchor) {
+    double low = 0, high = 0;
+    int anchored = 0;
+    std::string not_anchored;
+    for (const workflow::CalibrationCase& c : r.cases) {
+      if (!c.not_anchored.empty()) {
+        not_anchored += "; " + c.database + ": " + c.not_anchored;
+        continue;
+      }
+      low = anchored == 0 ? c.duration_scale : std::min(low, c.duration_scale);
+      high = anchored == 0 ? c.duration_scale : std::max(high, c.duration_scale);
+      ++anchored;
+    }
+    char line[160];
+    std::snprintf(line, sizeof(line),
+                  "kernel durations anchored on each case's single-stream replay: %d of %zu cases, x%.3f to x%.3f",
+                  anchored, r.cases.size(), low, high);
+    out << line << (not_anchored.empty() ? "" : "; as recorded") << not_anchored << "\n";
+  } else {
+    out << "kernel durations as recorded (--no-anchor)\n";
+  }
+  out << "\n";
   // The columns: the uncalibrated model, the built-in and compared ones where there are, the fit, held out.
   struct Column {
     std::string title;
@@ -118,6 +140,9 @@ void RegisterCalibrateCommand(CLI::App& app, Action& action) {
   cmd->add_option("--compare", args->options.compare,
                   "a calibration file (calibrate -o) whose model also predicts every case, as it is")
       ->check(CLI::ExistingFile);
+  cmd->add_flag("--no-anchor", [args](int64_t) { args->options.anchor = false; },
+                "predict each case from its kernels as recorded, not anchored on its single-stream replay (as "
+                "nimble-accelerate predicted before 2026-11-28)");
   cmd->add_flag("--json", args->json, "print JSON instead of the table");
   cmd->callback([&action, args] { action = [args] { return RunCalibrateCommand(*args); }; });
 }

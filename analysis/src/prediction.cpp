@@ -1,6 +1,9 @@
 #include "nimble/analysis/prediction.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
 #include <unordered_map>
 
 #include "nimble/analysis/occupancy.h"
@@ -118,6 +121,43 @@ StatusOr<Prediction> Predict(const Dag& dag, const Workload& workload, const Str
   NIMBLE_ASSIGN_OR_RETURN(out.aot_multi_ns, PredictMultiStream(dag, workload, multi_stream, options));
   out.eager_ns = eager_run.latency_ns;
   out.aot_single_ns = single_run.latency_ns;
+  return out;
+}
+
+StatusOr<AnchoredWorkload> AnchorToSingleStream(const Dag& dag, const Workload& workload,
+                                                const PredictionOptions& options, int64_t measured_single_ns) {
+  if (measured_single_ns <= 0) return InvalidArgument("anchoring needs a measured single-stream replay (got <= 0 ns)");
+  int64_t kernel_ns = 0;
+  for (const std::vector<SimKernel>& kernels : workload.op_kernels) {
+    for (const SimKernel& k : kernels) kernel_ns += k.dur_ns;
+  }
+  if (kernel_ns <= 0) return FailedPrecondition("no kernel time to scale");
+  // One stream runs its kernels one after another: the replay is the kernels' time plus what the replay
+  // costs add, and only the first scales.
+  NIMBLE_ASSIGN_OR_RETURN(const SimResult single,
+                          Simulate(dag, workload.op_kernels, SingleStream(dag), GraphReplayCosts(options)));
+  const int64_t overhead_ns = single.latency_ns - kernel_ns;
+  const int64_t target_ns = measured_single_ns - overhead_ns;
+  auto text = [](const char* format, double value) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof(buffer), format, value);
+    return std::string(buffer);
+  };
+  auto ms = [&](int64_t ns) { return text("%.3f ms", static_cast<double>(ns) / 1e6); };
+  if (target_ns <= 0) {
+    return FailedPrecondition("the measured single-stream replay (" + ms(measured_single_ns) +
+                              ") leaves no time for the kernels after the replay costs (" + ms(overhead_ns) + ")");
+  }
+  AnchoredWorkload out{workload, static_cast<double>(target_ns) / static_cast<double>(kernel_ns)};
+  if (out.scale < kMinAnchorScale || out.scale > kMaxAnchorScale) {
+    return FailedPrecondition("the measured single-stream replay (" + ms(measured_single_ns) + ") is " +
+                              text("%.3g", out.scale) + "x what the recorded kernels predict (" +
+                              ms(single.latency_ns) + "), outside " + text("%g", kMinAnchorScale) + "-" +
+                              text("%gx", kMaxAnchorScale));
+  }
+  for (std::vector<SimKernel>& kernels : out.workload.op_kernels) {
+    for (SimKernel& k : kernels) k.dur_ns = std::llround(static_cast<double>(k.dur_ns) * out.scale);
+  }
   return out;
 }
 

@@ -8,9 +8,13 @@ namespace nimble::analysis {
 namespace {
 
 struct Score {
+  int64_t missed = 0;  // cases beyond the tolerance
   double mean = 0;
   double worst = 0;
-  bool operator<(const Score& o) const { return mean != o.mean ? mean < o.mean : worst < o.worst; }
+  bool operator<(const Score& o) const {
+    if (missed != o.missed) return missed < o.missed;
+    return mean != o.mean ? mean < o.mean : worst < o.worst;
+  }
 };
 
 // The grid's models; the identity first, so that it wins ties (no calibration unless it helps).
@@ -28,15 +32,16 @@ std::vector<SharingModel> Models(const SharingGrid& grid) {
 }
 
 // The best model's index over the cases not equal to `skip` (-1: all).
-size_t Best(const std::vector<std::vector<double>>& errors, int64_t skip) {
+size_t Best(const std::vector<std::vector<double>>& errors, int64_t skip, double tolerance) {
   size_t best = 0;
-  Score best_score{std::numeric_limits<double>::infinity(), 0};
+  Score best_score{std::numeric_limits<int64_t>::max(), std::numeric_limits<double>::infinity(), 0};
   for (size_t m = 0; m < errors.size(); ++m) {
     Score s;
     size_t n = 0;
     for (size_t c = 0; c < errors[m].size(); ++c) {
       if (static_cast<int64_t>(c) == skip) continue;
       s.mean += std::abs(errors[m][c]);
+      if (std::abs(errors[m][c]) > tolerance) ++s.missed;
       s.worst = std::max(s.worst, std::abs(errors[m][c]));
       ++n;
     }
@@ -81,6 +86,7 @@ StatusOr<SharingFit> FitSharing(std::span<const SharingCase> cases, const Sharin
   if (grid.floors.empty() || grid.exponents.empty() || grid.dispatches.empty()) {
     return InvalidArgument("calibration grid has an empty axis");
   }
+  if (!(grid.tolerance > 0)) return InvalidArgument("calibration tolerance must be > 0");
   for (const SharingCase& c : cases) {
     if (c.measured_ns <= 0) return InvalidArgument(c.name + ": no measured multi-stream latency");
   }
@@ -98,10 +104,10 @@ StatusOr<SharingFit> FitSharing(std::span<const SharingCase> cases, const Sharin
     }
   }
   SharingFit fit;
-  const size_t all = Best(errors, -1);
+  const size_t all = Best(errors, -1, grid.tolerance);
   fit.model = models[all];
   for (size_t c = 0; c < cases.size(); ++c) {
-    const size_t held = cases.size() > 1 ? Best(errors, static_cast<int64_t>(c)) : all;
+    const size_t held = cases.size() > 1 ? Best(errors, static_cast<int64_t>(c), grid.tolerance) : all;
     fit.cases.push_back({cases[c].name, cases[c].measured_ns, predicted[0][c], predicted[all][c], predicted[held][c],
                          models[held]});
   }

@@ -41,6 +41,10 @@ class ModeReport:
         self.mode: str = data["mode"]
         self.measured_ms: float = data["measured_ms"]
         self.predicted_ms: float = data["predicted_ms"]
+        # The multi-stream mode is predicted from the kernels anchored on the measured single-stream replay
+        # (the report's ``duration_scale``); this is its prediction from them as recorded (None: the same).
+        unanchored = data.get("predicted_unanchored_ms")
+        self.predicted_unanchored_ms: Optional[float] = None if unanchored is None else float(unanchored)
         self.streams: int = data["streams"]
         self.syncs: int = data["syncs"]
         # Largest relative output error of the replays against the frozen graph they were captured from (the
@@ -85,6 +89,10 @@ class AccelerateReport:
         self._data = data
         self.baseline_ms: float = data["baseline_ms"]
         self.predicted_eager_ms: float = data["predicted_eager_ms"]
+        # The factor the recorded kernel durations were scaled by so that they predict the measured
+        # single-stream replay, for the multi-stream prediction (1.0: not anchored), and what was done.
+        self.duration_scale: float = float(data.get("duration_scale", 1.0))
+        self.anchor: str = data.get("anchor", "")
         # The convolutions' layout the model was captured in: "channels_last" or "contiguous".
         self.memory_format: str = data.get("memory_format", "contiguous")
         # Convolutions whose bias, residual add and activation ran as one kernel (conv_epilogues=False: 0).

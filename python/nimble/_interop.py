@@ -77,7 +77,7 @@ class RunDiff:
 
 
 def calibrate(databases: Sequence[PathArg], output: Optional[PathArg] = None, *,
-              compare: Optional[PathArg] = None) -> Dict[str, Any]:
+              compare: Optional[PathArg] = None, anchor: bool = True) -> Dict[str, Any]:
     """Fits how kernels on several streams share the GPU (``nimble-prof calibrate``) to the multi-stream
     replays that ``nimble.accelerate(..., db=)`` or ``nimble-accelerate --db`` stored in ``databases``
     (all from one GPU). Returns the fit as a dict: ``model`` (floor, exponent and dispatch), ``device``,
@@ -85,12 +85,15 @@ def calibrate(databases: Sequence[PathArg], output: Optional[PathArg] = None, *,
     the other cases alone), and as the model built in for that GPU predicts it (``built_in_ns``, where
     there is one). With ``output`` the calibration file is written there, for
     ``nimble.accelerate(..., calibration=output)``; ``compare`` names a calibration file whose model
-    predicts every case too, as it is (``compared_ns``)."""
+    predicts every case too, as it is (``compared_ns``). Each case's kernel durations are first scaled
+    so that they predict its measured single-stream replay, as ``nimble.accelerate`` predicts the
+    multi-stream one (``duration_scale`` per case); ``anchor=False`` takes them as recorded. The fit
+    keeps the model that leaves the fewest cases beyond ``tolerance`` (10 %), then the least mean error."""
     paths = [os.fspath(d) for d in databases]
     if not paths:
         raise ValueError("nimble.calibrate: needs at least one run database")
     return json.loads(_C.calibrate(paths, os.fspath(output) if output is not None else "",
-                                   os.fspath(compare) if compare is not None else ""))
+                                   os.fspath(compare) if compare is not None else "", bool(anchor)))
 
 
 def diff(base: PathArg, new: PathArg, *, base_run: Optional[int] = None, new_run: Optional[int] = None,

@@ -59,10 +59,11 @@ std::string ExportChrome(const std::string& database, const std::string& output,
 }
 
 std::string CalibrateRuns(const std::vector<std::string>& databases, const std::string& output,
-                          const std::string& compare) {
+                          const std::string& compare, bool anchor) {
   StatusOr<std::string> text = [&]() -> StatusOr<std::string> {
     py::gil_scoped_release released;
-    NIMBLE_ASSIGN_OR_RETURN(workflow::CalibrateResult result, workflow::Calibrate({databases, output, compare}));
+    NIMBLE_ASSIGN_OR_RETURN(workflow::CalibrateResult result,
+                            workflow::Calibrate({databases, output, compare, anchor}));
     return workflow::CalibrationToJson(result).dump();
   }();
   return Unwrap(std::move(text));
@@ -96,9 +97,10 @@ void BindInterop(py::module_& m) {
   m.def("export_chrome", &ExportChrome, py::arg("database"), py::arg("output"), py::arg("run") = -1,
         "Writes runs as Chrome / Perfetto JSON (nimble-prof export --format chrome).");
   m.def("calibrate", &CalibrateRuns, py::arg("databases"), py::arg("output") = std::string(),
-        py::arg("compare") = std::string(),
+        py::arg("compare") = std::string(), py::arg("anchor") = true,
         "JSON text of nimble-prof calibrate --json (the GPU-sharing fit), written to output when given; "
-        "compare: a calibration file whose model predicts every case too.");
+        "compare: a calibration file whose model predicts every case too; anchor: each case's kernels scaled "
+        "to its single-stream replay (False: as recorded, nimble-prof calibrate --no-anchor).");
   m.def("read_calibration", &ReadCalibration, py::arg("path"), "(floor, exponent, dispatch, source) of a calibration file.");
   m.def("diff", &DiffRuns, py::arg("base"), py::arg("new"), py::arg("base_run") = -1, py::arg("new_run") = -1,
         py::arg("fail_above") = 0.0, "JSON text of nimble-prof diff --json, with the regression gate.");

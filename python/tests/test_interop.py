@@ -130,10 +130,11 @@ def test_calibrate_fits_the_bundled_recording_and_the_file_feeds_accelerate(tmp_
     db = tmp_path / "compare.db"
     db.write_bytes((ROOT / "samples" / "recorded" / "inception_v3_compare.db").read_bytes())
     out = tmp_path / "h100.json"
-    fit = nimble.calibrate([db], output=out)
-    assert fit["device"] == "NVIDIA H100 80GB HBM3"
+    # Stored before anchoring: the kernels as recorded rebuild the stored prediction.
+    fit = nimble.calibrate([db], output=out, anchor=False)
+    assert fit["device"] == "NVIDIA H100 80GB HBM3" and fit["anchored"] is False
     [case] = fit["cases"]
-    assert case["streams"] == 5 and case["measured_ns"] == 2099647
+    assert case["streams"] == 5 and case["measured_ns"] == 2099647 and case["duration_scale"] == 1.0
     assert abs(case["uncalibrated_ns"] - case["stored_predicted_ns"]) <= 1  # the stored prediction, rebuilt
     assert abs(case["fitted_ns"] - case["measured_ns"]) <= abs(case["uncalibrated_ns"] - case["measured_ns"])
     assert json.loads(out.read_text())["model"] == fit["model"]
@@ -141,8 +142,14 @@ def test_calibrate_fits_the_bundled_recording_and_the_file_feeds_accelerate(tmp_
     assert (floor, exponent, dispatch) == (fit["model"]["floor"], fit["model"]["exponent"], fit["model"]["dispatch"])
     assert dispatch in ("shared", "in-order") and str(out) in source
     assert fit["built_in_model"]["source"].startswith("calibrated on NVIDIA H100") and "compared_model" not in fit
-    again = nimble.calibrate([db], compare=out)  # the file's model, as it is, predicts what the fit did
+    again = nimble.calibrate([db], compare=out, anchor=False)  # the file's model, as it is, predicts what the fit did
     assert again["cases"][0]["compared_ns"] == case["fitted_ns"] and again["compared_model"]["floor"] == floor
+    # Anchored (the default) on the single-stream replay stored beside it, by a factor it reports.
+    anchored = nimble.calibrate([db])
+    [scaled] = anchored["cases"]
+    assert anchored["anchored"] is True and scaled["not_anchored"] is None
+    assert 0.5 <= scaled["duration_scale"] <= 2.0 and scaled["duration_scale"] != 1.0
+    assert scaled["uncalibrated_ns"] != case["uncalibrated_ns"]
 
 
 def test_calibrate_and_accelerate_refuse_bad_inputs(tmp_path: pathlib.Path) -> None:

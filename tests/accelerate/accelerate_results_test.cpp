@@ -265,6 +265,37 @@ TEST(AccelerateResultsTest, TheErrorAgainstTheUnmodifiedModelIsReportedOnlyWhere
   }
 }
 
+// The multi-stream prediction anchored on the single-stream replay: the factor and the text in --json, the
+// prediction from the kernels as recorded beside the anchored one, and both stored with the multi-stream
+// run; without anchoring, nulls and no such metrics.
+TEST(AccelerateResultsTest, TheAnchoredPredictionKeepsTheOneFromTheKernelsAsRecorded) {
+  AccelerateResult r = Result();
+  const nlohmann::json plain = AccelerateResultToJson(r);
+  EXPECT_TRUE(plain.at("multi").at("predicted_unanchored_ms").is_null());
+  EXPECT_DOUBLE_EQ(plain.at("duration_scale").get<double>(), 1.0);
+  r.duration_scale = 0.94;
+  r.anchor_text = "multi-stream predicted from the kernel durations x0.940";
+  r.multi.predicted_unanchored_ms = 0.33;
+  const nlohmann::json j = AccelerateResultToJson(r);
+  EXPECT_DOUBLE_EQ(j.at("multi").at("predicted_ms").get<double>(), 0.31);
+  EXPECT_DOUBLE_EQ(j.at("multi").at("predicted_unanchored_ms").get<double>(), 0.33);
+  EXPECT_TRUE(j.at("single").at("predicted_unanchored_ms").is_null());
+  EXPECT_DOUBLE_EQ(j.at("duration_scale").get<double>(), 0.94);
+  EXPECT_EQ(j.at("anchor"), r.anchor_text);
+  auto stored = StoredModeMetrics(r, "accelerate_results_anchor.db");
+  ASSERT_TRUE(stored.ok()) << stored.status().ToString();
+  for (const auto& [mode, metrics] : *stored) {
+    const bool multi = mode == RunMode::kAotMulti;
+    EXPECT_EQ(CountOf(metrics, "predicted_unanchored_latency_ns"), multi ? 1 : 0);
+    EXPECT_EQ(CountOf(metrics, "duration_scale"), multi ? 1 : 0);
+    if (multi) {
+      EXPECT_DOUBLE_EQ(MetricOf(metrics, "predicted_unanchored_latency_ns"), 0.33e6);
+      EXPECT_DOUBLE_EQ(MetricOf(metrics, "predicted_latency_ns"), 0.31e6);
+      EXPECT_DOUBLE_EQ(MetricOf(metrics, "duration_scale"), 0.94);
+    }
+  }
+}
+
 // A half-precision model's distances from its float32 computation: the file's model at its dtype, once,
 // and each mode's replays, in --json and, per mode where measured, in the stored metrics.
 TEST(AccelerateResultsTest, TheDistancesFromTheFloat32ComputationAreReportedWhereMeasured) {

@@ -124,5 +124,68 @@ TEST(PredictionTest, InOrderPredictionsUseTheSharesAveragedOverWaves) {
   EXPECT_EQ(PredictMultiStream(dag, two, multi, options).value(), 100000);
 }
 
+// The branchy graph again, its single-stream replay measured 20 % faster than its recorded kernels say:
+// every kernel shrinks by one factor, the replay costs stay, and the anchored workload predicts the
+// measured single-stream replay to the nanosecond per kernel (rounding) and a multi-stream one whose
+// kernel time shrank alike.
+TEST(PredictionTest, AnchoringScalesTheKernelsToTheMeasuredSingleStreamReplay) {
+  const Dag dag = testing::MustBuild(6, {{OpId(0), OpId(1)}, {OpId(0), OpId(2)}, {OpId(0), OpId(3)}, {OpId(0), OpId(4)},
+                                         {OpId(1), OpId(5)}, {OpId(2), OpId(5)}, {OpId(3), OpId(5)}, {OpId(4), OpId(5)}});
+  Workload w;
+  w.op_kernels.assign(6, {{50000, 0.1}, {10001, 0.1}});
+  PredictionOptions options;
+  options.graph_launch_ns = 7000;
+  options.graph_node_latency_ns = 300;
+  options.sync_latency_ns = 200;
+  const StreamAssignment multi = AssignStreams(dag);
+  auto before = Predict(dag, w, multi, options);
+  ASSERT_TRUE(before.ok()) << before.status().ToString();
+  const int64_t kernels_ns = 6 * 60001;
+  const int64_t costs_ns = before->aot_single_ns - kernels_ns;
+  EXPECT_EQ(costs_ns, 7000 + 12 * 300);
+  const int64_t measured = costs_ns + kernels_ns * 8 / 10;  // 288004 ns of kernels
+
+  auto anchored = AnchorToSingleStream(dag, w, options, measured);
+  ASSERT_TRUE(anchored.ok()) << anchored.status().ToString();
+  EXPECT_DOUBLE_EQ(anchored->scale, 288004.0 / 360006.0);
+  EXPECT_EQ(anchored->workload.op_kernels[0][0].dur_ns, 40000);
+  EXPECT_EQ(anchored->workload.op_kernels[0][1].dur_ns, 8001);  // 8000.78, rounded
+  EXPECT_DOUBLE_EQ(anchored->workload.op_kernels[0][0].gpu_share, 0.1);
+  auto after = Predict(dag, anchored->workload, multi, options);
+  ASSERT_TRUE(after.ok());
+  EXPECT_LE(std::abs(after->aot_single_ns - measured), 12);
+  EXPECT_LT(after->aot_multi_ns, before->aot_multi_ns);
+  EXPECT_GT(after->aot_multi_ns, before->aot_multi_ns * 7 / 10);
+
+  // Measured as predicted: nothing changes.
+  auto same = AnchorToSingleStream(dag, w, options, before->aot_single_ns);
+  ASSERT_TRUE(same.ok());
+  EXPECT_DOUBLE_EQ(same->scale, 1.0);
+  EXPECT_EQ(same->workload.op_kernels, w.op_kernels);
+}
+
+TEST(PredictionTest, AnchoringRefusesAMeasurementTheKernelsCannotExplain) {
+  const Dag dag = testing::MustBuild(2, {{OpId(0), OpId(1)}});
+  Workload w;
+  w.op_kernels.assign(2, {{100000, 1.0}});
+  PredictionOptions options;
+  options.graph_launch_ns = 5000;
+  options.graph_node_latency_ns = 0;
+  EXPECT_EQ(AnchorToSingleStream(dag, w, options, 0).status().code(), StatusCode::kInvalidArgument);
+  auto no_time = AnchorToSingleStream(dag, w, options, 4000);  // less than the launch alone
+  ASSERT_FALSE(no_time.ok());
+  EXPECT_EQ(no_time.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(no_time.status().message().find("no time for the kernels"), std::string::npos) << no_time.status().message();
+  auto too_slow = AnchorToSingleStream(dag, w, options, 5000 + 200000 * 2 + 1000);
+  ASSERT_FALSE(too_slow.ok());
+  EXPECT_NE(too_slow.status().message().find("outside 0.5-2x"), std::string::npos) << too_slow.status().message();
+  EXPECT_FALSE(AnchorToSingleStream(dag, w, options, 5000 + 200000 / 2 - 1000).ok());
+  EXPECT_TRUE(AnchorToSingleStream(dag, w, options, 5000 + 200000 * 2).ok());  // the bounds themselves hold
+  EXPECT_TRUE(AnchorToSingleStream(dag, w, options, 5000 + 200000 / 2).ok());
+  Workload empty;
+  empty.op_kernels.assign(2, {});
+  EXPECT_EQ(AnchorToSingleStream(dag, empty, options, 10000).status().code(), StatusCode::kFailedPrecondition);
+}
+
 }  // namespace
 }  // namespace nimble::analysis

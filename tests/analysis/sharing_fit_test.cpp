@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 
 #include "dag_testing.h"
@@ -90,6 +91,40 @@ TEST(SharingFitTest, RefusesNoCasesAnUnmeasuredCaseAndAnEmptyGrid) {
   EXPECT_NE(unmeasured.status().message().find("case 0"), std::string::npos);
   cases[0].measured_ns = 1000;
   EXPECT_EQ(FitSharing(cases, SharingGrid{{0.1}, {}}).status().code(), StatusCode::kInvalidArgument);
+}
+
+// Two kernels side by side, each of share `share`: the identity runs them at full speed, floor 0.5 (shared
+// dispatch) at 1 / (1 + share) of it. The case's measurement puts the identity's error at `identity_error`.
+SharingCase SideBySide(const std::string& name, double share, double identity_error) {
+  SharingCase c;
+  c.name = name;
+  c.dag = testing::MustBuild(2, {});
+  c.workload.op_kernels.assign(2, {SimKernel{100000, share}});
+  c.multi = AssignStreams(c.dag);
+  c.costs.graph_launch_ns = 0;
+  c.costs.graph_node_latency_ns = 0;
+  c.costs.sync_latency_ns = 0;
+  c.measured_ns = std::llround(100000 / (1 + identity_error));
+  return c;
+}
+
+// The identity misses one case by 11 % (mean 5.5 %); floor 0.5 misses both by about 9 % (mean 9 %): within
+// the tolerance, floor 0.5 is fitted; with a tolerance nothing misses, the smaller mean wins.
+TEST(SharingFitTest, FitsTheModelThatMissesFewestCasesBeyondTheTolerance) {
+  const std::vector<SharingCase> cases{SideBySide("exact", 0.09, 0.0), SideBySide("slow", 0.2247, -0.11)};
+  SharingGrid grid{{0.0, 0.5}, {1.0}, {Dispatch::kShared}};
+  auto fit = FitSharing(cases, grid);
+  ASSERT_TRUE(fit.ok()) << fit.status().ToString();
+  EXPECT_DOUBLE_EQ(fit->model.floor, 0.5);
+  EXPECT_NEAR(RelativeError(fit->cases[0].fitted_ns, fit->cases[0].measured_ns), 0.09, 0.001);
+  EXPECT_NEAR(RelativeError(fit->cases[1].fitted_ns, fit->cases[1].measured_ns), 0.09, 0.001);
+  EXPECT_NEAR(RelativeError(fit->cases[1].uncalibrated_ns, fit->cases[1].measured_ns), -0.11, 0.001);
+  grid.tolerance = 0.5;
+  auto loose = FitSharing(cases, grid);
+  ASSERT_TRUE(loose.ok());
+  EXPECT_TRUE(loose->model.identity());
+  grid.tolerance = 0;
+  EXPECT_EQ(FitSharing(cases, grid).status().code(), StatusCode::kInvalidArgument);
 }
 
 TEST(SharingFitTest, RelativeErrorIsSignedAgainstTheMeasurement) {

@@ -8,6 +8,7 @@
 #include <random>
 #include <string>
 
+#include "nimble/analysis/prediction.h"
 #include "scratch_dir_test.h"
 
 namespace nimble::workflow {
@@ -17,11 +18,11 @@ class CalibrateWorkflowTest : public testing::ScratchDirTest {};
 
 // The bundled Inception-v3 database holds what nimble-accelerate --db stored on an H100: the model's
 // recording, and its multi-stream run with the measured latency, the replay costs and the prediction made
-// then. The calibration rebuilds that prediction from the stored pieces.
+// then, from the kernels as recorded. The calibration rebuilds that prediction from the stored pieces.
 TEST_F(CalibrateWorkflowTest, RebuildsTheStoredPredictionAndWritesACalibrationFile) {
   const std::string db = Copy("inception_v3_compare.db");
   const std::string out = Out("h100.json");
-  auto result = Calibrate({{db}, out});
+  auto result = Calibrate({{db}, out, "", /*anchor=*/false});
   ASSERT_TRUE(result.ok()) << result.status().ToString();
   EXPECT_EQ(result->device, "NVIDIA H100 80GB HBM3");
   ASSERT_EQ(result->cases.size(), 1u);
@@ -47,6 +48,30 @@ TEST_F(CalibrateWorkflowTest, RebuildsTheStoredPredictionAndWritesACalibrationFi
   ASSERT_EQ(result->built_in->predicted_ns.size(), 1u);
   EXPECT_FALSE(result->compared.has_value());
   EXPECT_EQ(CalibrationToJson(*result)["built_in_model"]["dispatch"], "shared");
+  EXPECT_EQ(c.duration_scale, 1.0);
+  EXPECT_EQ(CalibrationToJson(*result)["anchored"], false);
+}
+
+// By default each case's kernels are scaled to predict its own single-stream replay, stored beside it: the
+// uncalibrated prediction moves by that factor's share of the replay, and the factor is reported.
+TEST_F(CalibrateWorkflowTest, AnchorsEachCaseOnItsSingleStreamReplay) {
+  const std::string db = Copy("inception_v3_compare.db");
+  auto as_recorded = Calibrate({{db}, "", "", /*anchor=*/false});
+  auto anchored = Calibrate({{db}, ""});
+  ASSERT_TRUE(as_recorded.ok() && anchored.ok()) << anchored.status().ToString();
+  const CalibrationCase& c = anchored->cases[0];
+  EXPECT_TRUE(c.not_anchored.empty()) << c.not_anchored;
+  EXPECT_GE(c.duration_scale, analysis::kMinAnchorScale);
+  EXPECT_LE(c.duration_scale, analysis::kMaxAnchorScale);
+  EXPECT_NE(c.duration_scale, 1.0);
+  const int64_t before = as_recorded->fit.cases[0].uncalibrated_ns;
+  const int64_t after = anchored->fit.cases[0].uncalibrated_ns;
+  EXPECT_NE(after, before);
+  EXPECT_EQ(after > before, c.duration_scale > 1);  // longer kernels, a longer replay
+  const nlohmann::json j = CalibrationToJson(*anchored);
+  EXPECT_EQ(j["anchored"], true);
+  EXPECT_DOUBLE_EQ(j["cases"][0]["duration_scale"].get<double>(), c.duration_scale);
+  EXPECT_TRUE(j["cases"][0]["not_anchored"].is_null());
 }
 
 // A calibration file compared on the same recordings predicts each case as the fit did with that model,

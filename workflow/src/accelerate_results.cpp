@@ -44,6 +44,10 @@ std::vector<Metric> ModeMetrics(const AccelerateResult& result, const ModeResult
       {"sync_count", static_cast<double>(mode.schedule.syncs.size()), "count", -1},
       {"chosen", result.chosen == mode.mode ? 1.0 : 0.0, "flag", -1},
   };
+  if (mode.predicted_unanchored_ms >= 0) {
+    metrics.push_back({"predicted_unanchored_latency_ns", mode.predicted_unanchored_ms * 1e6, "ns", -1});
+    metrics.push_back({"duration_scale", result.duration_scale, "ratio", -1});
+  }
   if (mode.max_rel_error_unmodified >= 0) {
     metrics.push_back({"max_rel_error_unmodified", mode.max_rel_error_unmodified, "ratio", -1});
   }
@@ -55,6 +59,10 @@ std::vector<Metric> ModeMetrics(const AccelerateResult& result, const ModeResult
 }
 
 }  // namespace
+
+double SingleStreamReference(const AccelerateResult& result) {
+  return result.multi.predicted_unanchored_ms >= 0 ? result.single.median_ms : result.single.predicted_ms;
+}
 
 std::vector<std::string> Diagnose(const AccelerateResult& result) {
   std::vector<std::string> lines;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <limits>
 #include <filesystem>
@@ -449,10 +450,39 @@ Status Session::Predict() {
   result_.predicted_eager_ms = static_cast<double>(plan_.prediction.eager_ns) / 1e6;
   result_.single.predicted_ms = static_cast<double>(plan_.prediction.aot_single_ns) / 1e6;
   result_.multi.predicted_ms = static_cast<double>(plan_.prediction.aot_multi_ns) / 1e6;
+  // The multi-stream replays are predicted from the kernels anchored on the single-stream replay just
+  // measured: what tracing changed in their durations shows there, on one stream, and is taken out.
+  const analysis::Workload* multi_workload = &plan_.workload;
+  StatusOr<analysis::AnchoredWorkload> anchored = FailedPrecondition("no single-stream replay measured");
+  if (result_.single.captured && result_.single.median_ms > 0) {
+    anchored = analysis::AnchorToSingleStream(plan_.dag, plan_.workload, options,
+                                              std::llround(result_.single.median_ms * 1e6));
+  }
+  if (anchored.ok()) {
+    multi_workload = &anchored->workload;
+    result_.duration_scale = anchored->scale;
+    char text[160];
+    std::snprintf(text, sizeof(text),
+                  "multi-stream predicted from the kernel durations x%.3f, which predict the measured "
+                  "single-stream replay (%.3f ms; %.3f ms as recorded)",
+                  anchored->scale, result_.single.median_ms, result_.single.predicted_ms);
+    result_.anchor_text = text;
+  } else {
+    result_.anchor_text = "multi-stream predicted from the kernel durations as recorded (not anchored: " +
+                          anchored.status().message() + ")";
+  }
+  auto predict_multi = [&](const analysis::Workload& workload, const StreamAssignment& schedule) -> StatusOr<double> {
+    NIMBLE_ASSIGN_OR_RETURN(int64_t ns, analysis::PredictMultiStream(plan_.dag, workload, schedule, options));
+    return static_cast<double>(ns) / 1e6;
+  };
   for (MemoryTrial& trial : result_.memory_trials) {
-    NIMBLE_ASSIGN_OR_RETURN(analysis::Prediction p, analysis::Predict(plan_.dag, plan_.workload, trial.schedule, options));
-    trial.predicted_ms = static_cast<double>(p.aot_multi_ns) / 1e6;
-    if (trial.fits && trial.schedule == result_.multi.schedule) result_.multi.predicted_ms = trial.predicted_ms;
+    NIMBLE_ASSIGN_OR_RETURN(trial.predicted_ms, predict_multi(*multi_workload, trial.schedule));
+  }
+  if (result_.multi.captured) {  // the schedule captured: the plan's, or the memory trial that fitted
+    NIMBLE_ASSIGN_OR_RETURN(result_.multi.predicted_ms, predict_multi(*multi_workload, result_.multi.schedule));
+    if (anchored.ok()) {
+      NIMBLE_ASSIGN_OR_RETURN(result_.multi.predicted_unanchored_ms, predict_multi(plan_.workload, result_.multi.schedule));
+    }
   }
   return OkStatus();
 }
@@ -491,7 +521,7 @@ std::string MemoryChoiceText(const AccelerateResult& r, double ratio) {
 
 void Session::Choose() {
   result_.memory_choice = MemoryChoiceText(result_, args_.memory_budget_ratio);
-  const double predicted_gain = 1.0 - result_.multi.predicted_ms / std::max(result_.single.predicted_ms, 1e-9);
+  const double predicted_gain = 1.0 - result_.multi.predicted_ms / std::max(SingleStreamReference(result_), 1e-9);
   const double measured_gain = 1.0 - result_.multi.median_ms / std::max(result_.single.median_ms, 1e-9);
   result_.chosen = RunMode::kAotSingle;
   if (args_.mode == ModeChoice::kSingle) {

@@ -8,6 +8,7 @@
 
 #include "accelerate_plan.h"
 #include "export_chrome_output.h"
+#include "nimble/analysis/prediction.h"
 #include "nimble/store/run_reader.h"
 
 namespace nimble::workflow {
@@ -40,8 +41,8 @@ struct Loaded {
 
 // One case per multi-stream run of `reader` with a latency, replay costs, a schedule and a recording of
 // the same ops; the reason in `skipped` for each run that has not.
-Status LoadCases(const store::RunReader& reader, std::vector<Loaded>* out, std::vector<std::string>* skipped,
-                 std::string* device) {
+Status LoadCases(const store::RunReader& reader, bool anchor, std::vector<Loaded>* out,
+                 std::vector<std::string>* skipped, std::string* device) {
   const std::string& path = reader.path();
   NIMBLE_ASSIGN_OR_RETURN(std::vector<RunInfo> runs, reader.Runs());
   bool any = false;
@@ -93,6 +94,18 @@ Status LoadCases(const store::RunReader& reader, std::vector<Loaded>* out, std::
       NIMBLE_ASSIGN_OR_RETURN(std::vector<Metric> single_metrics, reader.LoadMetrics(single->id));
       c.info.single_measured_ns = Ns(MetricValue(single_metrics, "latency_median_ns").value_or(0));
     }
+    if (anchor) {
+      StatusOr<analysis::AnchoredWorkload> anchored =
+          c.info.single_measured_ns > 0
+              ? analysis::AnchorToSingleStream(c.sim.dag, c.sim.workload, c.sim.costs, c.info.single_measured_ns)
+              : FailedPrecondition("no single-stream replay stored beside it");
+      if (anchored.ok()) {
+        c.sim.workload = std::move(anchored->workload);
+        c.info.duration_scale = anchored->scale;
+      } else {
+        c.info.not_anchored = anchored.status().message();
+      }
+    }
     out->push_back(std::move(c));
   }
   if (!any) skipped->push_back(path + ": no aot-multi run (record one with nimble-accelerate --db)");
@@ -108,6 +121,7 @@ nlohmann::json ModelJson(const analysis::SharingModel& m) {
 StatusOr<CalibrateResult> Calibrate(const CalibrateOptions& options) {
   if (options.databases.empty()) return InvalidArgument("calibrate needs at least one run database");
   CalibrateResult result;
+  result.anchor = options.anchor;
   std::optional<analysis::SharingModel> compare;
   if (!options.compare.empty()) {
     NIMBLE_ASSIGN_OR_RETURN(compare, LoadCalibration(options.compare));  // a bad file fails before any reading
@@ -115,7 +129,7 @@ StatusOr<CalibrateResult> Calibrate(const CalibrateOptions& options) {
   std::vector<Loaded> loaded;
   for (const std::string& path : options.databases) {
     NIMBLE_ASSIGN_OR_RETURN(std::unique_ptr<store::RunReader> reader, store::RunReader::Open(path));
-    NIMBLE_RETURN_IF_ERROR(LoadCases(*reader, &loaded, &result.skipped, &result.device));
+    NIMBLE_RETURN_IF_ERROR(LoadCases(*reader, options.anchor, &loaded, &result.skipped, &result.device));
   }
   if (loaded.empty()) {
     std::string why = "no database holds a multi-stream run to calibrate on";
@@ -162,6 +176,8 @@ nlohmann::json CalibrationToJson(const CalibrateResult& r) {
                      {"single_measured_ns", c.single_measured_ns},
                      {"measured_ns", f.measured_ns},
                      {"stored_predicted_ns", c.stored_predicted_ns},
+                     {"duration_scale", c.duration_scale},
+                     {"not_anchored", c.not_anchored.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.not_anchored)},
                      {"uncalibrated_ns", f.uncalibrated_ns},
                      {"fitted_ns", f.fitted_ns},
                      {"held_out_ns", f.held_out_ns},
@@ -172,6 +188,8 @@ nlohmann::json CalibrationToJson(const CalibrateResult& r) {
                         {"kind", "nimble-sharing-calibration"},
                         {"device", r.device},
                         {"model", ModelJson(r.fit.model)},
+                        {"anchored", r.anchor},
+                        {"tolerance", analysis::DefaultSharingGrid().tolerance},
                         {"source", r.fit.model.source},
                         {"cases", std::move(cases)},
                         {"skipped", r.skipped}};

@@ -69,4 +69,26 @@ StatusOr<Prediction> Predict(const Dag& dag, const Workload& workload, const Str
 StatusOr<int64_t> PredictMultiStream(const Dag& dag, const Workload& workload, const StreamAssignment& multi_stream,
                                      const PredictionOptions& options);
 
+// A workload's kernel durations scaled by one factor so that its simulated single-stream replay, under
+// `options`' replay costs, takes `measured_single_ns`: the collector's durations corrected for one model
+// by a measured replay of that model, before its multi-stream replay is predicted from them. Kernels
+// recorded under the collector run longer or shorter than in an untraced replay by an amount that varies
+// by model (bench/results/concurrency.md, "Anchored on the single-stream replay"); the single-stream
+// replay shows it, on one stream, where sharing plays no part.
+struct AnchoredWorkload {
+  Workload workload;
+  double scale = 1;  // every kernel's duration multiplied by this
+};
+
+// The factor allowed: a measured replay further off than this from the durations says the recording and
+// the replay ran different work, not that tracing changed their speed.
+inline constexpr double kMinAnchorScale = 0.5;
+inline constexpr double kMaxAnchorScale = 2.0;
+
+// FailedPrecondition (saying why) without kernel time, when the measurement leaves no time for the
+// kernels after the replay costs, or when the factor falls outside [kMinAnchorScale, kMaxAnchorScale];
+// InvalidArgument for a measurement <= 0.
+StatusOr<AnchoredWorkload> AnchorToSingleStream(const Dag& dag, const Workload& workload,
+                                                const PredictionOptions& options, int64_t measured_single_ns);
+
 }  // namespace nimble::analysis

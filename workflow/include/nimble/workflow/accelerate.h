@@ -125,7 +125,11 @@ struct ModeResult {
   bool captured = false;
   StreamAssignment schedule;
   double median_ms = 0;
+  // Simulated from the recorded kernels; the multi-stream mode's with them anchored on the measured
+  // single-stream replay (AccelerateResult::duration_scale), its prediction from them as recorded in
+  // predicted_unanchored_ms (-1: not anchored, predicted_ms is that).
   double predicted_ms = 0;
+  double predicted_unanchored_ms = -1;
   double max_rel_error = 0;             // against the frozen graph the capture came from (the gate)
   double max_rel_error_unmodified = -1;  // against the model as the file holds it (-1: not compared)
   // Half precision: against the model as the file holds it computed in float32 (-1: not compared).
@@ -197,6 +201,11 @@ struct AccelerateResult {
   // float32 (-1: not measured). The rounding of the dtype itself, against which the replays'
   // max_rel_error_float32 is judged.
   double unmodified_error_float32 = -1;
+  // The factor the recorded kernel durations were scaled by for the multi-stream prediction so that they
+  // predict the measured single-stream replay (analysis::AnchorToSingleStream; 1: not anchored), and
+  // what was done in words ("kernel durations x0.94 ..." or "not anchored: ...").
+  double duration_scale = 1;
+  std::string anchor_text;
   analysis::PredictionOptions replay_costs;  // the launch and replay costs the prediction used
   std::string replay_cost_source;            // recorded on the device, or estimates and why
                                              // (replay_costs.sharing.source says how the GPU is shared)
@@ -229,6 +238,10 @@ struct AccelerateResult {
   int32_t shared_weights = 0;        // weights of later buckets stored once (equal to an earlier bucket's)
   int64_t artifact_bytes = 0;        // model.nimble's size
 };
+
+// The single-stream replay the multi-stream prediction is to be compared with: the measured one where the
+// multi-stream mode was predicted anchored on it (the anchored kernels predict it), else its prediction.
+double SingleStreamReference(const AccelerateResult& result);
 
 // Lines saying which assumption failed for each mode whose measurement is off its prediction by
 // more than 15%; empty when all agree.

@@ -21,6 +21,10 @@ struct CalibrateOptions {
   std::vector<std::string> databases;  // run databases written by nimble-accelerate --db
   std::string output;                  // calibration file to write; empty: none
   std::string compare;                 // a calibration file whose model also predicts every case; empty: none
+  // Each case's kernels anchored on its single-stream replay (analysis::AnchorToSingleStream), as
+  // nimble-accelerate predicts the multi-stream replay; false: as recorded (runs stored before 2026-11-28
+  // were predicted so, and stored_predicted_ns is rebuilt that way).
+  bool anchor = true;
 };
 
 // One recorded multi-stream replay as the fit saw it.
@@ -32,6 +36,8 @@ struct CalibrationCase {
   int32_t syncs = 0;
   int64_t single_measured_ns = 0;  // the single-stream replay beside it (0 when not stored)
   int64_t stored_predicted_ns = 0;  // what nimble-accelerate predicted when it ran
+  double duration_scale = 1;        // the kernels' anchoring factor (1: not anchored)
+  std::string not_anchored;         // why not, where CalibrateOptions::anchor asked for it; empty otherwise
 };
 
 // A model that predicted every case as it is, without fitting: the device's built-in one, or a file's.
@@ -42,6 +48,7 @@ struct EvaluatedModel {
 
 struct CalibrateResult {
   std::string device;
+  bool anchor = true;  // CalibrateOptions::anchor
   std::vector<CalibrationCase> cases;   // parallel to fit.cases
   analysis::SharingFit fit;
   std::optional<EvaluatedModel> built_in;  // the model built in for `device` (gpu_sharing.h), if any
