@@ -9,6 +9,12 @@ it in CUDA graphs several ways and times their replays untraced:
   side-late       the same, the fork after the layer's attention (the stack runs beside the projection)
   side-copy       the side stream copies the same bytes with two `copy_` (elementwise, 128-thread blocks)
   single-copy     the two copies on the main stream
+and the pattern Nimble's 2-stream capture of GPT-2 has (bench/results/concurrency.md): after the q/k/v
+projection, two stacks side by side, one per stream, joined by a one-block kernel reading both:
+  pair-single     the two stacks and the join on one stream
+  pair-side       the second stack on the side stream
+  pair-copy       the same bytes copied by two `copy_` per stream (128-thread blocks), one stream
+  pair-side-copy  those copies split across the streams
     python3 bench/diag/side_stream_packing.py [--dtype bfloat16] [--layers 6] [--replays 300] [--rounds 5]
 """
 import argparse
@@ -47,6 +53,23 @@ def forward(x, layers, heads, variant, side, outputs):
             else:
                 outputs.append(torch.stack((k, v)))
 
+        if variant.startswith("pair"):
+            def pair_work(first, second):
+                if variant.endswith("copy"):
+                    out = torch.empty((2,) + tuple(first.shape), dtype=first.dtype, device=first.device)
+                    out[0].copy_(first)
+                    out[1].copy_(second)
+                    return out
+                return torch.stack((first, second))
+            a = pair_work(k, v)
+            if variant.startswith("pair-side"):
+                side.wait_stream(main)
+                with torch.cuda.stream(side):
+                    b = pair_work(v, k)
+                main.wait_stream(side)
+            else:
+                b = pair_work(v, k)
+            outputs.extend([a, b, a.view(-1)[:1] + b.view(-1)[:1]])  # the join: one small kernel reading both
         if variant in ("side", "side-copy"):
             side.wait_stream(main)
             with torch.cuda.stream(side):
@@ -83,7 +106,8 @@ def main():
     layers = [layer_weights(hidden, dtype, device, gen) for _ in range(args.layers)]
     x = torch.randn(args.tokens, hidden, generator=gen, device=device).to(dtype)
     side = torch.cuda.Stream()
-    variants = ["single", "side", "side-late", "single-copy", "side-copy"]
+    variants = ["single", "side", "side-late", "single-copy", "side-copy",
+                "pair-single", "pair-side", "pair-copy", "pair-side-copy"]
     graphs = {}
     for variant in variants:
         capture_stream = torch.cuda.Stream()
@@ -100,7 +124,7 @@ def main():
         graphs[variant][0].replay()
     torch.cuda.synchronize()
     reference = graphs["single"][1].float()
-    for variant in variants[1:]:
+    for variant in variants[1:]:  # the pairs add outputs only; the chain's values are the same
         diff = (graphs[variant][1].float() - reference).abs().max().item()
         print(f"{variant}: output differs from single by at most {diff:g}")
     times = {v: [] for v in variants}
@@ -118,11 +142,13 @@ def main():
             times[variant].append(start.elapsed_time(stop) / args.replays)
     print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}, {args.dtype}, {args.layers} layers, "
           f"{args.tokens} tokens; ms per replay, {args.replays} replays x {args.rounds} rounds (median, min-max)")
-    base = statistics.median(times["single"])
     for variant in variants:
+        against = "pair-copy" if variant.endswith("copy") and variant.startswith("pair") else \
+            "pair-single" if variant.startswith("pair") else "single"
+        base = statistics.median(times[against])
         t = times[variant]
         m = statistics.median(t)
-        print(f"  {variant:12s} {m:.4f}  ({min(t):.4f}-{max(t):.4f})  {100 * (m / base - 1):+6.1f} % against single")
+        print(f"  {variant:14s} {m:.4f}  ({min(t):.4f}-{max(t):.4f})  {100 * (m / base - 1):+6.1f} % against {against}")
 
 
 if __name__ == "__main__":
