@@ -14,8 +14,10 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "allocation_recorder.h"
 #include "aot_graph_impl.h"
@@ -32,6 +34,49 @@ void CapturedGraph::EndGeneratorCaptures() noexcept {
 }
 
 namespace {
+
+// "NAME" of a kernel node's function, or "kernel" where the runtime cannot name it (a driver-API launch).
+std::string KernelNodeName(cudaGraphNode_t node) {
+  cudaGraphNodeType type;
+  if (cudaGraphNodeGetType(node, &type) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return "node";
+  }
+  if (type != cudaGraphNodeTypeKernel) return "non-kernel node";
+  cudaKernelNodeParams params{};
+  const char* name = nullptr;
+  if (cudaGraphKernelNodeGetParams(node, &params) != cudaSuccess || params.func == nullptr ||
+      cudaFuncGetName(&name, params.func) != cudaSuccess || name == nullptr) {
+    (void)cudaGetLastError();  // cleared: a name is a nicety, not a failure
+    return "kernel";
+  }
+  return name;
+}
+
+// The dot cudaGraphDebugDotPrint writes does not tell an edge's type; appended to it as comments: how many
+// edges are of each dependency type, and each programmatic one's kernels (a programmatic edge lets a
+// kernel start before its predecessor has finished).
+Status AppendEdgeTypes(cudaGraph_t graph, const std::string& path) {
+  size_t count = 0;
+  cudaError_t error = cudaGraphGetEdges(graph, nullptr, nullptr, nullptr, &count);
+  if (error != cudaSuccess) return Internal(path + ": cudaGraphGetEdges: " + cudaGetErrorString(error));
+  std::vector<cudaGraphNode_t> from(count), to(count);
+  std::vector<cudaGraphEdgeData> data(count);
+  error = cudaGraphGetEdges(graph, from.data(), to.data(), data.data(), &count);
+  if (error != cudaSuccess) return Internal(path + ": cudaGraphGetEdges: " + cudaGetErrorString(error));
+  size_t programmatic = 0;
+  std::string lines;
+  for (size_t i = 0; i < count; ++i) {
+    if (data[i].type == cudaGraphDependencyTypeDefault) continue;
+    ++programmatic;
+    lines += "// programmatic edge (from port " + std::to_string(data[i].from_port) + "): " + KernelNodeName(from[i]) +
+             " -> " + KernelNodeName(to[i]) + "\n";
+  }
+  std::ofstream out(path, std::ios::app);
+  out << "// edges by type: " << count - programmatic << " default, " << programmatic << " programmatic\n" << lines;
+  if (!out) return Internal(path + ": cannot append the edge types");
+  return OkStatus();
+}
 
 int64_t NowNs() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
@@ -151,6 +196,7 @@ Status WarmUpAndCapture(AotGraph::Impl& impl, const CaptureOptions& options, con
       return Internal(impl.model.path() + ": writing the captured graph to " + options.dot_path +
                       ": cudaGraphDebugDotPrint: " + cudaGetErrorString(written));
     }
+    NIMBLE_RETURN_IF_ERROR(AppendEdgeTypes(impl.graph->raw_cuda_graph(), options.dot_path));
   }
   NIMBLE_ASSIGN_OR_RETURN(const MemoryUse after, memory.Read());
   impl.stats.peak_allocated_bytes = after.peak_allocated_bytes;

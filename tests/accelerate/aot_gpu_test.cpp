@@ -240,6 +240,8 @@ TEST(AotGpuTest, CapturedGraphsAreWrittenAsDotWhenAsked) {
     const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     EXPECT_NE(text.find("digraph"), std::string::npos) << name;
     EXPECT_NE(text.find("->"), std::string::npos) << name << ": no edge";
+    // The edges' types, which the dot itself does not show, counted at its end.
+    EXPECT_NE(text.find("// edges by type: "), std::string::npos) << name;
   }
 }
 
