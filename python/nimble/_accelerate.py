@@ -90,7 +90,8 @@ class AccelerateReport:
         self.baseline_ms: float = data["baseline_ms"]
         self.predicted_eager_ms: float = data["predicted_eager_ms"]
         # The factor the recorded kernel durations were scaled by so that they predict the measured
-        # single-stream replay, for the multi-stream prediction (1.0: not anchored), and what was done.
+        # single-stream replay, for the multi-stream prediction (1.0: not anchored), and what was done
+        # ("" without a multi-stream schedule).
         self.duration_scale: float = float(data.get("duration_scale", 1.0))
         self.anchor: str = data.get("anchor", "")
         # The convolutions' layout the model was captured in: "channels_last" or "contiguous".

@@ -454,7 +454,10 @@ Status Session::Predict() {
   // measured: what tracing changed in their durations shows there, on one stream, and is taken out.
   const analysis::Workload* multi_workload = &plan_.workload;
   StatusOr<analysis::AnchoredWorkload> anchored = FailedPrecondition("no single-stream replay measured");
-  if (result_.single.captured && result_.single.median_ms > 0) {
+  const bool any_multi = result_.multi.captured || !result_.memory_trials.empty();
+  if (!any_multi) {
+    anchored = FailedPrecondition("no multi-stream schedule to predict");
+  } else if (result_.single.captured && result_.single.median_ms > 0) {
     anchored = analysis::AnchorToSingleStream(plan_.dag, plan_.workload, options,
                                               std::llround(result_.single.median_ms * 1e6));
   }
@@ -467,7 +470,7 @@ Status Session::Predict() {
                   "single-stream replay (%.3f ms; %.3f ms as recorded)",
                   anchored->scale, result_.single.median_ms, result_.single.predicted_ms);
     result_.anchor_text = text;
-  } else {
+  } else if (any_multi) {
     result_.anchor_text = "multi-stream predicted from the kernel durations as recorded (not anchored: " +
                           anchored.status().message() + ")";
   }

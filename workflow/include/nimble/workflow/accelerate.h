@@ -203,7 +203,8 @@ struct AccelerateResult {
   double unmodified_error_float32 = -1;
   // The factor the recorded kernel durations were scaled by for the multi-stream prediction so that they
   // predict the measured single-stream replay (analysis::AnchorToSingleStream; 1: not anchored), and
-  // what was done in words ("kernel durations x0.94 ..." or "not anchored: ...").
+  // what was done in words ("multi-stream predicted from the kernel durations x0.94 ..." or "... (not
+  // anchored: why)"; empty without a multi-stream schedule).
   double duration_scale = 1;
   std::string anchor_text;
   analysis::PredictionOptions replay_costs;  // the launch and replay costs the prediction used
