@@ -61,8 +61,8 @@ void AddAccelerateOptions(CLI::App& app, AccelerateArgs& args) {
       ->check(CLI::ExistingFile);
   app.add_option("--dump-graphs", o.dump_graphs_dir,
                  "write each captured CUDA graph as Graphviz dot into this directory (made if missing): every "
-                 "node with its type and kernel, every edge, and as closing comments the edges' dependency types (programmatic "
-                 "ones by kernel); aot-single-1-streams.dot, aot-multi-N-streams[-seeded].dot, "
+                 "node with its type and kernel, every edge, and as closing comments the edges' dependency types (each programmatic "
+                 "one by its nodes' handles); aot-single-1-streams.dot, aot-multi-N-streams[-seeded].dot, "
                  "a subdirectory bucket-K per bucket")
       ->type_name("DIR");
   app.add_flag_callback("--no-record", [&o] { o.record_kernels = false; },

@@ -39,9 +39,10 @@ void PrintCalibration(std::ostream& out, const workflow::CalibrateResult& r) {
     double low = 0, high = 0;
     int anchored = 0;
     std::string not_anchored;
-    for (const workflow::CalibrationCase& c : r.cases) {
+    for (size_t i = 0; i < r.cases.size(); ++i) {
+      const workflow::CalibrationCase& c = r.cases[i];
       if (!c.not_anchored.empty()) {
-        not_anchored += "; " + c.database + ": " + c.not_anchored;
+        not_anchored += "; " + r.fit.cases[i].name + ": " + c.not_anchored;
         continue;
       }
       low = anchored == 0 ? c.duration_scale : std::min(low, c.duration_scale);
@@ -49,10 +50,14 @@ void PrintCalibration(std::ostream& out, const workflow::CalibrateResult& r) {
       ++anchored;
     }
     char line[160];
-    std::snprintf(line, sizeof(line),
-                  "kernel durations anchored on each case's single-stream replay: %d of %zu cases, x%.3f to x%.3f",
-                  anchored, r.cases.size(), low, high);
-    out << line << (not_anchored.empty() ? "" : "; as recorded") << not_anchored << "\n";
+    std::snprintf(line, sizeof(line), "kernel durations anchored on each case's single-stream replay: %d of %zu cases",
+                  anchored, r.cases.size());
+    out << line;
+    if (anchored > 0) {
+      std::snprintf(line, sizeof(line), ", x%.3f to x%.3f", low, high);
+      out << line;
+    }
+    out << (not_anchored.empty() ? "" : "; as recorded") << not_anchored << "\n";
   } else {
     out << "kernel durations as recorded (--no-anchor)\n";
   }

@@ -13,6 +13,7 @@
 #include <c10/core/InferenceMode.h>
 
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -35,45 +36,48 @@ void CapturedGraph::EndGeneratorCaptures() noexcept {
 
 namespace {
 
-// "NAME" of a kernel node's function, or "kernel" where the runtime cannot name it (a driver-API launch).
-std::string KernelNodeName(cudaGraphNode_t node) {
-  cudaGraphNodeType type;
-  if (cudaGraphNodeGetType(node, &type) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return "node";
-  }
-  if (type != cudaGraphNodeTypeKernel) return "non-kernel node";
+// A node as the dot names it ("node handle" in its label), with its kernel's name where the runtime has one
+// (not for kernels launched through the driver API, such as cuBLASLt's).
+std::string NodeText(cudaGraphNode_t node) {
+  char handle[32];
+  std::snprintf(handle, sizeof(handle), "%p", static_cast<void*>(node));
   cudaKernelNodeParams params{};
   const char* name = nullptr;
   if (cudaGraphKernelNodeGetParams(node, &params) != cudaSuccess || params.func == nullptr ||
       cudaFuncGetName(&name, params.func) != cudaSuccess || name == nullptr) {
-    (void)cudaGetLastError();  // cleared: a name is a nicety, not a failure
-    return "kernel";
+    (void)cudaGetLastError();  // cleared: the handle names the node
+    return handle;
   }
-  return name;
+  return std::string(handle) + " (" + name + ")";
 }
 
 // The dot cudaGraphDebugDotPrint writes does not tell an edge's type; appended to it as comments: how many
-// edges are of each dependency type, and each programmatic one's kernels (a programmatic edge lets a
-// kernel start before its predecessor has finished).
+// edges are of each dependency type, and each programmatic one (it lets a kernel start before its
+// predecessor has finished). Where the runtime cannot list the edges, a comment says so and the dot stands.
 Status AppendEdgeTypes(cudaGraph_t graph, const std::string& path) {
+  std::string text;
   size_t count = 0;
   cudaError_t error = cudaGraphGetEdges(graph, nullptr, nullptr, nullptr, &count);
-  if (error != cudaSuccess) return Internal(path + ": cudaGraphGetEdges: " + cudaGetErrorString(error));
   std::vector<cudaGraphNode_t> from(count), to(count);
   std::vector<cudaGraphEdgeData> data(count);
-  error = cudaGraphGetEdges(graph, from.data(), to.data(), data.data(), &count);
-  if (error != cudaSuccess) return Internal(path + ": cudaGraphGetEdges: " + cudaGetErrorString(error));
-  size_t programmatic = 0;
-  std::string lines;
-  for (size_t i = 0; i < count; ++i) {
-    if (data[i].type == cudaGraphDependencyTypeDefault) continue;
-    ++programmatic;
-    lines += "// programmatic edge (from port " + std::to_string(data[i].from_port) + "): " + KernelNodeName(from[i]) +
-             " -> " + KernelNodeName(to[i]) + "\n";
+  if (error == cudaSuccess) error = cudaGraphGetEdges(graph, from.data(), to.data(), data.data(), &count);
+  if (error != cudaSuccess) {
+    (void)cudaGetLastError();
+    text = std::string("// edge types not listed: cudaGraphGetEdges: ") + cudaGetErrorString(error) + "\n";
+  } else {
+    size_t programmatic = 0;
+    std::string lines;
+    for (size_t i = 0; i < count; ++i) {
+      if (data[i].type == cudaGraphDependencyTypeDefault) continue;
+      ++programmatic;
+      lines += "// programmatic edge (from port " + std::to_string(data[i].from_port) + "): " + NodeText(from[i]) +
+               " -> " + NodeText(to[i]) + "\n";
+    }
+    text = "// edges by type: " + std::to_string(count - programmatic) + " default, " + std::to_string(programmatic) +
+           " programmatic\n" + lines;
   }
   std::ofstream out(path, std::ios::app);
-  out << "// edges by type: " << count - programmatic << " default, " << programmatic << " programmatic\n" << lines;
+  out << text;
   if (!out) return Internal(path + ": cannot append the edge types");
   return OkStatus();
 }

@@ -150,10 +150,10 @@ StatusOr<AnchoredWorkload> AnchorToSingleStream(const Dag& dag, const Workload& 
   }
   AnchoredWorkload out{workload, static_cast<double>(target_ns) / static_cast<double>(kernel_ns)};
   if (out.scale < kMinAnchorScale || out.scale > kMaxAnchorScale) {
-    return FailedPrecondition("the measured single-stream replay (" + ms(measured_single_ns) + ") is " +
-                              text("%.3g", out.scale) + "x what the recorded kernels predict (" +
-                              ms(single.latency_ns) + "), outside " + text("%g", kMinAnchorScale) + "-" +
-                              text("%gx", kMaxAnchorScale));
+    return FailedPrecondition("the measured single-stream replay (" + ms(measured_single_ns) +
+                              ") needs the recorded kernels' time scaled by " + text("%.4g", out.scale) +
+                              " (they predict " + ms(single.latency_ns) + "), outside " + text("%g", kMinAnchorScale) +
+                              "-" + text("%gx", kMaxAnchorScale));
   }
   for (std::vector<SimKernel>& kernels : out.workload.op_kernels) {
     for (SimKernel& k : kernels) k.dur_ns = std::llround(static_cast<double>(k.dur_ns) * out.scale);

@@ -104,6 +104,7 @@ StatusOr<SharingFit> FitSharing(std::span<const SharingCase> cases, const Sharin
     }
   }
   SharingFit fit;
+  fit.tolerance = grid.tolerance;
   const size_t all = Best(errors, -1, grid.tolerance);
   fit.model = models[all];
   for (size_t c = 0; c < cases.size(); ++c) {

@@ -2,7 +2,7 @@
 # GPT-2 (6 layers, 128 ids, bfloat16) captured multi-stream by nimble-accelerate with each of its ways of
 # handling values read on another stream, at 2 streams and uncapped: the multi-stream replay's time against
 # the single-stream one, to find what makes it slower (bench/results/concurrency.md). Builds the tree with
-# tools/gpu_check.sh first; on the GPU machine, through the device tool: writes $OUT/*.json (nimble-accelerate
+# tools/gpu_check.sh first; on a GPU machine, with OUT set: writes $OUT/*.json (nimble-accelerate
 # --json per variant), $OUT/dots/ (the 2-stream default's graphs as dot) and prints one line per variant.
 #     OUT=/tmp/out bash bench/diag/gpt2_multi_variants.sh
 set -u

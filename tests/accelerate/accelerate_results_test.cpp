@@ -14,7 +14,9 @@
 #include <string>
 #include <vector>
 
+#include "accelerate_anchor.h"
 #include "accelerate_results.h"
+#include "nimble/analysis/stream_assignment.h"
 #include "nimble/store/run_database.h"
 #include "nimble/workflow/accelerate_json.h"
 #include "nimble/store/run_writer.h"
@@ -294,6 +296,69 @@ TEST(AccelerateResultsTest, TheAnchoredPredictionKeepsTheOneFromTheKernelsAsReco
       EXPECT_DOUBLE_EQ(MetricOf(metrics, "duration_scale"), 0.94);
     }
   }
+}
+
+// Four branches between a fork and a join, each kernel 50 us on a tenth of the GPU, replay costs of 5 us and
+// 1 us a kernel: its single-stream replay is predicted at 305 us.
+struct Branches {
+  analysis::Dag dag;
+  analysis::Workload workload;
+  analysis::PredictionOptions options;
+};
+
+Branches FourBranches() {
+  std::vector<OpEdge> edges;
+  for (int32_t b = 1; b <= 4; ++b) {
+    edges.push_back({OpId(0), OpId(b)});
+    edges.push_back({OpId(b), OpId(5)});
+  }
+  Branches out{analysis::Dag::FromEdges(6, edges).value(), {}, {}};
+  out.workload.op_kernels.assign(6, {{50000, 0.1}});
+  out.options.graph_launch_ns = 5000;
+  out.options.graph_node_latency_ns = 1000;
+  out.options.sync_latency_ns = 0;
+  return out;
+}
+
+// The single-stream replay measured 20 % under what the kernels predict once its costs are taken off: the
+// multi-stream schedule and a memory trial are predicted from kernels x0.8, the schedule also from them as
+// recorded; the text names the factor.
+TEST(AccelerateAnchorTest, MultiStreamPredictionsComeFromTheKernelsAnchoredOnTheSingleStreamReplay) {
+  const Branches b = FourBranches();
+  AccelerateResult r = Result();
+  r.single.median_ms = (5000 + 6 * 1000 + 6 * 40000) / 1e6;
+  r.multi.schedule = analysis::AssignStreams(b.dag);
+  MemoryTrial trial;
+  trial.schedule = analysis::SingleStream(b.dag);  // a trial folded onto one stream
+  r.memory_trials = {trial};
+  ASSERT_TRUE(PredictMultiStreamAnchored(b.dag, b.workload, b.options, &r).ok());
+  EXPECT_NEAR(r.duration_scale, 0.8, 1e-12);
+  EXPECT_NE(r.anchor_text.find("x0.800"), std::string::npos) << r.anchor_text;
+  const double as_recorded = analysis::PredictMultiStream(b.dag, b.workload, r.multi.schedule, b.options).value() / 1e6;
+  EXPECT_DOUBLE_EQ(r.multi.predicted_unanchored_ms, as_recorded);
+  // Kernels of 40 us: the fork, the four branches side by side, the join, and the replay costs.
+  EXPECT_NEAR(r.multi.predicted_ms, as_recorded - 3 * 0.010, 1e-6);
+  EXPECT_NEAR(r.memory_trials[0].predicted_ms, r.single.median_ms, 1e-6);  // one stream: the measurement
+}
+
+TEST(AccelerateAnchorTest, WithoutAUsableSingleStreamReplayTheKernelsAreUsedAsRecordedAndItSaysWhy) {
+  const Branches b = FourBranches();
+  AccelerateResult r = Result();
+  r.multi.schedule = analysis::AssignStreams(b.dag);
+  r.single.median_ms = 10.0;  // 30x the kernels: a different workload, not tracing
+  ASSERT_TRUE(PredictMultiStreamAnchored(b.dag, b.workload, b.options, &r).ok());
+  EXPECT_EQ(r.duration_scale, 1.0);
+  EXPECT_LT(r.multi.predicted_unanchored_ms, 0);
+  EXPECT_NE(r.anchor_text.find("not anchored: "), std::string::npos) << r.anchor_text;
+  EXPECT_NE(r.anchor_text.find("outside 0.5-2x"), std::string::npos) << r.anchor_text;
+  EXPECT_DOUBLE_EQ(r.multi.predicted_ms,
+                   analysis::PredictMultiStream(b.dag, b.workload, r.multi.schedule, b.options).value() / 1e6);
+  // No multi-stream schedule at all: nothing to anchor, nothing said.
+  AccelerateResult width_one = Result();
+  width_one.multi.captured = false;
+  ASSERT_TRUE(PredictMultiStreamAnchored(b.dag, b.workload, b.options, &width_one).ok());
+  EXPECT_TRUE(width_one.anchor_text.empty());
+  EXPECT_EQ(width_one.duration_scale, 1.0);
 }
 
 // A half-precision model's distances from its float32 computation: the file's model at its dtype, once,

@@ -240,8 +240,17 @@ TEST(AotGpuTest, CapturedGraphsAreWrittenAsDotWhenAsked) {
     const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     EXPECT_NE(text.find("digraph"), std::string::npos) << name;
     EXPECT_NE(text.find("->"), std::string::npos) << name << ": no edge";
-    // The edges' types, which the dot itself does not show, counted at its end.
-    EXPECT_NE(text.find("// edges by type: "), std::string::npos) << name;
+    // The edges' types, which the dot itself does not show, counted at its end: as many as the dot's edges.
+    const size_t at = text.find("// edges by type: ");
+    ASSERT_NE(at, std::string::npos) << name;
+    size_t dot_edges = 0;
+    for (size_t p = text.find(" -> "); p != std::string::npos && p < at; p = text.find(" -> ", p + 1)) ++dot_edges;
+    long default_edges = -1, programmatic = -1;
+    ASSERT_EQ(std::sscanf(text.c_str() + at, "// edges by type: %ld default, %ld programmatic", &default_edges,
+                          &programmatic),
+              2)
+        << text.substr(at);
+    EXPECT_EQ(static_cast<size_t>(default_edges + programmatic), dot_edges) << name;
   }
 }
 

@@ -2,6 +2,7 @@
 // assignment, the rewrite and the captures (not the front end or the op timing, which a run database
 // replaces).
 #include "accelerate_session.h"
+#include "accelerate_anchor.h"
 
 #include <algorithm>
 #include <chrono>
@@ -450,44 +451,8 @@ Status Session::Predict() {
   result_.predicted_eager_ms = static_cast<double>(plan_.prediction.eager_ns) / 1e6;
   result_.single.predicted_ms = static_cast<double>(plan_.prediction.aot_single_ns) / 1e6;
   result_.multi.predicted_ms = static_cast<double>(plan_.prediction.aot_multi_ns) / 1e6;
-  // The multi-stream replays are predicted from the kernels anchored on the single-stream replay just
-  // measured: what tracing changed in their durations shows there, on one stream, and is taken out.
-  const analysis::Workload* multi_workload = &plan_.workload;
-  StatusOr<analysis::AnchoredWorkload> anchored = FailedPrecondition("no single-stream replay measured");
-  const bool any_multi = result_.multi.captured || !result_.memory_trials.empty();
-  if (!any_multi) {
-    anchored = FailedPrecondition("no multi-stream schedule to predict");
-  } else if (result_.single.captured && result_.single.median_ms > 0) {
-    anchored = analysis::AnchorToSingleStream(plan_.dag, plan_.workload, options,
-                                              std::llround(result_.single.median_ms * 1e6));
-  }
-  if (anchored.ok()) {
-    multi_workload = &anchored->workload;
-    result_.duration_scale = anchored->scale;
-    char text[160];
-    std::snprintf(text, sizeof(text),
-                  "multi-stream predicted from the kernel durations x%.3f, which predict the measured "
-                  "single-stream replay (%.3f ms; %.3f ms as recorded)",
-                  anchored->scale, result_.single.median_ms, result_.single.predicted_ms);
-    result_.anchor_text = text;
-  } else if (any_multi) {
-    result_.anchor_text = "multi-stream predicted from the kernel durations as recorded (not anchored: " +
-                          anchored.status().message() + ")";
-  }
-  auto predict_multi = [&](const analysis::Workload& workload, const StreamAssignment& schedule) -> StatusOr<double> {
-    NIMBLE_ASSIGN_OR_RETURN(int64_t ns, analysis::PredictMultiStream(plan_.dag, workload, schedule, options));
-    return static_cast<double>(ns) / 1e6;
-  };
-  for (MemoryTrial& trial : result_.memory_trials) {
-    NIMBLE_ASSIGN_OR_RETURN(trial.predicted_ms, predict_multi(*multi_workload, trial.schedule));
-  }
-  if (result_.multi.captured) {  // the schedule captured: the plan's, or the memory trial that fitted
-    NIMBLE_ASSIGN_OR_RETURN(result_.multi.predicted_ms, predict_multi(*multi_workload, result_.multi.schedule));
-    if (anchored.ok()) {
-      NIMBLE_ASSIGN_OR_RETURN(result_.multi.predicted_unanchored_ms, predict_multi(plan_.workload, result_.multi.schedule));
-    }
-  }
-  return OkStatus();
+  // Since the single-stream replay was timed, the multi-stream predictions are anchored on it.
+  return PredictMultiStreamAnchored(plan_.dag, plan_.workload, options, &result_);
 }
 
 namespace {
@@ -594,6 +559,8 @@ StatusOr<ArtifactMeta> Session::Meta() const {
                   {"measured_aot_multi_ms", result_.multi.median_ms},
                   {"predicted_aot_single_ms", result_.single.predicted_ms},
                   {"predicted_aot_multi_ms", result_.multi.predicted_ms},
+                  {"predicted_aot_multi_unanchored_ms", result_.multi.predicted_unanchored_ms},
+                  {"duration_scale", result_.duration_scale},
                   {"prep_ms", static_cast<double>(result_.prep_ns) / 1e6}};
   return meta;
 }

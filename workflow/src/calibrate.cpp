@@ -189,7 +189,7 @@ nlohmann::json CalibrationToJson(const CalibrateResult& r) {
                         {"device", r.device},
                         {"model", ModelJson(r.fit.model)},
                         {"anchored", r.anchor},
-                        {"tolerance", analysis::DefaultSharingGrid().tolerance},
+                        {"tolerance", r.fit.tolerance},
                         {"source", r.fit.model.source},
                         {"cases", std::move(cases)},
                         {"skipped", r.skipped}};

@@ -50,6 +50,7 @@ struct SharingCaseResult {
 
 struct SharingFit {
   SharingModel model;  // source left empty for the caller to name
+  double tolerance = 0;  // the grid's: cases beyond it were counted first
   std::vector<SharingCaseResult> cases;
 };
 

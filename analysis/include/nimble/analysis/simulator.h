@@ -16,7 +16,6 @@ struct SimKernel {
   int64_t dur_ns = 0;       // time alone on the GPU
   double gpu_share = 1.0;   // fraction of the GPU it occupies, in [0, 1]
   double wave_share = -1;   // the same averaged over its waves (occupancy.h); < 0: not known, gpu_share
-  bool operator==(const SimKernel&) const = default;
 };
 
 // What launching costs in one execution mode.
