@@ -9,8 +9,12 @@ after it; then times the replays of all captures alternately, untraced.
 """
 import argparse
 import statistics
+import sys
 
 import torch
+
+sys.path.insert(0, __file__.rsplit("/", 1)[0])
+from graph_timing import time_alternating  # noqa: E402
 
 
 def main():
@@ -37,18 +41,7 @@ def main():
             out = module(ids)
         first = out[0] if isinstance(out, (tuple, list)) else out
         captures.append((pad, graph, padding, out, first.data_ptr()))
-    times = {pad: [] for pad in pads}
-    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    for _ in range(args.rounds):
-        for pad, graph, *_ in captures:
-            for _ in range(20):
-                graph.replay()
-            start.record()
-            for _ in range(args.replays):
-                graph.replay()
-            stop.record()
-            stop.synchronize()
-            times[pad].append(start.elapsed_time(stop) / args.replays)
+    times = time_alternating({pad: graph for pad, graph, *_ in captures}, args.replays, args.rounds)
     print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}, {args.program}; ms per replay, "
           f"{args.replays} replays x {args.rounds} rounds alternating (median, min-max)")
     base = statistics.median(times[pads[0]])

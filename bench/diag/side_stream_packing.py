@@ -19,9 +19,13 @@ projection, two stacks side by side, one per stream, joined by a one-block kerne
 """
 import argparse
 import statistics
+import sys
 
 import torch
 import torch.nn.functional as F
+
+sys.path.insert(0, __file__.rsplit("/", 1)[0])
+from graph_timing import time_alternating  # noqa: E402
 
 
 def layer_weights(hidden, dtype, device, gen):
@@ -127,19 +131,7 @@ def main():
     for variant in variants[1:]:  # the pairs add outputs only; the chain's values are the same
         diff = (graphs[variant][1].float() - reference).abs().max().item()
         print(f"{variant}: output differs from single by at most {diff:g}")
-    times = {v: [] for v in variants}
-    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    for _ in range(args.rounds):
-        for variant in variants:  # alternating, so that clocks and caches treat every variant alike
-            graph = graphs[variant][0]
-            for _ in range(20):
-                graph.replay()
-            start.record()
-            for _ in range(args.replays):
-                graph.replay()
-            stop.record()
-            stop.synchronize()
-            times[variant].append(start.elapsed_time(stop) / args.replays)
+    times = time_alternating({v: graphs[v][0] for v in variants}, args.replays, args.rounds)
     print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}, {args.dtype}, {args.layers} layers, "
           f"{args.tokens} tokens; ms per replay, {args.replays} replays x {args.rounds} rounds (median, min-max)")
     for variant in variants:
