@@ -32,6 +32,7 @@ namespace {
 
 constexpr double kMinMultiGain = 0.03;  // multi-stream must beat single-stream by this to be chosen
 constexpr int32_t kRecordedIterations = 10;  // recorded for the prediction when no --db run matches
+constexpr int32_t kTimingRounds = 4;        // Session::TimeGraphs
 
 int64_t NowNs() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
@@ -396,33 +397,43 @@ Status Session::Measure() {
   NIMBLE_ASSIGN_OR_RETURN(MemoryUse eager, ForwardMemory(model_.model));
   result_.baseline_peak_allocated_bytes = eager.peak_allocated_bytes;
   result_.baseline_peak_reserved_bytes = eager.peak_reserved_bytes;
-  NIMBLE_RETURN_IF_ERROR(TimeMode(*single_graph_, unseeded_single_graph_, &result_.single));
-  if (multi_graph_ != nullptr) NIMBLE_RETURN_IF_ERROR(TimeMode(*multi_graph_, unseeded_multi_graph_, &result_.multi));
-  return OkStatus();
+  return TimeGraphs();
 }
 
-// A seeded graph and the unseeded one it replaced are timed in alternating halves, so that neither
-// gains from going first; the unseeded one is released after.
-Status Session::TimeMode(AotGraph& graph, std::unique_ptr<AotGraph>& unseeded, ModeResult* mode) {
-  if (unseeded == nullptr) {
-    NIMBLE_ASSIGN_OR_RETURN(std::vector<int64_t> times, graph.TimeReplays(args_.iters));
-    mode->median_ms = MedianMs(std::move(times));
-    return OkStatus();
-  }
-  const int32_t half = std::max(1, args_.iters / 2);
-  std::vector<int64_t> seeded_times, unseeded_times;
-  for (int round = 0; round < 2; ++round) {
-    AotGraph* order[2] = {&graph, unseeded.get()};
-    if (round == 1) std::swap(order[0], order[1]);
-    for (AotGraph* g : order) {
-      NIMBLE_ASSIGN_OR_RETURN(std::vector<int64_t> times, g->TimeReplays(half));
-      std::vector<int64_t>& into = g == &graph ? seeded_times : unseeded_times;
-      into.insert(into.end(), times.begin(), times.end());
+// Every captured graph (each mode, and the unseeded capture a seeded one replaced) is timed in the same
+// rounds, each round replaying each graph iters / kTimingRounds times, in reversed order every other
+// round: whatever changes the GPU's pace while the timings run affects every graph alike, so the modes
+// are compared side by side rather than one after the other (bench/results/concurrency.md, "Timed side
+// by side"). The unseeded captures are released after.
+Status Session::TimeGraphs() {
+  struct Timed {
+    AotGraph* graph;
+    std::vector<int64_t> ns;
+  };
+  std::vector<Timed> timed{{single_graph_.get(), {}}};
+  if (unseeded_single_graph_ != nullptr) timed.push_back({unseeded_single_graph_.get(), {}});
+  if (multi_graph_ != nullptr) timed.push_back({multi_graph_.get(), {}});
+  if (unseeded_multi_graph_ != nullptr) timed.push_back({unseeded_multi_graph_.get(), {}});
+  const int32_t per_round = std::max(1, args_.iters / kTimingRounds);
+  for (int32_t round = 0; round < kTimingRounds; ++round) {
+    for (size_t i = 0; i < timed.size(); ++i) {
+      Timed& t = timed[round % 2 == 0 ? i : timed.size() - 1 - i];
+      NIMBLE_ASSIGN_OR_RETURN(std::vector<int64_t> ns, t.graph->TimeReplays(per_round));
+      t.ns.insert(t.ns.end(), ns.begin(), ns.end());
     }
   }
-  mode->median_ms = MedianMs(std::move(seeded_times));
-  mode->unseeded_median_ms = MedianMs(std::move(unseeded_times));
-  unseeded.reset();
+  auto median_of = [&](const AotGraph* graph) {
+    for (Timed& t : timed) {
+      if (t.graph == graph) return MedianMs(std::move(t.ns));
+    }
+    return -1.0;
+  };
+  result_.single.median_ms = median_of(single_graph_.get());
+  if (unseeded_single_graph_ != nullptr) result_.single.unseeded_median_ms = median_of(unseeded_single_graph_.get());
+  if (multi_graph_ != nullptr) result_.multi.median_ms = median_of(multi_graph_.get());
+  if (unseeded_multi_graph_ != nullptr) result_.multi.unseeded_median_ms = median_of(unseeded_multi_graph_.get());
+  unseeded_single_graph_.reset();
+  unseeded_multi_graph_.reset();
   return OkStatus();
 }
 

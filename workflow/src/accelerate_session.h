@@ -90,7 +90,7 @@ class Session {
   // keep the first.
   void SeedPool(ModeResult* mode, ScheduledModel* model, std::unique_ptr<AotGraph>* graph,
                 std::unique_ptr<AotGraph>* unseeded);
-  Status TimeMode(AotGraph& graph, std::unique_ptr<AotGraph>& unseeded, ModeResult* mode);
+  Status TimeGraphs();  // every captured graph, in alternating rounds; see kTimingRounds
   void MakeCheckInputs();  // check_inputs_, once
   std::vector<std::vector<accelerate::HostTensor>> check_inputs_, check_frozen_reference_, check_file_reference_,
       check_float32_reference_;
