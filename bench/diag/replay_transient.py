@@ -1,0 +1,87 @@
+"""How a captured graph's GPU time evolves over the first seconds of a fresh process: a model.nimble is
+loaded and replayed for `seconds`, each replay queued behind a short sleeping kernel and timed between two
+CUDA events (GPU only: the host's launch is not in it), and the medians are printed per `bin` of
+wall-clock time. With --control, a CUDA graph of plain PyTorch work (a chain of small matrix products,
+about as many kernels as GPT-2's graph) is replayed the same way in the same process afterwards, to tell
+a property of the model's graph from one of the GPU or process.
+
+    python3 bench/diag/replay_transient.py model.nimble [--seconds 4] [--bin 0.1] [--control]
+"""
+import argparse
+import statistics
+import time
+
+import torch
+
+import nimble
+
+
+def sleep_cycles(us):
+    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    torch.cuda._sleep(10_000_000)
+    stop.record()
+    stop.synchronize()
+    return int(10_000_000 / start.elapsed_time(stop) * us / 1e3)
+
+
+def timeline(replay, seconds, bin_s, cycles):
+    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    bins = {}
+    t0 = time.perf_counter()
+    while (now := time.perf_counter() - t0) < seconds:
+        torch.cuda._sleep(cycles)
+        start.record()
+        replay()
+        stop.record()
+        stop.synchronize()
+        bins.setdefault(int(now / bin_s), []).append(start.elapsed_time(stop))
+    return bins
+
+
+def show(name, bins, bin_s):
+    print(f"== {name}: median GPU ms per {bin_s:g} s of wall-clock time (replays in the bin)")
+    for k in sorted(bins):
+        print(f"{k * bin_s:6.2f} s  {statistics.median(bins[k]):.4f}  ({len(bins[k])})")
+
+
+def control_graph():
+    x = torch.randn(128, 768, device="cuda", dtype=torch.bfloat16)
+    w = torch.randn(768, 768, device="cuda", dtype=torch.bfloat16) / 30
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):
+        for _ in range(3):
+            y = x
+            for _ in range(100):
+                y = torch.nn.functional.gelu(y @ w)
+    torch.cuda.current_stream().wait_stream(stream)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        y = x
+        for _ in range(50):
+            y = torch.nn.functional.gelu(y @ w)
+    return graph
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("artifact")
+    parser.add_argument("--seconds", type=float, default=4.0)
+    parser.add_argument("--bin", type=float, default=0.1)
+    parser.add_argument("--control", action="store_true")
+    args = parser.parse_args()
+    module = nimble.load(args.artifact)
+    inputs = tuple(torch.zeros(s, device="cuda", dtype=torch.int64) if ":int64" in spec else
+                   torch.randn(s, device="cuda", dtype=getattr(torch, spec.split(":")[1]) if ":" in spec else torch.float32)
+                   for s, spec in zip(module.input_shapes, module.input_specs))
+    cycles = sleep_cycles(200)
+    show(args.artifact, timeline(lambda: module(*inputs), args.seconds, args.bin, cycles), args.bin)
+    if args.control:
+        graph = control_graph()
+        show("control: 50 x (128x768 @ 768x768, GELU), bfloat16", timeline(graph.replay, args.seconds, args.bin, cycles),
+             args.bin)
+
+
+if __name__ == "__main__":
+    main()
