@@ -5,7 +5,12 @@ wall-clock time. With --control, a CUDA graph of plain PyTorch work (a chain of 
 about as many kernels as GPT-2's graph) is replayed the same way in the same process afterwards, to tell
 a property of the model's graph from one of the GPU or process.
 
-    python3 bench/diag/replay_transient.py model.nimble [--seconds 4] [--bin 0.1] [--control]
+With --phases (e.g. "gpu,call,gpu"), the model's replays are timed in phases of `seconds` each: "gpu" as
+above, "call" as nimble-run times them (module.latencies_ns in chunks of 50: CUDA events around each
+call on an idle GPU, the host's copy and launch inside), to see whether one way of replaying changes the
+other's time.
+
+    python3 bench/diag/replay_transient.py model.nimble [--seconds 4] [--bin 0.1] [--control] [--phases gpu,call,gpu]
 """
 import argparse
 import statistics
@@ -36,6 +41,14 @@ def timeline(replay, seconds, bin_s, cycles):
         stop.record()
         stop.synchronize()
         bins.setdefault(int(now / bin_s), []).append(start.elapsed_time(stop))
+    return bins
+
+
+def call_timeline(module, seconds, bin_s):
+    bins = {}
+    t0 = time.perf_counter()
+    while (now := time.perf_counter() - t0) < seconds:
+        bins.setdefault(int(now / bin_s), []).extend(ns / 1e6 for ns in module.latencies_ns(50))
     return bins
 
 
@@ -70,13 +83,19 @@ def main():
     parser.add_argument("--seconds", type=float, default=4.0)
     parser.add_argument("--bin", type=float, default=0.1)
     parser.add_argument("--control", action="store_true")
+    parser.add_argument("--phases", default="gpu")
     args = parser.parse_args()
     module = nimble.load(args.artifact)
     inputs = tuple(torch.zeros(s, device="cuda", dtype=torch.int64) if ":int64" in spec else
                    torch.randn(s, device="cuda", dtype=getattr(torch, spec.split(":")[1]) if ":" in spec else torch.float32)
                    for s, spec in zip(module.input_shapes, module.input_specs))
     cycles = sleep_cycles(200)
-    show(args.artifact, timeline(lambda: module(*inputs), args.seconds, args.bin, cycles), args.bin)
+    for i, kind in enumerate(args.phases.split(",")):
+        if kind == "call":
+            bins = call_timeline(module, args.seconds, args.bin)
+        else:
+            bins = timeline(lambda: module(*inputs), args.seconds, args.bin, cycles)
+        show(f"phase {i + 1}, {kind}: {args.artifact}", bins, args.bin)
     if args.control:
         graph = control_graph()
         show("control: 50 x (128x768 @ 768x768, GELU), bfloat16", timeline(graph.replay, args.seconds, args.bin, cycles),

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# replay_transient.py on GPT-2 bfloat16's single-stream model.nimble, twice in fresh processes, with the
+# replay_transient.py (phases gpu, call, gpu) on GPT-2 bfloat16's single-stream model.nimble, twice in fresh processes, with the
 # GPU's clocks and clock event reasons logged every 50 ms (bench/results/concurrency.md, "Timed side by
 # side"). Expects the tree built by tools/gpu_check.sh --python; on a GPU machine, with OUT set:
 #     OUT=/tmp/out bash bench/diag/replay_transient.sh
@@ -14,7 +14,7 @@ nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,clocks_event_re
 smi=$!
 for run in 1 2; do
   echo "# process $run, $(date +%T.%N)"
-  extra=""; [ $run = 1 ] && extra="--control"
-  python3 bench/diag/replay_transient.py /tmp/z/gpt2-single.nimble --seconds 3 $extra 2>&1 | grep -v Warn
+  extra="--phases gpu,call,gpu"; [ $run = 1 ] && extra="--control --phases gpu,call,gpu"
+  python3 bench/diag/replay_transient.py /tmp/z/gpt2-single.nimble --seconds 1.5 $extra 2>&1 | grep -v Warn
 done
 kill $smi
