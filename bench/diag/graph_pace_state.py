@@ -10,21 +10,25 @@ process that runs slower once a multi-stream graph has replayed shows here). Eac
 """
 import argparse
 import statistics
+import sys
 import time
 
 import torch
 
+sys.path.insert(0, __file__.rsplit("/", 1)[0])
+from graph_timing import module_inputs, sleep_cycles  # noqa: E402
+
 import nimble
 
 
-def phase(module, inputs, calls, sleep_cycles):
+def phase(module, inputs, calls, cycles):
     start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     gpu, call = [], []
     for _ in range(10):
         module(*inputs)
     torch.cuda.synchronize()
     for _ in range(calls):
-        torch.cuda._sleep(sleep_cycles)
+        torch.cuda._sleep(cycles)
         start.record()
         module(*inputs)
         stop.record()
@@ -42,19 +46,12 @@ def main():
     parser.add_argument("--pause", type=float, default=1.0, help="seconds between the first phases")
     args = parser.parse_args()
     single = nimble.load(args.single)
-    inputs = tuple(torch.zeros(s, device="cuda", dtype=torch.int64) if ":int64" in spec else
-                   torch.randn(s, device="cuda", dtype=getattr(torch, spec.split(":")[1]) if ":" in spec else torch.float32)
-                   for s, spec in zip(single.input_shapes, single.input_specs))
-    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    start.record()
-    torch.cuda._sleep(10_000_000)
-    stop.record()
-    stop.synchronize()
-    sleep_cycles = int(10_000_000 / start.elapsed_time(stop))  # about 1 ms
+    inputs = module_inputs(single)
+    cycles = sleep_cycles(1000)
     t0 = time.perf_counter()
 
     def show(name, module):
-        gpu, call = phase(module, inputs, args.calls, sleep_cycles)
+        gpu, call = phase(module, inputs, args.calls, cycles)
         print(f"{time.perf_counter() - t0:6.1f} s  {name:28} gpu {gpu:.4f} ms  call {call:.4f} ms", flush=True)
 
     for i in range(4):

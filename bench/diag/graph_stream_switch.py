@@ -14,14 +14,8 @@ import time
 
 import torch
 
-
-def cycles_for_us(us):
-    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    start.record()
-    torch.cuda._sleep(10_000_000)
-    stop.record()
-    stop.synchronize()
-    return int(10_000_000 / start.elapsed_time(stop) * us / 1e3)
+sys.path.insert(0, __file__.rsplit("/", 1)[0])
+from graph_timing import module_inputs, sleep_cycles  # noqa: E402
 
 
 def gpu_ms(replay, stream, cycles, seconds=0.5):
@@ -70,15 +64,13 @@ def main():
     torch.manual_seed(0)
     x = torch.randn(128, 768, device="cuda", dtype=torch.bfloat16)
     w = torch.randn(768, 768, device="cuda", dtype=torch.bfloat16) / 30
-    cycles = cycles_for_us(200)
+    cycles = sleep_cycles(200)
     graph, control = chain_graph(x, w), chain_graph(x, w)
     run("PyTorch CUDA graph, 50 x (128x768 @ 768x768, GELU), bfloat16", graph.replay, control, cycles)
     if len(sys.argv) > 1:
         import nimble
         module = nimble.load(sys.argv[1])
-        inputs = tuple(torch.zeros(s, device="cuda", dtype=torch.int64) if ":int64" in spec else
-                       torch.randn(s, device="cuda", dtype=getattr(torch, spec.split(":")[1]) if ":" in spec else torch.float32)
-                       for s, spec in zip(module.input_shapes, module.input_specs))
+        inputs = module_inputs(module)
         run(sys.argv[1], lambda: module(*inputs), control, cycles)
 
 

@@ -20,3 +20,27 @@ def time_alternating(graphs, replays, rounds):
             stop.synchronize()
             times[key].append(start.elapsed_time(stop) / replays)
     return times
+
+
+def sleep_cycles(us):
+    """The argument of torch.cuda._sleep that keeps the GPU busy for about `us` microseconds."""
+    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    torch.cuda._sleep(10_000_000)
+    stop.record()
+    stop.synchronize()
+    return int(10_000_000 / start.elapsed_time(stop) * us / 1e3)
+
+
+def module_inputs(module):
+    """Inputs for a nimble module of the captured specs: zeros for int64 (valid token ids), normal
+    values of the spec's dtype otherwise."""
+    tensors = []
+    for shape, spec in zip(module.input_shapes, module.input_specs):
+        parts = spec.split(":")
+        dtype = getattr(torch, parts[1]) if len(parts) > 1 else torch.float32
+        if dtype == torch.int64:
+            tensors.append(torch.zeros(shape, device="cuda", dtype=dtype))
+        else:
+            tensors.append(torch.randn(shape, device="cuda", dtype=dtype))
+    return tuple(tensors)

@@ -13,9 +13,13 @@ ways, so that a difference between the modes can be placed on the host or on the
 """
 import argparse
 import statistics
+import sys
 import time
 
 import torch
+
+sys.path.insert(0, __file__.rsplit("/", 1)[0])
+from graph_timing import sleep_cycles  # noqa: E402
 
 import nimble
 
@@ -34,16 +38,7 @@ def example_inputs(specs):
     return tuple(tensors)
 
 
-def sleep_cycles_per_ms():
-    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    start.record()
-    torch.cuda._sleep(10_000_000)
-    stop.record()
-    stop.synchronize()
-    return 10_000_000 / start.elapsed_time(stop)
-
-
-def time_round(module, inputs, calls, burst, sleep_cycles):
+def time_round(module, inputs, calls, burst, cycles):
     start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     out = {"call": [], "gpu": [], "host": [], "stream": []}
     for _ in range(20):
@@ -56,7 +51,7 @@ def time_round(module, inputs, calls, burst, sleep_cycles):
         stop.synchronize()
         out["call"].append(start.elapsed_time(stop))
     for _ in range(calls):
-        torch.cuda._sleep(sleep_cycles)
+        torch.cuda._sleep(cycles)
         start.record()
         t0 = time.perf_counter()
         module(*inputs)
@@ -93,12 +88,12 @@ def main():
         modes = [x for x in (m.report.single, m.report.multi) if x is not None]
         print(f"{name}: captured {m.mode}, streams {m.capture_stats.get('streams')}; nimble-accelerate: " + "; ".join(
             f"{x.mode} measured {x.measured_ms:.4f} ms, predicted {x.predicted_ms:.4f} ms" for x in modes))
-    sleep_cycles = int(sleep_cycles_per_ms())
+    cycles = sleep_cycles(1000)
     totals = {name: {"call": [], "gpu": [], "host": [], "stream": []} for name in modules}
     for rnd in range(args.rounds):
         order = list(modules) if rnd % 2 == 0 else list(reversed(modules))
         for name in order:
-            for kind, values in time_round(modules[name], inputs, args.calls, args.burst, sleep_cycles).items():
+            for kind, values in time_round(modules[name], inputs, args.calls, args.burst, cycles).items():
                 totals[name][kind].extend(values)
     print(f"{args.rounds} alternating rounds of {args.calls} calls; medians in ms (stream: per call in "
           f"bursts of {args.burst})")

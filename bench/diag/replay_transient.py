@@ -14,20 +14,15 @@ other's time.
 """
 import argparse
 import statistics
+import sys
 import time
 
 import torch
 
+sys.path.insert(0, __file__.rsplit("/", 1)[0])
+from graph_timing import module_inputs, sleep_cycles  # noqa: E402
+
 import nimble
-
-
-def sleep_cycles(us):
-    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    start.record()
-    torch.cuda._sleep(10_000_000)
-    stop.record()
-    stop.synchronize()
-    return int(10_000_000 / start.elapsed_time(stop) * us / 1e3)
 
 
 def timeline(replay, seconds, bin_s, cycles):
@@ -86,9 +81,7 @@ def main():
     parser.add_argument("--phases", default="gpu")
     args = parser.parse_args()
     module = nimble.load(args.artifact)
-    inputs = tuple(torch.zeros(s, device="cuda", dtype=torch.int64) if ":int64" in spec else
-                   torch.randn(s, device="cuda", dtype=getattr(torch, spec.split(":")[1]) if ":" in spec else torch.float32)
-                   for s, spec in zip(module.input_shapes, module.input_specs))
+    inputs = module_inputs(module)
     cycles = sleep_cycles(200)
     for i, kind in enumerate(args.phases.split(",")):
         if kind == "call":
