@@ -401,7 +401,7 @@ Status Session::Measure() {
 }
 
 // Every captured graph (each mode, and the unseeded capture a seeded one replaced) is timed in the same
-// rounds, each round replaying each graph iters / kTimingRounds times, in reversed order every other
+// rounds, each round replaying each graph about iters / kTimingRounds times, in reversed order every other
 // round: whatever changes the GPU's pace while the timings run affects every graph alike, so the modes
 // are compared side by side rather than one after the other (bench/results/concurrency.md, "Timed side
 // by side"). The unseeded captures are released after.
@@ -414,11 +414,13 @@ Status Session::TimeGraphs() {
   if (unseeded_single_graph_ != nullptr) timed.push_back({unseeded_single_graph_.get(), {}});
   if (multi_graph_ != nullptr) timed.push_back({multi_graph_.get(), {}});
   if (unseeded_multi_graph_ != nullptr) timed.push_back({unseeded_multi_graph_.get(), {}});
-  const int32_t per_round = std::max(1, args_.iters / kTimingRounds);
   for (int32_t round = 0; round < kTimingRounds; ++round) {
+    // iters replays in all: the remainder goes to the first rounds (with iters < 4, one to each of the first)
+    const int32_t replays = args_.iters / kTimingRounds + (round < args_.iters % kTimingRounds ? 1 : 0);
+    if (replays == 0) break;
     for (size_t i = 0; i < timed.size(); ++i) {
       Timed& t = timed[round % 2 == 0 ? i : timed.size() - 1 - i];
-      NIMBLE_ASSIGN_OR_RETURN(std::vector<int64_t> ns, t.graph->TimeReplays(per_round));
+      NIMBLE_ASSIGN_OR_RETURN(std::vector<int64_t> ns, t.graph->TimeReplays(replays));
       t.ns.insert(t.ns.end(), ns.begin(), ns.end());
     }
   }
