@@ -15,7 +15,7 @@ import time
 import torch
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
-from graph_timing import module_inputs, sleep_cycles  # noqa: E402
+from graph_timing import gemm_chain_graph, module_inputs, sleep_cycles  # noqa: E402
 
 
 def gpu_ms(replay, stream, cycles, seconds=0.5):
@@ -33,23 +33,6 @@ def gpu_ms(replay, stream, cycles, seconds=0.5):
     return statistics.median(times)
 
 
-def chain_graph(x, w):
-    graph = torch.cuda.CUDAGraph()
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):
-        for _ in range(3):
-            y = x
-            for _ in range(50):
-                y = torch.nn.functional.gelu(y @ w)
-    torch.cuda.current_stream().wait_stream(side)
-    with torch.cuda.graph(graph):
-        y = x
-        for _ in range(50):
-            y = torch.nn.functional.gelu(y @ w)
-    return graph
-
-
 def run(name, replay, control, cycles):
     default, other = torch.cuda.current_stream(), torch.cuda.Stream()
     print(f"== {name}")
@@ -65,7 +48,7 @@ def main():
     x = torch.randn(128, 768, device="cuda", dtype=torch.bfloat16)
     w = torch.randn(768, 768, device="cuda", dtype=torch.bfloat16) / 30
     cycles = sleep_cycles(200)
-    graph, control = chain_graph(x, w), chain_graph(x, w)
+    graph, control = gemm_chain_graph(x, w), gemm_chain_graph(x, w)
     run("PyTorch CUDA graph, 50 x (128x768 @ 768x768, GELU), bfloat16", graph.replay, control, cycles)
     if len(sys.argv) > 1:
         import nimble

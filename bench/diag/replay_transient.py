@@ -20,7 +20,7 @@ import time
 import torch
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
-from graph_timing import module_inputs, sleep_cycles  # noqa: E402
+from graph_timing import gemm_chain_graph, module_inputs, sleep_cycles  # noqa: E402
 
 import nimble
 
@@ -56,20 +56,7 @@ def show(name, bins, bin_s):
 def control_graph():
     x = torch.randn(128, 768, device="cuda", dtype=torch.bfloat16)
     w = torch.randn(768, 768, device="cuda", dtype=torch.bfloat16) / 30
-    stream = torch.cuda.Stream()
-    stream.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(stream):
-        for _ in range(3):
-            y = x
-            for _ in range(100):
-                y = torch.nn.functional.gelu(y @ w)
-    torch.cuda.current_stream().wait_stream(stream)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        y = x
-        for _ in range(50):
-            y = torch.nn.functional.gelu(y @ w)
-    return graph
+    return gemm_chain_graph(x, w)
 
 
 def main():
