@@ -7,8 +7,10 @@
 # really overlapped). `nimble-prof calibrate` fits the concurrency model to these databases on any machine.
 # Sample models come from samples/models/export_models.py (batch set on dimension 0), the transformers
 # (`moe`, `gpt2`, `vit_b_16`, `bert_base`) and the float16 / bfloat16 cases of the CNNs it builds
-# (e.g. `nasnetalarge:1:float16`) from bench/zoo_bench.py (a .pt2 at batch 1). Writes one line per case to stdout and
-# <out>/<case>.db, <case>.json (nimble-accelerate --json), concurrency_data.log.
+# (e.g. `nasnetalarge:1:float16`) from bench/zoo_bench.py (a .pt2 at batch 1). A fourth field gives
+# nimble-accelerate's --memory-format (`nasnetalarge:1:bfloat16:channels_last`; the case's name ends in
+# it). Writes one line per case to stdout and <out>/<case>.db, <case>.json (nimble-accelerate --json),
+# concurrency_data.log.
 #   bench/concurrency_data.sh BUILD_DIR OUT_DIR [--cases "googlenet:1 moe:1:bfloat16 ..."] [--replays N]
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -38,7 +40,7 @@ is_zoo() { case $1 in moe | gpt2 | vit_b_16 | bert_base) return 0 ;; esac; retur
 from_zoo() { is_zoo "$1" || [ "${2:-float32}" != float32 ]; }
 samples=()
 for c in $cases; do
-  IFS=: read -r m _ d <<<"$c"
+  IFS=: read -r m _ d _ <<<"$c"
   from_zoo "$m" "$d" || samples+=("$m")
 done
 if [ ${#samples[@]} -gt 0 ]; then
@@ -51,9 +53,9 @@ shape_of() {
 
 echo "$(date -u +%Y-%m-%d), $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1), commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 for c in $cases; do
-  IFS=: read -r model batch dtype <<<"$c"
+  IFS=: read -r model batch dtype format <<<"$c"
   batch=${batch:-1} dtype=${dtype:-float32}
-  name=${model}_b${batch}_${dtype}
+  name=${model}_b${batch}_${dtype}${format:+_$format}
   if from_zoo "$model" "$dtype"; then
     [ "$batch" = 1 ] || { echo "$name: models from bench/zoo_bench.py run at batch 1 only"; continue; }
     python3 bench/zoo_bench.py export "$model" "$dtype" "$tmp/zoo" >>"$log" 2>&1 || { echo "$name: export failed"; continue; }
@@ -61,6 +63,7 @@ for c in $cases; do
   else
     args=("$tmp/models/$model.pt" --input "$(shape_of "$model" "$batch")")
   fi
+  [ -n "$format" ] && args+=(--memory-format "$format")
   db=$out/$name.db
   rm -f "$db" "$db"-*
   echo "=== $name: nimble-accelerate ${args[*]} --iters 200 --db $name.db --record-replays $replays --json" >>"$log"
