@@ -74,6 +74,8 @@ ConvSummary SummarizeConvolutions(const torch::jit::Graph& graph) {
 
 bool ChannelsLastPays(const ConvSummary& summary) { return summary.half > 0 && summary.depthwise == 0; }
 
+bool LayoutUndecided(const ConvSummary& summary) { return summary.half > 0 && summary.depthwise > 0; }
+
 StatusOr<bool> ConvertToChannelsLast(std::shared_ptr<torch::jit::Graph>& graph, const std::vector<TensorSpec>& inputs,
                                      const std::string& path) {
   try {

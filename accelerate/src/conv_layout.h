@@ -32,6 +32,12 @@ ConvSummary SummarizeConvolutions(const torch::jit::Graph& graph);
 // EfficientNet-B0 (depthwise) 12 % and 11 % slower; nimble-accelerate's replays 1.37x and 1.44x faster.
 bool ChannelsLastPays(const ConvSummary& summary);
 
+// Half-precision convolutions, some depthwise: the layout that wins depends on the model, so kAuto
+// leaves it contiguous and the caller may measure both. On the H200 at batch 1 (bench/results/zoo.md,
+// "Layouts of depthwise models"), nimble-accelerate's NASNet-A large replays ran 1.4-1.6x faster in
+// channels_last, MobileNetV2's 3-7 % faster and EfficientNet-B0's bfloat16 one 10 % slower.
+bool LayoutUndecided(const ConvSummary& summary);
+
 // Stores the convolution weights channels_last (a weight another op also reads gets a copy of its own)
 // and converts the 4-D floating inputs that flow into a convolution (`inputs`: one spec per forward
 // argument). Returns whether the graph has convolutions with constant weights, now all channels_last.

@@ -48,6 +48,7 @@ StatusOr<ModelGraph> LoadOnce(const std::string& path, const std::vector<TensorS
   auto start = std::chrono::steady_clock::now();
   NIMBLE_ASSIGN_OR_RETURN(std::shared_ptr<LoadedModel::Impl> impl, LoadFrozenModel(path, inputs, options));
   result.channels_last = impl->channels_last;
+  result.layout_open = impl->layout_open;
   result.model = LoadedModel(std::move(impl));
   result.load_ns = NsSince(start);
   start = std::chrono::steady_clock::now();

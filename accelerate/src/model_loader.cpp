@@ -252,9 +252,10 @@ StatusOr<std::shared_ptr<LoadedModel::Impl>> LoadFrozenModel(const std::string& 
   }
   NIMBLE_RETURN_IF_ERROR(Simplify(impl->graph, path, options.optimize, options.optimize && options.cuda_fusions));
   if (options.widen_to_float32) NIMBLE_RETURN_IF_ERROR(WidenToFloat32(impl->graph, path));
+  const ConvSummary convolutions = SummarizeConvolutions(*impl->graph);
   const bool channels_last = options.memory_format == MemoryFormat::kChannelsLast ||
-                             (options.memory_format == MemoryFormat::kAuto &&
-                              ChannelsLastPays(SummarizeConvolutions(*impl->graph)));
+                             (options.memory_format == MemoryFormat::kAuto && ChannelsLastPays(convolutions));
+  impl->layout_open = options.memory_format == MemoryFormat::kAuto && LayoutUndecided(convolutions);
   if (channels_last) {
     NIMBLE_ASSIGN_OR_RETURN(impl->channels_last, ConvertToChannelsLast(impl->graph, inputs, path));
   }

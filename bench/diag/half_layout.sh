@@ -5,7 +5,7 @@
 # In NCHW, PyTorch sends a bfloat16 depthwise convolution to ATen's own kernel rather than cuDNN's.
 # Builds the tree with tools/gpu_check.sh first; on a GPU machine, with OUT set: writes
 # $OUT/half_layout/*.json (nimble-accelerate --json) and the kernels of one eager run per case, and prints
-# one line per case. TORCH_MODES="" leaves PyTorch's graphs out.
+# one line per case. TORCH_MODES="" leaves PyTorch's graphs out; FORMATS=auto times the automatic choice.
 #     OUT=/tmp/out CASES="nasnetalarge:bfloat16 mobilenet_v2:float16" bash bench/diag/half_layout.sh
 set -u
 if [ "${NO_BUILD:-0}" != 1 ]; then  # NO_BUILD=1: build-gpu/cli is built already
@@ -21,7 +21,7 @@ for case in $cases; do
   python3 bench/zoo_bench.py export "$model" "$dtype" /tmp/z > /dev/null 2>&1 || { echo "$case: export failed"; continue; }
   mapfile -t inputs < <(python3 -c "import json; print('\n'.join(json.load(open('/tmp/z/$model-$dtype.json'))['inputs']))")
   args=(); for i in "${inputs[@]}"; do args+=(--input "$i"); done
-  for format in contiguous channels_last; do
+  for format in ${FORMATS:-contiguous channels_last}; do
     name="$model-$dtype-$format"
     build-gpu/cli/nimble-accelerate "/tmp/z/$model-$dtype.pt2" "${args[@]}" --iters 400 --memory-format "$format" \
       --json -o /tmp/z/out.nimble > "$dir/$name.json" 2> "$dir/$name.err"

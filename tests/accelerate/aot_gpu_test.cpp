@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <regex>
 #include <set>
 #include <iostream>
 #include <string>
@@ -372,6 +373,41 @@ TEST(AotGpuTest, AProgramWithoutInputFlagsRunsOnItsSignature) {
   std::ifstream in(log);
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_NE(text.find("inputs from the program's signature"), std::string::npos) << text;
+}
+
+// Half-precision convolutions with a depthwise one: "auto" records the model in both layouts, says what
+// each one's kernels took, and captures the layout whose kernels took less; the JSON agrees with itself.
+TEST(AotGpuTest, DepthwiseHalfPrecisionModelsAreRecordedInBothLayouts) {
+  SKIP_WITHOUT_GPU();
+  const std::string model = testing::SaveModelFromSource(R"(
+def forward(self, x):
+    a = torch.relu(torch.conv2d(x, self.w0.to(15), None, [1, 1], [2, 2], [1, 1], 16))
+    return torch.conv2d(a, self.w1.to(15), None, [1, 1], [0, 0])
+)", {{16, 1, 5, 5}, {16, 16, 1, 1}});
+  const std::string json = testing::TestDir() + "/depthwise_layouts.json";
+  const std::string bin = std::string(NIMBLE_BINARY_DIR) + "/cli/";
+  ASSERT_EQ(std::system((bin + "nimble-accelerate " + model + " --input 1x16x64x64:bfloat16 --iters 10 --json -o " +
+                         testing::TestDir() + "/depthwise_layouts.nimble > " + json).c_str()),
+            0);
+  std::ifstream in(json);
+  const nlohmann::json result = nlohmann::json::parse(in);
+  const std::string choice = result["memory_format_choice"];
+  std::smatch m;
+  ASSERT_TRUE(std::regex_match(choice, m, std::regex(R"(contiguous ([0-9.]+) ms, channels_last ([0-9.]+) ms of kernels per iteration: (\w+))")))
+      << choice;
+  const double contiguous = std::stod(m[1]), nhwc = std::stod(m[2]);
+  EXPECT_GT(contiguous, 0);
+  EXPECT_GT(nhwc, 0);
+  EXPECT_EQ(m[3], nhwc < contiguous ? "channels_last" : "contiguous");
+  EXPECT_EQ(result["memory_format"], m[3]);
+  // Asked for a layout, it records none twice.
+  ASSERT_EQ(std::system((bin + "nimble-accelerate " + model + " --input 1x16x64x64:bfloat16 --iters 10 --memory-format "
+                         "contiguous --json -o " + testing::TestDir() + "/depthwise_nchw.nimble > " + json).c_str()),
+            0);
+  std::ifstream again(json);
+  const nlohmann::json asked = nlohmann::json::parse(again);
+  EXPECT_EQ(asked["memory_format"], "contiguous");
+  EXPECT_EQ(asked["memory_format_choice"], "");
 }
 
 // float16 convolutions go channels_last by default (FrontEndOptions::memory_format): nimble-accelerate

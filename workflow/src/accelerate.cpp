@@ -61,6 +61,7 @@ StatusOr<AccelerateResult> RunSession(Session& session, const AccelerateOptions&
     NIMBLE_ASSIGN_OR_RETURN(result.baseline_ms, session.TimeBaseline(options.iters));
     return result;
   }
+  NIMBLE_RETURN_IF_ERROR(session.ChooseLayout());
   session.RunUnmodifiedModel();
   NIMBLE_RETURN_IF_ERROR(session.PlanAndCapture());
   NIMBLE_RETURN_IF_ERROR(session.CheckOutputs());
@@ -105,8 +106,10 @@ StatusOr<AccelerateResult> RunBuckets(const AccelerateOptions& options, std::uni
   accelerate::ArtifactMeta meta;
   std::vector<AccelerateResult> results;
   const size_t n = options.buckets.size();
+  std::string layout;  // the first bucket's: the buckets share their weights, and so their layout
   for (size_t b = 0; b < n; ++b) {
     AccelerateOptions one = options;
+    if (!layout.empty()) one.memory_format = layout;
     one.seed_pool = options.seed_pool && n == 1;  // the buckets' captures share one pool
     one.budget_tries_streams = n == 1;  // branches or not is the artifact's, not each bucket's
     one.inputs = options.buckets[b];
@@ -127,6 +130,7 @@ StatusOr<AccelerateResult> RunBuckets(const AccelerateOptions& options, std::uni
     StatusOr<AccelerateResult> result = RunSession(session, one, db);
     if (!result.ok()) return result.status().WithContext("bucket " + name);
     if (!result->eager_fallback_reason.empty()) return *result;  // not capturable: the same for every bucket
+    if (b == 0) layout = result->channels_last ? "channels_last" : "contiguous";
     StatusOr<accelerate::ArtifactMeta> bucket_meta = session.Meta();
     if (!bucket_meta.ok()) return bucket_meta.status();
     if (b == 0) meta = *bucket_meta;

@@ -102,6 +102,7 @@ json AccelerateResultToJson(const AccelerateResult& r) {
             {"command", r.command},
             {"ops", r.num_ops},
             {"memory_format", r.channels_last ? "channels_last" : "contiguous"},
+            {"memory_format_choice", r.layout_choice},
             {"conv_epilogues", r.conv_epilogues},
             {"width_streams", r.width_streams},
             {"reduced_edges", r.reduced_edges},

@@ -84,10 +84,9 @@ Status Session::Load() {
     return InvalidArgument("memory format '" + args_.memory_format + "': expected auto, contiguous or channels_last");
   }
   options.memory_format = *format;
+  front_end_ = options;
   NIMBLE_ASSIGN_OR_RETURN(model_, LoadModelGraph(args_.model, specs_, options));
-  result_.channels_last = model_.channels_last;
   if (model_.channels_last) progress_.Step("convolutions in channels_last (--memory-format " + args_.memory_format + ")");
-  result_.conv_epilogues = model_.conv_epilogues;
   if (model_.conv_epilogues > 0) {
     progress_.Step(std::to_string(model_.conv_epilogues) +
                    " convolutions' bias, residual add and activation in one kernel each (--no-conv-epilogues keeps them apart)");
@@ -95,8 +94,14 @@ Status Session::Load() {
   if (!model_.blas.warning.empty()) progress_.Warning(model_.blas.warning);
   NIMBLE_ASSIGN_OR_RETURN(GpuLimits limits, DeviceLimits(args_.device));
   result_.device = limits.name;
-  result_.num_ops = static_cast<int32_t>(model_.graph.ops.size());
+  AdoptModel();
   return OkStatus();
+}
+
+void Session::AdoptModel() {
+  result_.channels_last = model_.channels_last;
+  result_.conv_epilogues = model_.conv_epilogues;
+  result_.num_ops = static_cast<int32_t>(model_.graph.ops.size());
 }
 
 StatusOr<double> Session::TimeBaseline(int32_t iters) {
@@ -104,9 +109,8 @@ StatusOr<double> Session::TimeBaseline(int32_t iters) {
   return MedianMs(std::move(ns));
 }
 
-StatusOr<MeasuredWorkload> Session::RecordWorkload() {
+StatusOr<MeasuredWorkload> Session::RecordWorkload(bool into_db) {
   namespace fs = std::filesystem;
-  const bool into_db = HasDatabase();
   const std::string path =
       into_db ? args_.db
               : (fs::temp_directory_path() / ("nimble-accelerate-" + std::to_string(::getpid()) + ".db")).string();
@@ -189,11 +193,16 @@ StatusOr<analysis::Workload> Session::LoadWorkload() {
     progress_.Warning(stored.status().message() + (args_.record_kernels ? "; recording the model here instead"
                                                                         : "; timing ops in isolation instead"));
   }
+  if (layout_workload_ && !HasDatabase()) {  // ChooseLayout recorded the model as captured
+    MeasuredWorkload recorded = std::move(*layout_workload_);
+    layout_workload_.reset();
+    return UseMeasured(std::move(recorded));
+  }
   if (args_.record_kernels) {
     progress_.Step("recording the model's kernels for the prediction (" + std::to_string(kRecordedIterations) +
                    " iterations with the collector)");
     const bool had_database = HasDatabase();
-    StatusOr<MeasuredWorkload> recorded = RecordWorkload();
+    StatusOr<MeasuredWorkload> recorded = RecordWorkload(had_database);
     if (had_database && !HasDatabase()) return recorded.status();  // --db could not be opened again
     if (recorded.ok()) return UseMeasured(std::move(*recorded));
     progress_.Warning("recording the model failed (" + recorded.status().message() + "); timing ops in isolation instead");

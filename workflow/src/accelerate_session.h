@@ -32,6 +32,12 @@ class Session {
   Session(const AccelerateOptions& options, std::unique_ptr<store::RunDatabase>* db, const ProgressFn& progress);
 
   Status Load();                    // front end on the GPU, TF32 off
+  // A model whose layout MemoryFormat::kAuto left open (ModelGraph::layout_open: half-precision
+  // convolutions, some depthwise): loaded again channels_last, its kernels recorded in each layout with
+  // the collector, and the layout whose kernels take less GPU time per iteration kept (its recording
+  // then serves the prediction when there is no --db). Without recording (--no-record), or when the
+  // second layout fails, the first stays, with a warning for a failure.
+  Status ChooseLayout();
   StatusOr<double> TimeBaseline(int32_t iters);  // median ms of module.forward
   Status PlanAndCapture();          // assignment, rewrite, capture
   // The output check's second reference, before any capture holds GPU memory: the model as the file
@@ -67,7 +73,8 @@ class Session {
   StatusOr<analysis::Workload> LoadWorkload();    // from --db, else recorded here, else timed op by op
   // The model recorded with the collector: into the --db database when there is one (its eager run),
   // else into a temporary one.
-  StatusOr<MeasuredWorkload> RecordWorkload();
+  StatusOr<MeasuredWorkload> RecordWorkload(bool into_db);
+  void AdoptModel();  // model_'s layout, epilogues and op count into the result
   analysis::Workload UseMeasured(MeasuredWorkload measured);  // its source and op times into the result
   bool HasDatabase() const { return db_ != nullptr && *db_ != nullptr; }
   std::string Precision() const;                 // kFloat32PrecisionIeee, or kFloat32PrecisionTf32 with --tf32
@@ -112,6 +119,8 @@ class Session {
   Progress progress_;
   std::vector<TensorSpec> specs_;
   ModelGraph model_;
+  accelerate::FrontEndOptions front_end_;          // as Load gave them
+  std::optional<MeasuredWorkload> layout_workload_;  // ChooseLayout's recording of the layout it kept
   Plan plan_;
   ScheduledModel single_model_, multi_model_;
   std::unique_ptr<AotGraph> single_graph_, multi_graph_, unseeded_single_graph_, unseeded_multi_graph_;
