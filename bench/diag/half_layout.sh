@@ -28,7 +28,7 @@ for case in $cases; do
     python3 -c "
 import json; d=json.load(open('$dir/$name.json')); s=d['single']; m=d.get('multi') or {}
 print('%-40s single %.4f (pred %.4f)  multi %s (pred %s)  chosen %s' % ('$name', s['measured_ms'], s['predicted_ms'],
-  m.get('measured_ms'), m.get('predicted_ms'), d.get('chosen')))" || tail -3 "$dir/$name.err"
+  m.get('measured_ms'), m.get('predicted_ms'), d.get('chosen')), d.get('memory_format'), d.get('memory_format_choice'))" || tail -3 "$dir/$name.err"
   done
   for mode in ${TORCH_MODES-cudagraph cudagraph-cl}; do
     ms=$(python3 bench/zoo_bench.py torch "$model" "$dtype" "$mode" 2> "$dir/$model-$dtype-$mode.err" | tail -1)
