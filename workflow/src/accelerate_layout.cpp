@@ -1,7 +1,7 @@
-// The accelerate session's layout step: a model whose half-precision convolutions include depthwise
-// ones is recorded in both layouts, and the layout whose kernels take less GPU time is captured. Which
-// one wins depends on the model (accelerate/src/conv_layout.h): cuDNN's kernels for one layout, ATen's
-// or a slower GEMM for the other.
+// The accelerate session's layout step (--memory-format measure): a model whose half-precision
+// convolutions include depthwise ones is recorded in both layouts, and the layout whose kernels take
+// less GPU time is captured. Which one wins depends on the model (accelerate/src/conv_layout.h):
+// cuDNN's kernels for one layout, ATen's or a slower GEMM for the other.
 #include <cstdio>
 #include <string>
 #include <utility>
@@ -28,9 +28,9 @@ std::string Ms(int64_t ns) {
 }  // namespace
 
 Status Session::ChooseLayout() {
-  if (!model_.layout_open || model_.channels_last || !args_.record_kernels) return OkStatus();
+  if (!measure_layout_ || !model_.layout_open || model_.channels_last || !args_.record_kernels) return OkStatus();
   progress_.Step("half-precision convolutions, some depthwise: recording the model in both layouts to keep the "
-                 "faster (--memory-format contiguous or channels_last skips this)");
+                 "faster (--memory-format measure)");
   accelerate::FrontEndOptions options = front_end_;
   options.memory_format = accelerate::MemoryFormat::kChannelsLast;
   StatusOr<ModelGraph> other = accelerate::LoadModelGraph(args_.model, specs_, options);

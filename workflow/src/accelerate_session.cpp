@@ -79,9 +79,11 @@ Status Session::Load() {
   options.cuda_fusions = args_.cuda_fusions;
   options.conv_epilogues = args_.conv_epilogues;
   options.tf32 = args_.tf32;
-  const std::optional<MemoryFormat> format = ParseMemoryFormat(args_.memory_format);
+  measure_layout_ = args_.memory_format == "measure";
+  const std::optional<MemoryFormat> format = ParseMemoryFormat(measure_layout_ ? "auto" : args_.memory_format);
   if (!format) {
-    return InvalidArgument("memory format '" + args_.memory_format + "': expected auto, contiguous or channels_last");
+    return InvalidArgument("memory format '" + args_.memory_format +
+                           "': expected auto, contiguous, channels_last or measure");
   }
   options.memory_format = *format;
   front_end_ = options;

@@ -20,7 +20,8 @@ namespace nimble::accelerate {
 // The memory format of the convolutions' weights and activations (conv_layout.h).
 enum class MemoryFormat : uint8_t {
   kAuto,          // channels_last where it pays: half-precision convolutions, none of them depthwise
-                  // (with some depthwise, ModelGraph::layout_open: nimble-accelerate measures both)
+                  // (with some depthwise, ModelGraph::layout_open: nimble-accelerate --memory-format
+                  // measure records both)
   kContiguous,    // as the file holds them (NCHW)
   kChannelsLast,  // every 2-D convolution's constant weight, and each 4-D floating input on entry
 };
@@ -72,8 +73,8 @@ struct ModelGraph {
   LoadedModel model;            // the frozen module; model.impl() maps ops back to their nodes
   bool channels_last = false;   // the convolutions run channels_last (FrontEndOptions::memory_format)
   // MemoryFormat::kAuto left the layout contiguous without knowing it is the faster one: half-precision
-  // convolutions, some of them depthwise. nimble-accelerate then records the model in both and keeps
-  // the layout whose kernels take less GPU time.
+  // convolutions, some of them depthwise. nimble-accelerate --memory-format measure then records the
+  // model in both and keeps the layout whose kernels take less GPU time.
   bool layout_open = false;
   int32_t graph_nodes = 0;      // nodes in the frozen graph, ops and folded ones together
   int64_t load_ns = 0;          // reading, freezing and simplifying the module
