@@ -33,9 +33,10 @@ ConvSummary SummarizeConvolutions(const torch::jit::Graph& graph);
 bool ChannelsLastPays(const ConvSummary& summary);
 
 // Half-precision convolutions, some depthwise: the layout that wins depends on the model, so kAuto
-// leaves it contiguous and the caller may measure both (nimble-accelerate --memory-format measure). On the H200 at batch 1 (bench/results/zoo.md,
-// "Layouts of depthwise models"), nimble-accelerate's NASNet-A large replays ran 1.4-1.6x faster in
-// channels_last, MobileNetV2's 3-7 % faster and EfficientNet-B0's bfloat16 one 10 % slower.
+// leaves it contiguous and the caller may measure both (nimble-accelerate --memory-format measure).
+// On the H200 at batch 1 (bench/results/zoo.md, "Layouts of depthwise models"), nimble-accelerate's
+// NASNet-A large replays ran 1.4-1.6x faster in channels_last, MobileNetV2's 3-7 % faster and
+// EfficientNet-B0's bfloat16 one 10 % slower.
 bool LayoutUndecided(const ConvSummary& summary);
 
 // Stores the convolution weights channels_last (a weight another op also reads gets a copy of its own)

@@ -23,7 +23,7 @@ struct LoadedModel::Impl {
   std::shared_ptr<torch::jit::Graph> graph;     // module's forward graph; the same object, not a copy
   std::vector<TensorSpec> inputs;             // one per forward argument
   bool channels_last = false;                   // convolution weights and 4-D inputs made channels_last
-  bool layout_open = false;                     // kAuto could not settle the layout (ConvSummary::Undecided)
+  bool layout_open = false;                     // kAuto could not settle the layout (LayoutUndecided, conv_layout.h)
   std::vector<torch::jit::Node*> op_nodes;      // filled by the graph extractor
   // Per op node: whether an output shared storage with an input when the shapes were run (a view the
   // schema may not declare); 1 where not known. The stream rewrite never releases such memory.

@@ -5,7 +5,7 @@
 # In NCHW, PyTorch sends a bfloat16 depthwise convolution to ATen's own kernel rather than cuDNN's.
 # Builds the tree with tools/gpu_check.sh first; on a GPU machine, with OUT set: writes
 # $OUT/half_layout/*.json (nimble-accelerate --json) and the kernels of one eager run per case, and prints
-# one line per case. TORCH_MODES="" leaves PyTorch's graphs out; FORMATS=auto times the automatic choice.
+# one line per case. TORCH_MODES="" leaves PyTorch's graphs out; FORMATS=auto (or measure) times that choice.
 #     OUT=/tmp/out CASES="nasnetalarge:bfloat16 mobilenet_v2:float16" bash bench/diag/half_layout.sh
 set -u
 if [ "${NO_BUILD:-0}" != 1 ]; then  # NO_BUILD=1: build-gpu/cli is built already

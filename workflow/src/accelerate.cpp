@@ -61,7 +61,7 @@ StatusOr<AccelerateResult> RunSession(Session& session, const AccelerateOptions&
     NIMBLE_ASSIGN_OR_RETURN(result.baseline_ms, session.TimeBaseline(options.iters));
     return result;
   }
-  NIMBLE_RETURN_IF_ERROR(session.ChooseLayout());
+  NIMBLE_RETURN_IF_ERROR(session.ChooseLayout());  // warns rather than fails
   session.RunUnmodifiedModel();
   NIMBLE_RETURN_IF_ERROR(session.PlanAndCapture());
   NIMBLE_RETURN_IF_ERROR(session.CheckOutputs());
@@ -106,7 +106,9 @@ StatusOr<AccelerateResult> RunBuckets(const AccelerateOptions& options, std::uni
   accelerate::ArtifactMeta meta;
   std::vector<AccelerateResult> results;
   const size_t n = options.buckets.size();
-  std::string layout;  // the first bucket's: the buckets share their weights, and so their layout
+  // With --memory-format measure, the first bucket's choice: the buckets share their weights, and so
+  // their layout (auto's rule reads the graph alone, and decides alike for every bucket).
+  std::string layout;
   for (size_t b = 0; b < n; ++b) {
     AccelerateOptions one = options;
     if (!layout.empty()) one.memory_format = layout;
@@ -130,7 +132,7 @@ StatusOr<AccelerateResult> RunBuckets(const AccelerateOptions& options, std::uni
     StatusOr<AccelerateResult> result = RunSession(session, one, db);
     if (!result.ok()) return result.status().WithContext("bucket " + name);
     if (!result->eager_fallback_reason.empty()) return *result;  // not capturable: the same for every bucket
-    if (b == 0) layout = result->channels_last ? "channels_last" : "contiguous";
+    if (b == 0 && options.memory_format == "measure") layout = result->channels_last ? "channels_last" : "contiguous";
     StatusOr<accelerate::ArtifactMeta> bucket_meta = session.Meta();
     if (!bucket_meta.ok()) return bucket_meta.status();
     if (b == 0) meta = *bucket_meta;

@@ -100,12 +100,6 @@ Status Session::Load() {
   return OkStatus();
 }
 
-void Session::AdoptModel() {
-  result_.channels_last = model_.channels_last;
-  result_.conv_epilogues = model_.conv_epilogues;
-  result_.num_ops = static_cast<int32_t>(model_.graph.ops.size());
-}
-
 StatusOr<double> Session::TimeBaseline(int32_t iters) {
   NIMBLE_ASSIGN_OR_RETURN(std::vector<int64_t> ns, TimeForward(model_.model, 20, iters));
   return MedianMs(std::move(ns));
@@ -195,11 +189,9 @@ StatusOr<analysis::Workload> Session::LoadWorkload() {
     progress_.Warning(stored.status().message() + (args_.record_kernels ? "; recording the model here instead"
                                                                         : "; timing ops in isolation instead"));
   }
-  if (layout_workload_ && !HasDatabase()) {  // ChooseLayout recorded the model as captured
-    MeasuredWorkload recorded = std::move(*layout_workload_);
-    layout_workload_.reset();
-    return UseMeasured(std::move(recorded));
-  }
+  std::optional<MeasuredWorkload> trial = std::move(layout_workload_);
+  layout_workload_.reset();
+  if (trial && !HasDatabase()) return UseMeasured(std::move(*trial));  // ChooseLayout's, of the kept layout
   if (args_.record_kernels) {
     progress_.Step("recording the model's kernels for the prediction (" + std::to_string(kRecordedIterations) +
                    " iterations with the collector)");

@@ -27,8 +27,9 @@ using accelerate::ScheduledModel;
 
 class Session {
  public:
-  // `db` holds the open --db database (null without one): op times are read from it, and a recording of
-  // the model made here goes into it (the database is closed around that recording and opened again).
+  // `db` holds the open --db database (null without one): op times are read from it, and the recording of
+  // the model the prediction uses, when made here, goes into it (the database is closed around that
+  // recording and opened again); ChooseLayout's trial recordings go to temporary files.
   Session(const AccelerateOptions& options, std::unique_ptr<store::RunDatabase>* db, const ProgressFn& progress);
 
   Status Load();                    // front end on the GPU, TF32 off
@@ -36,8 +37,8 @@ class Session {
   // (ModelGraph::layout_open: half-precision convolutions, some depthwise): loaded again channels_last,
   // its kernels recorded in each layout with the collector, and the layout whose kernels take less GPU
   // time per iteration kept (its recording then serves the prediction when there is no --db). Without
-  // recording (--no-record), or when the second layout fails, the first stays, with a warning for a
-  // failure. Measured on the H200: the replays timed after it ran 6-17 % slower than in a process that
+  // recording (--no-record), or when the second layout fails, the first stays, with a warning; it never
+  // fails the session. Measured on the H200: the replays timed after it ran 6-17 % slower than in a process that
   // recorded nothing before them (bench/results/zoo.md, "Layouts of depthwise models"), which is why
   // it is not auto's default.
   Status ChooseLayout();
@@ -73,9 +74,10 @@ class Session {
   const std::vector<ReplayRecording>& recordings() const { return recordings_; }
 
  private:
-  StatusOr<analysis::Workload> LoadWorkload();    // from --db, else recorded here, else timed op by op
-  // The model recorded with the collector: into the --db database when there is one (its eager run),
-  // else into a temporary one.
+  // From --db, else ChooseLayout's recording of the kept layout, else recorded here, else timed op by op.
+  StatusOr<analysis::Workload> LoadWorkload();
+  // The model recorded with the collector: into the --db database when `into_db` (its eager run), else
+  // into a temporary one.
   StatusOr<MeasuredWorkload> RecordWorkload(bool into_db);
   void AdoptModel();  // model_'s layout, epilogues and op count into the result
   analysis::Workload UseMeasured(MeasuredWorkload measured);  // its source and op times into the result
