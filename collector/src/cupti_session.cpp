@@ -4,6 +4,7 @@
 
 #include "capture_gate.h"
 #include "cupti_check.h"
+#include "cupti_detach.h"
 #include "nimble/collector/device_properties.h"
 
 namespace nimble::collector {
@@ -13,6 +14,7 @@ namespace {
 // file-local pointer. The mutex keeps a session from being destroyed under a running callback.
 std::mutex g_session_mu;
 CuptiSession* g_session = nullptr;
+bool g_callbacks_registered = false;  // guarded by g_session_mu; a detach forgets them
 
 void CUPTIAPI BufferRequested(uint8_t** buffer, size_t* size, size_t* max_records) {
   *max_records = 0;  // as many records as fit
@@ -63,11 +65,10 @@ constexpr KindMapping kKindMap[] = {
 };
 
 Status RegisterCallbacksOnce() {
-  static bool registered = false;  // guarded by g_session_mu
   std::lock_guard lock(g_session_mu);
-  if (registered) return OkStatus();
+  if (g_callbacks_registered) return OkStatus();
   NIMBLE_CUPTI_RETURN_IF_ERROR(cuptiActivityRegisterCallbacks(&BufferRequested, &BufferCompleted));
-  registered = true;
+  g_callbacks_registered = true;
   return OkStatus();
 }
 
@@ -324,6 +325,13 @@ Status CuptiSession::Stop(std::vector<StatEntry> extra) {
     devices = std::move(read).value();
   } else {
     extra.push_back(StatEntry{"collector.device_query_failed", 1, Severity::kWarning, read.status().message()});
+  }
+  if (options_.detach_at_stop) {  // outside g_session_mu: finalizing may hand back a buffer
+    extra.push_back(DetachCupti());
+    if (extra.back().value == 0) {
+      std::lock_guard lock(g_session_mu);
+      g_callbacks_registered = false;
+    }
   }
   CollectorStats buffer_stats;
   buffer_stats.buffers_refused = pool_.refused();

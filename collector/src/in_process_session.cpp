@@ -53,6 +53,7 @@ StatusOr<std::unique_ptr<InProcessSession>> InProcessSession::Start(InProcessOpt
   session_options.kinds = options.kinds;
   session_options.buffer_bytes = options.buffer_bytes;
   session_options.max_buffers = options.max_buffers;
+  session_options.detach_at_stop = true;  // the process goes on to time its own work
   auto session = CuptiSession::Start(std::move(session_options), impl->sink);
   if (!session.ok()) return session.status().WithContext("starting the in-process CUPTI session");
   impl->session = std::move(session).value();

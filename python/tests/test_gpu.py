@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+import sqlite3
 import subprocess
 import sys
 import warnings
@@ -330,6 +331,13 @@ def test_profile_and_open(tmp_path: pathlib.Path) -> None:
     # Without a db the report is read from a temporary database, which the report does not name.
     temp = nimble.profile(model, x, iters=3, warmup=1, timed_iters=5, progress=False)
     assert temp.database is None and temp.logical_concurrency == report.logical_concurrency
+    # Each recording detaches CUPTI from the process; the next one attaches it again and records alike.
+    again = nimble.profile(model, x, iters=3, warmup=1, timed_iters=5, db=tmp_path / "again.db", progress=False)
+    assert again.logical_concurrency == report.logical_concurrency
+    for path in (db, tmp_path / "again.db"):
+        with sqlite3.connect(path) as con:
+            rows = con.execute("SELECT value, description FROM stats WHERE name = 'collector.cupti_left_attached'").fetchall()
+        assert rows and all(value == 0 for value, _ in rows), rows
 
 
 def test_accelerate_with_the_profiled_db(tmp_path: pathlib.Path) -> None:

@@ -36,6 +36,9 @@ struct SessionOptions {
   std::string capture_range;              // capture only while an NVTX range of this name is open
   GraphTrace graph_trace = GraphTrace::kNode;  // records per graph node, or one per graph launch
   KernelTimestamps kernel_timestamps = KernelTimestamps::kSoftware;  // hardware: where CUPTI offers it
+  // Detach CUPTI from the process once stopped (cuptiFinalize), so that the program's later work runs
+  // uninstrumented; the stat collector.cupti_left_attached says whether it did not.
+  bool detach_at_stop = false;
 };
 
 class CuptiSession {
