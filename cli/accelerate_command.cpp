@@ -46,11 +46,10 @@ void AddAccelerateOptions(CLI::App& app, AccelerateArgs& args) {
                "keep ATen's separate bias-add, residual-add and activation kernels after each convolution "
                "(default: one kernel of Nimble's own for the three)");
   app.add_option("--memory-format", o.memory_format,
-                 "the convolutions' layout: auto (channels_last for float16/bfloat16 convolutions, none depthwise), "
+                 "the convolutions' layout: auto (channels_last for float16/bfloat16 convolutions, none depthwise; "
+                 "with depthwise ones, the model's kernels recorded in both layouts and the faster kept), "
                  "contiguous (NCHW, as the file holds them), channels_last (weights converted, 4-D inputs on entry) "
-                 "or measure (as auto; where auto cannot tell, half-precision convolutions with depthwise ones, the "
-                 "model's kernels recorded in both layouts and the faster kept; the replays then time slower in "
-                 "this process, see bench/results/zoo.md)")
+                 "or measure (any model with convolutions recorded in both layouts, the faster kept)")
       ->check(CLI::IsMember({"auto", "contiguous", "channels_last", "measure"}))
       ->capture_default_str();
   app.add_flag("--tf32", o.tf32,

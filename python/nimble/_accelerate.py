@@ -358,9 +358,12 @@ def accelerate(model: _inputs.ModelArg, example_inputs: _inputs.Inputs, *, mode:
     seeded per stream where the allocator trace predicts a smaller pool, and keep that capture when it
     measures smaller (``ModeReport.unseeded_graph_pool_bytes``); False: one capture per mode.
     ``memory_format``: the convolutions' layout, "auto" (channels_last for float16 or bfloat16
-    convolutions when none is depthwise, unless the model needs NCHW strides), "contiguous" or
-    "channels_last" (or torch.contiguous_format, torch.channels_last; ``report.memory_format`` says
-    which ran; 4-D outputs then come back channels_last, the same values). ``dump_graphs``: a
+    convolutions when none is depthwise, unless the model needs NCHW strides; with depthwise ones the
+    model is recorded in both layouts and the one whose kernels take less time kept), "contiguous",
+    "channels_last" (or torch.contiguous_format, torch.channels_last) or "measure" (any model with
+    convolutions recorded in both layouts); ``report.memory_format`` says which ran, and
+    ``report.to_dict()["memory_format_choice"]`` what each layout took where both were recorded; 4-D
+    outputs of a channels_last model come back channels_last, the same values. ``dump_graphs``: a
     directory (made if missing) to write each captured CUDA graph into as Graphviz dot, every node with
     its type, kernel and launch configuration (``aot-single-1-streams.dot``, ``aot-multi-N-streams.dot``),
     as ``nimble-accelerate --dump-graphs`` does. ``conv_epilogues``: each convolution's bias add,

@@ -50,14 +50,14 @@ def as_tuple(example_inputs: Inputs, what: str) -> Tuple[torch.Tensor, ...]:
 
 
 def memory_format(value: "str | torch.memory_format", what: str) -> str:
-    """The front end's name for a convolution layout: "auto", "contiguous" or "channels_last", also
-    given as torch.contiguous_format or torch.channels_last."""
+    """The front end's name for a convolution layout: "auto", "contiguous", "channels_last" or
+    "measure", the two layouts also given as torch.contiguous_format or torch.channels_last."""
     names = {torch.contiguous_format: "contiguous", torch.channels_last: "channels_last"}
     if isinstance(value, torch.memory_format) and value in names:
         return names[value]
-    if value in ("auto", "contiguous", "channels_last"):
+    if value in ("auto", "contiguous", "channels_last", "measure"):
         return str(value)
-    raise ValueError(f"{what}: memory_format {value!r}: expected 'auto', 'contiguous' or 'channels_last' "
+    raise ValueError(f"{what}: memory_format {value!r}: expected 'auto', 'contiguous', 'channels_last' or 'measure' "
                      "(or torch.contiguous_format, torch.channels_last)")
 
 

@@ -529,6 +529,10 @@ def test_half_precision_model(dtype: torch.dtype, tolerance: float) -> None:
     nchw = nimble.accelerate(model, x, iters=5, mode="single", memory_format=torch.contiguous_format)
     assert nchw.report.memory_format == "contiguous"
     assert nchw(x)[1]["features"].is_contiguous()
+    # Both layouts recorded, the one whose kernels took less kept.
+    measured = nimble.accelerate(model, x, iters=5, mode="single", memory_format="measure")
+    choice = measured.report.to_dict()["memory_format_choice"]
+    assert choice.startswith("contiguous ") and choice.endswith(": " + measured.report.memory_format), choice
     with pytest.raises(ValueError, match=f"is float32, the graph was captured for {name}"):
         fast(x.float())
 

@@ -375,24 +375,22 @@ TEST(AotGpuTest, AProgramWithoutInputFlagsRunsOnItsSignature) {
   EXPECT_NE(text.find("inputs from the program's signature"), std::string::npos) << text;
 }
 
-// Half-precision convolutions with a depthwise one: "measure" records the model in both layouts, says what
-// each one's kernels took, and captures the layout whose kernels took less; the JSON agrees with itself.
-// "auto" leaves such a model contiguous and records nothing for the choice.
-TEST(AotGpuTest, DepthwiseHalfPrecisionModelsAreRecordedInBothLayouts) {
-  SKIP_WITHOUT_GPU();
-  const std::string model = testing::SaveModelFromSource(R"(
-def forward(self, x):
-    a = torch.relu(torch.conv2d(x, self.w0.to(15), None, [1, 1], [2, 2], [1, 1], 16))
-    return torch.conv2d(a, self.w1.to(15), None, [1, 1], [0, 0])
-)", {{16, 1, 5, 5}, {16, 16, 1, 1}});
-  const std::string json = testing::TestDir() + "/depthwise_layouts.json";
+namespace {
+
+// nimble-accelerate's --json for `model` with `args`; fails the test when it does not run.
+nlohmann::json AccelerateJson(const std::string& model, const std::string& args, const std::string& name) {
   const std::string bin = std::string(NIMBLE_BINARY_DIR) + "/cli/";
-  ASSERT_EQ(std::system((bin + "nimble-accelerate " + model + " --input 1x16x64x64:bfloat16 --iters 10 --memory-format measure "
-                         "--json -o " + testing::TestDir() + "/depthwise_layouts.nimble > " + json).c_str()),
-            0);
+  const std::string json = testing::TestDir() + "/" + name + ".json";
+  const int rc = std::system((bin + "nimble-accelerate " + model + " " + args + " --iters 10 --json -o " +
+                              testing::TestDir() + "/" + name + ".nimble > " + json).c_str());
+  EXPECT_EQ(rc, 0) << name;
   std::ifstream in(json);
-  const nlohmann::json result = nlohmann::json::parse(in);
-  const std::string choice = result["memory_format_choice"];
+  return rc == 0 ? nlohmann::json::parse(in) : nlohmann::json::object();
+}
+
+// The layout choice says what each layout's kernels took and keeps the one that took less.
+void ExpectLayoutChosen(const nlohmann::json& result) {
+  const std::string choice = result.value("memory_format_choice", "");
   std::smatch m;
   ASSERT_TRUE(std::regex_match(choice, m, std::regex(R"(contiguous ([0-9.]+) ms, channels_last ([0-9.]+) ms of kernels per iteration: (\w+))")))
       << choice;
@@ -402,13 +400,32 @@ def forward(self, x):
   // The times print to the microsecond; the choice compares nanoseconds, so a printed tie says nothing.
   if (nhwc != contiguous) EXPECT_EQ(m[3], nhwc < contiguous ? "channels_last" : "contiguous");
   EXPECT_EQ(result["memory_format"], m[3]);
-  ASSERT_EQ(std::system((bin + "nimble-accelerate " + model + " --input 1x16x64x64:bfloat16 --iters 10 --json -o " +
-                         testing::TestDir() + "/depthwise_nchw.nimble > " + json).c_str()),
-            0);
-  std::ifstream again(json);
-  const nlohmann::json asked = nlohmann::json::parse(again);
+}
+
+}  // namespace
+
+// Half-precision convolutions with a depthwise one: auto records the model in both layouts, says what
+// each one's kernels took, and captures the layout whose kernels took less; a layout asked for is kept
+// without a trial. measure makes the trial for a float32 model too, which auto leaves contiguous.
+TEST(AotGpuTest, DepthwiseHalfPrecisionModelsAreRecordedInBothLayouts) {
+  SKIP_WITHOUT_GPU();
+  const std::string half = testing::SaveModelFromSource(R"(
+def forward(self, x):
+    a = torch.relu(torch.conv2d(x, self.w0.to(15), None, [1, 1], [2, 2], [1, 1], 16))
+    return torch.conv2d(a, self.w1.to(15), None, [1, 1], [0, 0])
+)", {{16, 1, 5, 5}, {16, 16, 1, 1}});
+  ExpectLayoutChosen(AccelerateJson(half, "--input 1x16x64x64:bfloat16", "depthwise_auto"));
+  const nlohmann::json asked = AccelerateJson(half, "--input 1x16x64x64:bfloat16 --memory-format contiguous", "depthwise_nchw");
   EXPECT_EQ(asked["memory_format"], "contiguous");
   EXPECT_EQ(asked["memory_format_choice"], "");
+  const std::string single = testing::SaveModelFromSource(R"(
+def forward(self, x):
+    return torch.relu(torch.conv2d(x, self.w0, None, [1, 1], [1, 1]))
+)", {{16, 16, 3, 3}});
+  const nlohmann::json fp32 = AccelerateJson(single, "--input 1x16x32x32", "fp32_auto");
+  EXPECT_EQ(fp32["memory_format"], "contiguous");
+  EXPECT_EQ(fp32["memory_format_choice"], "");
+  ExpectLayoutChosen(AccelerateJson(single, "--input 1x16x32x32 --memory-format measure", "fp32_measure"));
 }
 
 // float16 convolutions go channels_last by default (FrontEndOptions::memory_format): nimble-accelerate

@@ -33,14 +33,13 @@ class Session {
   Session(const AccelerateOptions& options, std::unique_ptr<store::RunDatabase>* db, const ProgressFn& progress);
 
   Status Load();                    // front end on the GPU, TF32 off
-  // With --memory-format measure, a model whose layout MemoryFormat::kAuto left open
-  // (ModelGraph::layout_open: half-precision convolutions, some depthwise): loaded again channels_last,
-  // its kernels recorded in each layout with the collector, and the layout whose kernels take less GPU
-  // time per iteration kept (its recording then serves the prediction when there is no --db). Without
-  // recording (--no-record), or when the second layout fails, the first stays, with a warning; it never
-  // fails the session. Measured on the H200: the replays timed after it ran 6-17 % slower than in a process that
-  // recorded nothing before them (bench/results/zoo.md, "Layouts of depthwise models"), which is why
-  // it is not auto's default.
+  // A model whose layout MemoryFormat::kAuto left open (ModelGraph::layout_open: half-precision
+  // convolutions, some depthwise), or under --memory-format measure any model with convolutions: loaded
+  // again in the other layout, its kernels recorded in each with the collector (which detaches from the
+  // process after each recording, so the replays timed later run as fast as in a fresh process), and
+  // the layout whose kernels take less GPU time per iteration kept; its recording then serves the
+  // prediction when there is no --db. Without recording (--no-record), or when the second layout
+  // fails, the first stays, with a warning; it never fails the session.
   Status ChooseLayout();
   StatusOr<double> TimeBaseline(int32_t iters);  // median ms of module.forward
   Status PlanAndCapture();          // assignment, rewrite, capture
@@ -125,7 +124,7 @@ class Session {
   std::vector<TensorSpec> specs_;
   ModelGraph model_;
   accelerate::FrontEndOptions front_end_;          // as Load gave them
-  bool measure_layout_ = false;                    // --memory-format measure
+  bool measure_layout_ = false;                    // --memory-format measure: every model with convolutions
   std::optional<MeasuredWorkload> layout_workload_;  // ChooseLayout's recording of the layout it kept
   Plan plan_;
   ScheduledModel single_model_, multi_model_;

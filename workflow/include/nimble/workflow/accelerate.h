@@ -104,9 +104,10 @@ struct AccelerateOptions {
   bool conv_epilogues = true;
   bool tf32 = false;             // TF32 convolutions (PyTorch's default); off: IEEE fp32 everywhere
   // The convolutions' memory format: "auto" (channels_last for half-precision convolutions, none of
-  // them depthwise), "contiguous" or "channels_last" (accelerate::FrontEndOptions::memory_format), or
-  // "measure": as auto, but a model auto cannot settle (half-precision convolutions, some depthwise) is
-  // recorded in both layouts and the layout whose kernels take less GPU time kept (Session::ChooseLayout).
+  // them depthwise; a model with half-precision depthwise convolutions is recorded in both layouts and
+  // the layout whose kernels take less GPU time kept, Session::ChooseLayout), "contiguous" or
+  // "channels_last" (accelerate::FrontEndOptions::memory_format), or "measure": any model with
+  // convolutions recorded in both layouts, the faster kept.
   std::string memory_format = "auto";
   // How concurrent kernels share the GPU in the multi-stream prediction: a calibration file written by
   // `nimble-prof calibrate`; empty: the calibration built in for this device (analysis/gpu_sharing.h),
@@ -192,7 +193,7 @@ struct AccelerateResult {
   std::string model, inputs, device, command;
   int32_t num_ops = 0, width_streams = 0, iterations = 0;
   bool channels_last = false;    // the front end made the convolutions channels_last
-  // Where "measure" measured both layouts: each one's kernel time per iteration and the one kept
+  // Where both layouts were recorded: each one's kernel time per iteration and the one kept
   // ("contiguous 6.264 ms, channels_last 3.936 ms of kernels per iteration: channels_last"); else empty.
   std::string layout_choice;
   int32_t conv_epilogues = 0;    // convolution tails run as one kernel each (--no-conv-epilogues: 0)
