@@ -41,6 +41,8 @@ def build_model(name):
     if name == "tiny":
         torch.manual_seed(0)
         return Tiny().eval().cuda(), torch.randn(1, 3, 32, 32, device="cuda")
+    if str(ROOT / "samples/models") not in sys.path:  # export_models imports its neighbours
+        sys.path.insert(0, str(ROOT / "samples/models"))
     spec = importlib.util.spec_from_file_location("export_models", ROOT / "samples/models/export_models.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
