@@ -14,7 +14,7 @@ namespace {
 using U = StatUnit;
 
 // Sorted by key (the static_assert below checks), so that a lookup is a binary search.
-constexpr std::array<StatLabelEntry, 75> kLabels = {{
+constexpr std::array<StatLabelEntry, 76> kLabels = {{
     {"attribution.by_external_id", "Kernels attributed by op id"},
     {"attribution.by_launch_time", "Kernels attributed by launch time"},
     {"attribution.foreign_ids", "Kernels with an unknown op id"},
@@ -27,6 +27,7 @@ constexpr std::array<StatLabelEntry, 75> kLabels = {{
     {"collector.buffers_completed", "CUPTI buffers delivered"},
     {"collector.buffers_refused", "CUPTI buffers refused"},
     {"collector.cupti_errors", "Failed CUPTI calls"},
+    {"collector.cupti_left_attached", "CUPTI left attached after the session", U::kFlag},
     {"collector.cupti_library", "CUPTI libraries loaded"},
     {"collector.device_query_failed", "Device query failed", U::kFlag},
     {"collector.dropped_records", "Records dropped by CUPTI"},
