@@ -27,7 +27,7 @@ constexpr std::array<StatLabelEntry, 76> kLabels = {{
     {"collector.buffers_completed", "CUPTI buffers delivered"},
     {"collector.buffers_refused", "CUPTI buffers refused"},
     {"collector.cupti_errors", "Failed CUPTI calls"},
-    {"collector.cupti_left_attached", "CUPTI left attached after the session", U::kFlag},
+    {"collector.cupti_left_attached", "CUPTI left attached", U::kFlag},
     {"collector.cupti_library", "CUPTI libraries loaded"},
     {"collector.device_query_failed", "Device query failed", U::kFlag},
     {"collector.dropped_records", "Records dropped by CUPTI"},
