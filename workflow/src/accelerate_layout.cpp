@@ -30,7 +30,7 @@ void Session::AdoptModel() {
 }
 
 Status Session::ChooseLayout() {
-  const bool trial = measure_layout_ ? true : model_.layout_open && !model_.channels_last;
+  const bool trial = measure_layout_ || (model_.layout_open && !model_.channels_last);
   if (!trial) return OkStatus();
   const std::string why = measure_layout_ ? "--memory-format measure"
                                           : "half-precision convolutions, some depthwise, where no rule tells the faster";
