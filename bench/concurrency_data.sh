@@ -11,7 +11,9 @@
 # nimble-accelerate's --memory-format (`nasnetalarge:1:bfloat16:channels_last`; the case's name ends in
 # it). Writes one line per case to stdout and <out>/<case>.db, <case>.json (nimble-accelerate --json),
 # concurrency_data.log.
-#   bench/concurrency_data.sh BUILD_DIR OUT_DIR [--cases "googlenet:1 moe:1:bfloat16 ..."] [--replays N]
+# --until EPOCH_S: no case starts unless the longest case so far (at least 90 s) would end before then,
+# so that a device call ends in time to pack what was recorded.
+#   bench/concurrency_data.sh BUILD_DIR OUT_DIR [--cases "googlenet:1 moe:1:bfloat16 ..."] [--replays N] [--until EPOCH_S]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${1:?usage: concurrency_data.sh BUILD_DIR OUT_DIR [--cases LIST] [--replays N]}
@@ -19,11 +21,12 @@ out=${2:?usage: concurrency_data.sh BUILD_DIR OUT_DIR [--cases LIST] [--replays 
 shift 2
 cases="googlenet:1 googlenet:8 inception_v3:1 inception_v3:8 resnet50:1 darts:1 amoebanet:1 nasnet_mobile:1
        nasnetalarge:1 moe:1:float32 moe:1:bfloat16"
-replays=5
+replays=5 until=0
 while [ $# -gt 0 ]; do
   case $1 in
     --cases) cases=$2; shift ;;
     --replays) replays=$2; shift ;;
+    --until) until=$2; shift ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -52,10 +55,16 @@ shape_of() {
 }
 
 echo "$(date -u +%Y-%m-%d), $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1), commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+longest=90
 for c in $cases; do
   IFS=: read -r model batch dtype format <<<"$c"
   batch=${batch:-1} dtype=${dtype:-float32}
   name=${model}_b${batch}_${dtype}${format:+_$format}
+  started=$(date +%s)
+  if [ "$until" -gt 0 ] && [ $((started + longest)) -gt "$until" ]; then
+    echo "$name: not recorded, the call's time would run out (--until)"
+    continue
+  fi
   if from_zoo "$model" "$dtype"; then
     [ "$batch" = 1 ] || { echo "$name: models from bench/zoo_bench.py run at batch 1 only"; continue; }
     python3 bench/zoo_bench.py export "$model" "$dtype" "$tmp/zoo" >>"$log" 2>&1 || { echo "$name: export failed"; continue; }
@@ -83,4 +92,6 @@ EOF
     echo "$name: nimble-accelerate failed (see concurrency_data.log)"
   fi
   rm -f "$db"-wal "$db"-shm "$tmp/$name.nimble"
+  took=$(($(date +%s) - started))
+  [ "$took" -gt "$longest" ] && longest=$took
 done

@@ -27,10 +27,12 @@
 # recorded; COMPARE_MODELS, default inception_v3).
 # --concurrency (implies --accelerate-only) runs bench/concurrency_data.sh after the AoT gpu tests into
 # $OUT/concurrency.md and $OUT/concurrency.tar.xz.aa, .ab... (cat them; a database per case: the model's recording, its
-# schedule and its recorded replays, for `nimble-prof calibrate`; CONCURRENCY_CASES to choose).
+# schedule and its recorded replays, for `nimble-prof calibrate`; CONCURRENCY_CASES to choose; CALL_BUDGET_S,
+# the seconds the device call may run, stops starting cases in time to pack the databases).
 # --interop (with any of the above) then runs bench/interop_traces.sh with the nimble-prof just built
 # (no fixtures, INTEROP_ROUNDS rounds, default 3) into $OUT/interop.tar.gz.
 set -uo pipefail
+call_start=$(date +%s)
 cd "$(dirname "$0")/.."
 root=$PWD
 OUT=${OUT:-$root/out}
@@ -227,6 +229,8 @@ if [ $accelerate -eq 1 ] && [ -x "$build/cli/nimble-accelerate" ]; then
   if [ $concurrency -eq 1 ]; then
     conc_out=$(mktemp -d)
     cases_flag=(); [ -n "${CONCURRENCY_CASES:-}" ] && cases_flag=(--cases "$CONCURRENCY_CASES")
+    # CALL_BUDGET_S: the seconds this call may run; the cases stop in time to pack their databases.
+    [ -n "${CALL_BUDGET_S:-}" ] && cases_flag+=(--until $((call_start + CALL_BUDGET_S - 60)))
     step "concurrency data" accelerate.log 560 bash -c "bench/concurrency_data.sh '$build' '$conc_out' ${cases_flag[*]@Q} > '$OUT/concurrency.md'"
     # The databases are large (one 20 MiB): xz, in parts under the device's 16 MiB a file.
     tar -cf - -C "$conc_out" . | xz -T0 -6 | split -b 15M - "$OUT/concurrency.tar.xz."
