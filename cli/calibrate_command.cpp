@@ -26,14 +26,17 @@ std::string Cell(int64_t predicted_ns, int64_t measured_ns) {
 
 void PrintCalibration(std::ostream& out, const workflow::CalibrateResult& r) {
   const analysis::SharingModel& m = r.fit.model;
-  char head[224];
+  char head[288];
+  char crowding[64] = "";
+  if (m.crowded()) std::snprintf(crowding, sizeof(crowding), ", crowding %g below share %g", m.crowding, m.knee);
   std::snprintf(head, sizeof(head),
                 "GPU sharing calibrated on %s from %zu recorded multi-stream replays: floor %g, exponent %g, %s "
-                "dispatch%s\n",
+                "dispatch%s%s\n",
                 r.device.c_str(), r.cases.size(), m.floor, m.exponent, std::string(analysis::DispatchName(m.dispatch)).c_str(),
-                m.identity() ? " (no change helps)" : "");
+                crowding, m.identity() ? " (no change helps)" : "");
   out << head << "effective share = floor + (1 - floor) * occupancy share ^ exponent (in-order: the share averaged over "
-                 "the grid's waves, kernels served in the order they started; shared: all slow alike); latencies in ms, "
+                 "the grid's waves, kernels served in the order they started; shared: all slow alike); crowding: a kernel "
+                 "of share s < knee runs 1 + crowding * (1 - s / knee) times slower while another runs; latencies in ms, "
                  "error against measured; fitted: the fewest cases beyond +-10 %, then the least mean error\n";
   if (r.anchor) {
     double low = 0, high = 0;

@@ -47,10 +47,15 @@ std::optional<Dispatch> ParseDispatch(std::string_view name) {
 
 std::string SharingModelText(const SharingModel& model) {
   if (model.identity()) return "as occupancy says (" + model.source + ")";
-  char text[96];
+  char text[160];
   std::snprintf(text, sizeof(text), "floor %g, exponent %g, %s dispatch", model.floor, model.exponent,
                 std::string(DispatchName(model.dispatch)).c_str());
-  return std::string(text) + " (" + model.source + ")";
+  std::string out = text;
+  if (model.crowded()) {
+    std::snprintf(text, sizeof(text), ", crowding %g below share %g", model.crowding, model.knee);
+    out += text;
+  }
+  return out + " (" + model.source + ")";
 }
 
 double EffectiveShare(double share, const SharingModel& model) {
@@ -58,6 +63,11 @@ double EffectiveShare(double share, const SharingModel& model) {
   if (model.identity()) return s;
   const double effective = model.floor + (1.0 - model.floor) * std::pow(s, model.exponent);
   return std::clamp(effective, s, 1.0);
+}
+
+double CrowdedSlowdown(double share, const SharingModel& model) {
+  if (!model.crowded()) return 1.0;
+  return 1.0 + model.crowding * std::max(0.0, 1.0 - std::clamp(share, 0.0, 1.0) / model.knee);
 }
 
 std::optional<SharingModel> CalibratedSharing(std::string_view device_name) {

@@ -93,7 +93,9 @@ std::vector<std::vector<SimKernel>> SharedKernels(const Workload& workload, cons
   const bool waves = sharing.dispatch == Dispatch::kInOrder;
   for (std::vector<SimKernel>& kernels : out) {
     for (SimKernel& k : kernels) {
-      k.gpu_share = EffectiveShare(waves && k.wave_share >= 0 ? k.wave_share : k.gpu_share, sharing);
+      const double share = waves && k.wave_share >= 0 ? k.wave_share : k.gpu_share;
+      k.crowded_slowdown = CrowdedSlowdown(share, sharing);
+      k.gpu_share = EffectiveShare(share, sharing);
     }
   }
   return out;

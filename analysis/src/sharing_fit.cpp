@@ -28,6 +28,7 @@ std::vector<SharingModel> Models(const SharingGrid& grid) {
       }
     }
   }
+  out.insert(out.end(), grid.crowded.begin(), grid.crowded.end());
   return out;
 }
 
@@ -61,6 +62,18 @@ SharingGrid DefaultSharingGrid() {
   for (int i = 0; i <= 24; ++i) grid.floors.push_back(0.025 * i);
   for (int i = 20; i >= 4; --i) grid.exponents.push_back(0.05 * i);
   grid.dispatches = {Dispatch::kShared, Dispatch::kInOrder};
+  for (int f = 0; f <= 6; ++f) {
+    for (int e = 10; e >= 7; --e) {
+      for (double crowding : {0.125, 0.25, 0.375, 0.5, 0.75}) {
+        for (int k = 2; k <= 5; ++k) {
+          SharingModel m{0.05 * f, 0.1 * e, "", Dispatch::kInOrder};
+          m.crowding = crowding;
+          m.knee = 0.1 * k;
+          grid.crowded.push_back(m);
+        }
+      }
+    }
+  }
   return grid;
 }
 

@@ -23,8 +23,9 @@ Status CheckInputs(const Dag& dag, const std::vector<std::vector<SimKernel>>& op
     const int64_t stream = s.op_stream[v].value();
     if (stream < 0 || stream >= s.num_streams) return InvalidArgument(OpText(static_cast<int32_t>(v)) + " has no valid stream");
     for (const SimKernel& k : op_kernels[v]) {
-      if (k.dur_ns < 0 || !(k.gpu_share >= 0 && k.gpu_share <= 1)) {
-        return InvalidArgument(OpText(static_cast<int32_t>(v)) + " has a kernel with a negative duration or a share outside [0, 1]");
+      if (k.dur_ns < 0 || !(k.gpu_share >= 0 && k.gpu_share <= 1) || !(k.crowded_slowdown >= 1)) {
+        return InvalidArgument(OpText(static_cast<int32_t>(v)) +
+                               " has a kernel with a negative duration, a share outside [0, 1] or a crowding slowdown below 1");
       }
     }
   }
@@ -53,6 +54,7 @@ class Simulation {
     double issue_ns;   // when the host has issued it
     bool is_kernel;    // false for the empty placeholder of an op without kernels
     bool first_of_op;
+    double crowded = 1;  // slowdown while another kernel runs
   };
   struct Running {
     int32_t task;
@@ -64,6 +66,7 @@ class Simulation {
   void TryReleaseHead(int64_t stream);
   void Complete(int32_t task, double now_ns);
   void SetRates(std::vector<Running>& running) const;
+  void SetRatesByShare(std::vector<Running>& running) const;
 
   const Dag& dag_;
   const StreamAssignment& schedule_;
@@ -112,13 +115,13 @@ void Simulation::BuildTasks(const std::vector<std::vector<SimKernel>>& op_kernel
     auto& queue = stream_tasks_[static_cast<size_t>(schedule_.op_stream[sv].value())];
     if (op_kernels[sv].empty()) {
       queue.push_back(static_cast<int32_t>(tasks_.size()));
-      tasks_.push_back({v, 0, 0, host_ns, false, true});
+      tasks_.push_back({v, 0, 0, host_ns, false, true, 1});
     }
     for (size_t i = 0; i < op_kernels[sv].size(); ++i) {
       host_ns += static_cast<double>(costs_.host_per_kernel_ns);
       queue.push_back(static_cast<int32_t>(tasks_.size()));
       const SimKernel& k = op_kernels[sv][i];
-      tasks_.push_back({v, static_cast<double>(k.dur_ns), k.gpu_share, host_ns, true, i == 0});
+      tasks_.push_back({v, static_cast<double>(k.dur_ns), k.gpu_share, host_ns, true, i == 0, k.crowded_slowdown});
     }
     kernels_left_[sv] = std::max<int32_t>(1, static_cast<int32_t>(op_kernels[sv].size()));
     if (!sync_out_[sv].empty()) host_ns += static_cast<double>(costs_.host_per_event_ns);
@@ -162,8 +165,17 @@ void Simulation::Complete(int32_t task, double now_ns) {
   TryReleaseHead(stream);
 }
 
-// `running` is in the order the tasks started (a task waiting with rate 0 keeps its place).
+// `running` is in the order the tasks started (a task waiting with rate 0 keeps its place). A crowded
+// kernel slows further while another kernel runs, without taking more of the GPU from the others.
 void Simulation::SetRates(std::vector<Running>& running) const {
+  SetRatesByShare(running);
+  const auto kernels = std::count_if(running.begin(), running.end(),
+                                     [&](const Running& r) { return tasks_[static_cast<size_t>(r.task)].is_kernel; });
+  if (kernels < 2) return;
+  for (Running& r : running) r.rate /= tasks_[static_cast<size_t>(r.task)].crowded;
+}
+
+void Simulation::SetRatesByShare(std::vector<Running>& running) const {
   if (dispatch_ == Dispatch::kInOrder) {
     double left = 1;
     for (Running& r : running) {

@@ -80,7 +80,7 @@ def calibrate(databases: Sequence[PathArg], output: Optional[PathArg] = None, *,
               compare: Optional[PathArg] = None, anchor: bool = True) -> Dict[str, Any]:
     """Fits how kernels on several streams share the GPU (``nimble-prof calibrate``) to the multi-stream
     replays that ``nimble.accelerate(..., db=)`` or ``nimble-accelerate --db`` stored in ``databases``
-    (all from one GPU). Returns the fit as a dict: ``model`` (floor, exponent and dispatch), ``device``,
+    (all from one GPU). Returns the fit as a dict: ``model`` (floor, exponent, dispatch, crowding and knee), ``device``,
     and per case its measured latency and the prediction uncalibrated, fitted and held out (fitted on
     the other cases alone), and as the model built in for that GPU predicts it (``built_in_ns``, where
     there is one). With ``output`` the calibration file is written there, for

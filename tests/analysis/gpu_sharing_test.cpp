@@ -36,6 +36,24 @@ TEST(GpuSharingTest, EffectiveShareIsMonotoneBetweenShareAndOneWithTheFloorAtZer
   }
 }
 
+// Crowding slows kernels below the knee, the smaller the more, and none from the knee up.
+TEST(GpuSharingTest, CrowdingSlowsKernelsBelowTheKneeOnly) {
+  SharingModel m{0.0, 1.0, "", Dispatch::kInOrder};
+  EXPECT_FALSE(m.crowded());
+  EXPECT_DOUBLE_EQ(CrowdedSlowdown(0.0, m), 1.0);
+  m.crowding = 0.5;
+  m.knee = 0.4;
+  EXPECT_TRUE(m.crowded());
+  EXPECT_FALSE(m.identity());
+  EXPECT_DOUBLE_EQ(CrowdedSlowdown(0.0, m), 1.5);
+  EXPECT_DOUBLE_EQ(CrowdedSlowdown(0.2, m), 1.25);
+  EXPECT_DOUBLE_EQ(CrowdedSlowdown(0.4, m), 1.0);
+  EXPECT_DOUBLE_EQ(CrowdedSlowdown(0.9, m), 1.0);
+  EXPECT_DOUBLE_EQ(EffectiveShare(0.2, m), 0.2);  // it claims no more of the GPU
+  m.source = "test";
+  EXPECT_NE(SharingModelText(m).find("crowding 0.5 below share 0.4"), std::string::npos) << SharingModelText(m);
+}
+
 TEST(GpuSharingTest, TheCalibratedDevicesAreNamedAsCudaNamesThem) {
   for (const char* name : {"NVIDIA H100 80GB HBM3", "NVIDIA H200"}) {
     const std::optional<SharingModel> m = CalibratedSharing(name);

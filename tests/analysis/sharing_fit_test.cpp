@@ -127,6 +127,27 @@ TEST(SharingFitTest, FitsTheModelThatMissesFewestCasesBeyondTheTolerance) {
   EXPECT_EQ(FitSharing(cases, grid).status().code(), StatusCode::kInvalidArgument);
 }
 
+// Small kernels slowed 1.5x beside each other and large ones slowed only as their slots say: no floor
+// fits both (a floor that slows the small pair slows the large pair too); crowding below a knee does.
+TEST(SharingFitTest, FitsCrowdingWhereSmallKernelsSlowAndLargeOnesDoNot) {
+  SharingCase small = SideBySide("small", 0.1, -1.0 / 3);  // measured 150 us
+  SharingCase large = SideBySide("large", 0.5, 0.0);        // measured 100 us
+  const std::vector<SharingCase> cases{small, large};
+  auto fit = FitSharing(cases);
+  ASSERT_TRUE(fit.ok()) << fit.status().ToString();
+  EXPECT_TRUE(fit->model.crowded()) << SharingModelText(fit->model);
+  for (const SharingCaseResult& c : fit->cases) {
+    EXPECT_NEAR(RelativeError(c.fitted_ns, c.measured_ns), 0.0, 0.03) << c.name;
+  }
+  SharingGrid no_crowding = DefaultSharingGrid();
+  no_crowding.crowded.clear();
+  auto floors = FitSharing(cases, no_crowding);
+  ASSERT_TRUE(floors.ok());
+  double worst = 0;
+  for (const SharingCaseResult& c : floors->cases) worst = std::max(worst, std::abs(RelativeError(c.fitted_ns, c.measured_ns)));
+  EXPECT_GT(worst, 0.05) << SharingModelText(floors->model);
+}
+
 TEST(SharingFitTest, RelativeErrorIsSignedAgainstTheMeasurement) {
   EXPECT_DOUBLE_EQ(RelativeError(90, 100), -0.1);
   EXPECT_DOUBLE_EQ(RelativeError(125, 100), 0.25);

@@ -209,6 +209,20 @@ TEST(SimulatorTest, RejectsInvalidInputsNamingTheOp) {
   StreamAssignment backwards{{StreamId(0), StreamId(1)}, 2, {{OpId(1), OpId(0)}}};
   EXPECT_FALSE(Simulate(dag, kernels, backwards, LaunchCosts{}).ok());
   EXPECT_FALSE(Simulate(dag, Kernels{{{10, 1.5}}, {}}, SingleStream(dag), LaunchCosts{}).ok());
+  EXPECT_FALSE(Simulate(dag, Kernels{{{10, 0.5, -1, 0.9}}, {}}, SingleStream(dag), LaunchCosts{}).ok());
+}
+
+// A crowded kernel runs slower only while another kernel runs, and takes no more of the GPU for it: two
+// small crowded kernels side by side each take 1.5x their time; one alone, or on one stream, its own.
+TEST(SimulatorTest, CrowdedKernelsSlowOnlyBesideOthers) {
+  const Dag dag = testing::MustBuild(2, {});
+  const Kernels crowded(2, {{100000, 0.1, -1, 1.5}});
+  LaunchCosts none;
+  EXPECT_EQ(Latency(dag, crowded, TwoStreams(), none), 150000);
+  EXPECT_EQ(Latency(dag, crowded, SingleStream(dag), none), 200000);
+  const Kernels one_crowded{{{100000, 0.1, -1, 1.5}}, {{50000, 0.1}}};
+  // Side by side for 50 us (the crowded one at 1/1.5 of its speed), then alone at full speed.
+  EXPECT_NEAR(Latency(dag, one_crowded, TwoStreams(), none), 50000 + (100000 - 50000 / 1.5), 1);
 }
 
 }  // namespace

@@ -130,6 +130,15 @@ TEST_F(CalibrateWorkflowTest, BadCalibrationFilesNameTheFileAndTheFault) {
            "model": {"floor": 0.1, "exponent": 0.5, "dispatch": "in-order"}})", "format 1 has no \"dispatch\""},
       {R"({"kind": "nimble-sharing-calibration", "format": 4294967298, "model": {"floor": 0.1, "exponent": 0.5}})",
        "format 4294967298"},
+      {R"({"kind": "nimble-sharing-calibration", "format": 2,
+           "model": {"floor": 0.1, "exponent": 0.5, "dispatch": "in-order", "crowding": 0.5, "knee": 0.4}})",
+       "format 2 has no \"crowding\""},
+      {R"({"kind": "nimble-sharing-calibration", "format": 3,
+           "model": {"floor": 0.1, "exponent": 0.5, "dispatch": "in-order", "crowding": 0.5}})", "\"crowding\" and \"knee\""},
+      {R"({"kind": "nimble-sharing-calibration", "format": 3,
+           "model": {"floor": 0.1, "exponent": 0.5, "dispatch": "in-order", "crowding": -1, "knee": 0.4}})", "must be >= 0"},
+      {R"({"kind": "nimble-sharing-calibration", "format": 3,
+           "model": {"floor": 0.1, "exponent": 0.5, "dispatch": "in-order", "crowding": 0.5, "knee": 1.5}})", "lie in [0, 1]"},
   };
   int i = 0;
   for (const Case& c : cases) {
@@ -140,6 +149,11 @@ TEST_F(CalibrateWorkflowTest, BadCalibrationFilesNameTheFileAndTheFault) {
     EXPECT_NE(loaded.status().message().find(c.says), std::string::npos) << loaded.status().message();
   }
   EXPECT_EQ(LoadCalibration(Out("missing.json")).status().code(), StatusCode::kNotFound);
+  auto crowded = LoadCalibration(write("crowded.json", R"({"kind": "nimble-sharing-calibration", "format": 3,
+      "model": {"floor": 0.05, "exponent": 1, "dispatch": "in-order", "crowding": 0.5, "knee": 0.4}})"));
+  ASSERT_TRUE(crowded.ok()) << crowded.status().ToString();
+  EXPECT_DOUBLE_EQ(crowded->crowding, 0.5);
+  EXPECT_DOUBLE_EQ(crowded->knee, 0.4);
 }
 
 // Damaged copies of a calibration file (bytes flipped, cut, repeated) load cleanly or fail naming the file,

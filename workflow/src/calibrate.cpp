@@ -15,7 +15,8 @@ namespace nimble::workflow {
 namespace {
 
 // 2: the model names its dispatch ("shared" or "in-order"); format 1 files, without it, read as shared.
-constexpr int kCalibrationFormat = 2;
+// 3: the model names its crowding and knee (gpu_sharing.h); earlier files, without them, read as 0.
+constexpr int kCalibrationFormat = 3;
 
 std::optional<double> MetricValue(const std::vector<Metric>& metrics, const std::string& name) {
   for (const Metric& m : metrics) {
@@ -112,8 +113,30 @@ Status LoadCases(const store::RunReader& reader, bool anchor, std::vector<Loaded
   return OkStatus();
 }
 
+// Format 3's "crowding" and "knee": both numbers, crowding >= 0 and knee in [0, 1]; earlier formats lack them.
+Status ReadCrowding(const std::string& path, int64_t format, const nlohmann::json& m, analysis::SharingModel* model) {
+  const bool has = m.contains("crowding") || m.contains("knee");
+  if (format < 3) {
+    if (has) return InvalidArgument(path + ": format " + std::to_string(format) + " has no \"crowding\" or \"knee\"");
+    return OkStatus();
+  }
+  if (!m.contains("crowding") || !m["crowding"].is_number() || !m.contains("knee") || !m["knee"].is_number()) {
+    return InvalidArgument(path + ": \"model\" needs numbers \"crowding\" and \"knee\" (format 3)");
+  }
+  model->crowding = m["crowding"].get<double>();
+  model->knee = m["knee"].get<double>();
+  if (!(model->crowding >= 0) || !(model->knee >= 0 && model->knee <= 1)) {
+    return InvalidArgument(path + ": \"crowding\" must be >= 0 and \"knee\" lie in [0, 1]");
+  }
+  return OkStatus();
+}
+
 nlohmann::json ModelJson(const analysis::SharingModel& m) {
-  return {{"floor", m.floor}, {"exponent", m.exponent}, {"dispatch", std::string(analysis::DispatchName(m.dispatch))}};
+  return {{"floor", m.floor},
+          {"exponent", m.exponent},
+          {"dispatch", std::string(analysis::DispatchName(m.dispatch))},
+          {"crowding", m.crowding},
+          {"knee", m.knee}};
 }
 
 }  // namespace
@@ -234,6 +257,7 @@ StatusOr<analysis::SharingModel> LoadCalibration(const std::string& path) {
   } else if (m.contains("dispatch")) {
     return InvalidArgument(path + ": format 1 has no \"dispatch\" (written by a later build as format 2?)");
   }
+  NIMBLE_RETURN_IF_ERROR(ReadCrowding(path, j["format"].get<int64_t>(), m, &model));
   if (!(model.floor >= 0 && model.floor <= 1) || !(model.exponent > 0 && model.exponent <= 1)) {
     return InvalidArgument(path + ": \"floor\" must lie in [0, 1] and \"exponent\" in (0, 1]");
   }

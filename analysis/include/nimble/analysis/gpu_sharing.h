@@ -28,25 +28,41 @@ std::string_view DispatchName(Dispatch dispatch);                 // "shared", "
 std::optional<Dispatch> ParseDispatch(std::string_view name);     // the inverse; nullopt for other text
 
 // effective share = floor + (1 - floor) * share^exponent, in [share, 1] for floor in [0, 1] and
-// exponent in (0, 1]. The identity (floor 0, exponent 1, shared) is the uncalibrated model.
+// exponent in (0, 1]. The identity (floor 0, exponent 1, shared, no crowding) is the uncalibrated model.
+// Crowding separates how much a small kernel slows beside others from how much of the GPU it claims: a
+// kernel whose share s is below `knee` runs 1 + crowding * (1 - s / knee) times slower while any other
+// kernel runs, and claims only its effective share. In NASNet-A large's multi-stream replays on the H200,
+// kernels filling under 0.3 of the block slots ran 1.3-2x slower beside others than their slots say,
+// from the first co-runner on, while those filling over 0.5 slowed as their slots say (bench/results/
+// concurrency.md, "Crowding").
 struct SharingModel {
   double floor = 0.0;
   double exponent = 1.0;
   std::string source;  // "uncalibrated", "calibrated on NVIDIA H200 (...)", or the calibration file
   Dispatch dispatch = Dispatch::kShared;
+  double crowding = 0.0;  // >= 0; 0: none
+  double knee = 0.0;      // in [0, 1]: shares from it up are not crowded
 
-  bool identity() const { return floor == 0.0 && exponent == 1.0 && dispatch == Dispatch::kShared; }
+  bool identity() const {
+    return floor == 0.0 && exponent == 1.0 && dispatch == Dispatch::kShared && !crowded();
+  }
+  bool crowded() const { return crowding > 0.0 && knee > 0.0; }
   friend bool operator==(const SharingModel& a, const SharingModel& b) {
-    return a.floor == b.floor && a.exponent == b.exponent && a.dispatch == b.dispatch;
+    return a.floor == b.floor && a.exponent == b.exponent && a.dispatch == b.dispatch && a.crowding == b.crowding &&
+           a.knee == b.knee;
   }
 };
 
-// "floor 0.25, exponent 0.65, in-order dispatch (<source>)", or for the identity
+// "floor 0.25, exponent 0.65, in-order dispatch[, crowding 0.5 below share 0.4] (<source>)", or for the identity
 // "as occupancy says (<source>)".
 std::string SharingModelText(const SharingModel& model);
 
 // In [0, 1]; `share` is clamped to [0, 1] first.
 double EffectiveShare(double share, const SharingModel& model);
+
+// How much slower a kernel of this share runs while another kernel runs: 1 + crowding * max(0, 1 -
+// share / knee); 1 without crowding.
+double CrowdedSlowdown(double share, const SharingModel& model);
 
 // The model calibrated for a device, by its name as CUDA reports it ("NVIDIA H100 80GB HBM3"), from the
 // committed calibration runs; nullopt for a device never calibrated.

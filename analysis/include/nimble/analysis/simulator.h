@@ -16,6 +16,7 @@ struct SimKernel {
   int64_t dur_ns = 0;       // time alone on the GPU
   double gpu_share = 1.0;   // fraction of the GPU it occupies, in [0, 1]
   double wave_share = -1;   // the same averaged over its waves (occupancy.h); < 0: not known, gpu_share
+  double crowded_slowdown = 1.0;  // how much slower it runs while another kernel runs (gpu_sharing.h)
 };
 
 // What launching costs in one execution mode.
