@@ -81,18 +81,24 @@ StatEntry DetachCupti() {
     g_done = false;
   }
   CUcontext current = nullptr;
-  (void)trigger(&current);  // its exit callback finalizes, here or on a thread that called first
+  const CUresult called = trigger(&current);  // its exit callback finalizes, here or on a thread that called first
   std::unique_lock lock(g_detach_mu);
-  if (!g_detach_cv.wait_for(lock, std::chrono::seconds(10), [] { return g_done; })) {
-    if (g_requested) {  // no callback took the request: withdraw it, and the subscriber with it
-      g_requested = false;
-      lock.unlock();
-      (void)cuptiUnsubscribe(subscriber);
-      return StillAttached("no driver call reached the detach callback");
-    }
-    g_detach_cv.wait(lock, [] { return g_done; });  // a callback is finalizing now
+  if (g_requested) {  // the callback runs before the call returns: none took the request, so none will
+    g_requested = false;
+    lock.unlock();
+    (void)cuptiUnsubscribe(subscriber);  // best effort: CUPTI stays attached either way
+    return StillAttached("the driver call cuCtxGetCurrent (result " + std::to_string(static_cast<int>(called)) +
+                         ") did not reach the detach callback");
   }
-  if (g_result != CUPTI_SUCCESS) return StillAttached(CuptiError(g_result, "cuptiFinalize()").message());
+  if (!g_detach_cv.wait_for(lock, std::chrono::seconds(30), [] { return g_done; })) {
+    return StillAttached("cuptiFinalize, called on another thread, did not return within 30 s");
+  }
+  if (g_result != CUPTI_SUCCESS) {
+    lock.unlock();
+    const CUptiResult r = cuptiUnsubscribe(subscriber);  // the single subscriber slot must not stay taken
+    return StillAttached(CuptiError(g_result, "cuptiFinalize()").message() +
+                         (r == CUPTI_SUCCESS ? "" : "; " + CuptiError(r, "cuptiUnsubscribe(detach)").message()));
+  }
   return StatEntry{kStat, 0, Severity::kInfo, "CUPTI detached from the process after the session (cuptiFinalize)"};
 }
 

@@ -136,9 +136,11 @@ TEST_F(CalibrateWorkflowTest, BadCalibrationFilesNameTheFileAndTheFault) {
       {R"({"kind": "nimble-sharing-calibration", "format": 3,
            "model": {"floor": 0.1, "exponent": 0.5, "dispatch": "in-order", "crowding": 0.5}})", "\"crowding\" and \"knee\""},
       {R"({"kind": "nimble-sharing-calibration", "format": 3,
-           "model": {"floor": 0.1, "exponent": 0.5, "dispatch": "in-order", "crowding": -1, "knee": 0.4}})", "must be >= 0"},
+           "model": {"floor": 0.1, "exponent": 0.5, "dispatch": "in-order", "crowding": -1, "knee": 0.4}})", "must lie in [0, 10]"},
       {R"({"kind": "nimble-sharing-calibration", "format": 3,
-           "model": {"floor": 0.1, "exponent": 0.5, "dispatch": "in-order", "crowding": 0.5, "knee": 1.5}})", "lie in [0, 1]"},
+           "model": {"floor": 0.1, "exponent": 0.5, "dispatch": "in-order", "crowding": 1e30, "knee": 0.4}})", "must lie in [0, 10]"},
+      {R"({"kind": "nimble-sharing-calibration", "format": 3,
+           "model": {"floor": 0.1, "exponent": 0.5, "dispatch": "in-order", "crowding": 0.5, "knee": 1.5}})", "\"knee\" in [0, 1]"},
   };
   int i = 0;
   for (const Case& c : cases) {

@@ -106,8 +106,8 @@ StatusOr<AccelerateResult> RunBuckets(const AccelerateOptions& options, std::uni
   accelerate::ArtifactMeta meta;
   std::vector<AccelerateResult> results;
   const size_t n = options.buckets.size();
-  // Where the first bucket measured the layouts, its choice: the buckets share their weights, and so
-  // their layout (auto's rule reads the graph alone, and decides alike for every bucket).
+  // The first bucket's layout, for every bucket: the buckets share their weights, and so their layout
+  // (whether auto's rule or a measured trial chose it, or the trial failed).
   std::string layout;
   for (size_t b = 0; b < n; ++b) {
     AccelerateOptions one = options;
@@ -132,7 +132,7 @@ StatusOr<AccelerateResult> RunBuckets(const AccelerateOptions& options, std::uni
     StatusOr<AccelerateResult> result = RunSession(session, one, db);
     if (!result.ok()) return result.status().WithContext("bucket " + name);
     if (!result->eager_fallback_reason.empty()) return *result;  // not capturable: the same for every bucket
-    if (b == 0 && !result->layout_choice.empty()) layout = result->channels_last ? "channels_last" : "contiguous";
+    if (b == 0) layout = result->channels_last ? "channels_last" : "contiguous";
     StatusOr<accelerate::ArtifactMeta> bucket_meta = session.Meta();
     if (!bucket_meta.ok()) return bucket_meta.status();
     if (b == 0) meta = *bucket_meta;

@@ -125,8 +125,8 @@ Status ReadCrowding(const std::string& path, int64_t format, const nlohmann::jso
   }
   model->crowding = m["crowding"].get<double>();
   model->knee = m["knee"].get<double>();
-  if (!(model->crowding >= 0) || !(model->knee >= 0 && model->knee <= 1)) {
-    return InvalidArgument(path + ": \"crowding\" must be >= 0 and \"knee\" lie in [0, 1]");
+  if (!(model->crowding >= 0 && model->crowding <= 10) || !(model->knee >= 0 && model->knee <= 1)) {
+    return InvalidArgument(path + ": \"crowding\" must lie in [0, 10] and \"knee\" in [0, 1]");
   }
   return OkStatus();
 }
