@@ -73,6 +73,7 @@ class Simulation {
   const LaunchCosts& costs_;
   const Dispatch dispatch_;
   std::vector<Task> tasks_;
+  bool any_crowded_ = false;  // some kernel slows beside others (SharingModel::crowding)
   std::vector<std::vector<int32_t>> stream_tasks_;  // per stream, in order
   std::vector<size_t> stream_head_;                 // next task not yet released, per stream
   std::vector<double> stream_free_ns_;              // end of the stream's last completed task
@@ -122,6 +123,7 @@ void Simulation::BuildTasks(const std::vector<std::vector<SimKernel>>& op_kernel
       queue.push_back(static_cast<int32_t>(tasks_.size()));
       const SimKernel& k = op_kernels[sv][i];
       tasks_.push_back({v, static_cast<double>(k.dur_ns), k.gpu_share, host_ns, true, i == 0, k.crowded_slowdown});
+      any_crowded_ = any_crowded_ || k.crowded_slowdown > 1;
     }
     kernels_left_[sv] = std::max<int32_t>(1, static_cast<int32_t>(op_kernels[sv].size()));
     if (!sync_out_[sv].empty()) host_ns += static_cast<double>(costs_.host_per_event_ns);
@@ -169,6 +171,7 @@ void Simulation::Complete(int32_t task, double now_ns) {
 // kernel slows further while another kernel runs, without taking more of the GPU from the others.
 void Simulation::SetRates(std::vector<Running>& running) const {
   SetRatesByShare(running);
+  if (!any_crowded_) return;
   const auto kernels = std::count_if(running.begin(), running.end(),
                                      [&](const Running& r) { return tasks_[static_cast<size_t>(r.task)].is_kernel; });
   if (kernels < 2) return;
