@@ -29,6 +29,8 @@
 # $OUT/concurrency.md and $OUT/concurrency.tar.xz.aa, .ab... (cat them; a database per case: the model's recording, its
 # schedule and its recorded replays, for `nimble-prof calibrate`; CONCURRENCY_CASES to choose; CALL_BUDGET_S,
 # the seconds the device call may run, stops starting cases in time to pack the databases).
+# --no-gpu-tests (with --accelerate-only or one that implies it) builds and runs only the benchmark asked
+# for, without the AoT, training and epilogue gpu tests: a call that only gathers data.
 # --interop (with any of the above) then runs bench/interop_traces.sh with the nimble-prof just built
 # (no fixtures, INTEROP_ROUNDS rounds, default 3) into $OUT/interop.tar.gz.
 set -uo pipefail
@@ -52,7 +54,7 @@ fi
 # ---- end of model profiling -------------------------------------------------------------------------
 build=${BUILD_DIR:-$root/build-gpu}
 with_torch=0 bench=1 sanitizer=1 accelerate=0 accel_only=0 bench_only=0 cupti_settings=0 python=0 python_bench=0
-training=0 training_sanitizer=0 memory=0 compare=0 buckets=0 concurrency=0 interop=0
+training=0 training_sanitizer=0 memory=0 compare=0 buckets=0 concurrency=0 interop=0 gpu_tests=1
 for arg in "$@"; do
   case $arg in
     --with-torch) with_torch=1 ;;
@@ -71,6 +73,7 @@ for arg in "$@"; do
     --buckets) with_torch=1 accelerate=1 accel_only=1 buckets=1 ;;
     --concurrency) with_torch=1 accelerate=1 accel_only=1 concurrency=1 ;;
     --interop) with_torch=1 interop=1 ;;
+    --no-gpu-tests) gpu_tests=0 ;;
     *) echo "unknown option $arg" >&2; exit 2 ;;
   esac
 done
@@ -122,6 +125,7 @@ step "configure" build.log 180 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUI
 build_targets=()
 [ $accel_only -eq 1 ] && build_targets=(nimble-accelerate nimble-run nimble-prof nimble_aot_gpu_tests nimble_aot_tests
   nimble_training_tests nimble_training_cpp_bench nimble_conv_epilogue_gpu_tests)
+[ $accel_only -eq 1 ] && [ $gpu_tests -eq 0 ] && build_targets=(nimble-accelerate nimble-run nimble-prof)
 [ $bench_only -eq 1 ] && build_targets=(nimble-prof nimble_inject launch_loop nimble_collector_bench nimble_cupti_floor nimble_store_bench)
 [ $python -eq 1 ] && build_targets=(nimble_python nimble-prof nimble-prof-model nimble_inject nimble-accelerate nimble-run)
 [ $python -eq 1 ] && [ $training_sanitizer -eq 1 ] && build_targets+=(nimble_training_cpp_bench)
@@ -205,9 +209,11 @@ fi
 if [ $accelerate -eq 1 ] && [ -x "$build/cli/nimble-accelerate" ]; then
   accel_out=$OUT/accelerate
   mkdir -p "$accel_out/models"
-  step "aot gpu tests" accelerate.log 300 "$build/tests/accelerate/nimble_aot_gpu_tests"
-  step "training tests" accelerate.log 200 "$build/tests/accelerate/nimble_training_tests"
-  step "conv epilogue tests" accelerate.log 120 "$build/tests/accelerate/nimble_conv_epilogue_gpu_tests"
+  if [ $gpu_tests -eq 1 ]; then
+    step "aot gpu tests" accelerate.log 300 "$build/tests/accelerate/nimble_aot_gpu_tests"
+    step "training tests" accelerate.log 200 "$build/tests/accelerate/nimble_training_tests"
+    step "conv epilogue tests" accelerate.log 120 "$build/tests/accelerate/nimble_conv_epilogue_gpu_tests"
+  fi
   if [ $memory -eq 1 ]; then
     mem_out=$(mktemp -d)
     step "memory bench" accelerate.log 560 bash -c "bench/memory_bench.sh '$build' '$mem_out' \
@@ -230,8 +236,15 @@ if [ $accelerate -eq 1 ] && [ -x "$build/cli/nimble-accelerate" ]; then
     conc_out=$(mktemp -d)
     cases_flag=(); [ -n "${CONCURRENCY_CASES:-}" ] && cases_flag=(--cases "$CONCURRENCY_CASES")
     # CALL_BUDGET_S: the seconds this call may run; the cases stop in time to pack their databases.
-    [ -n "${CALL_BUDGET_S:-}" ] && cases_flag+=(--until $((call_start + CALL_BUDGET_S - 60)))
-    step "concurrency data" accelerate.log 560 bash -c "bench/concurrency_data.sh '$build' '$conc_out' ${cases_flag[*]@Q} > '$OUT/concurrency.md'"
+    conc_limit=560
+    if [ -n "${CALL_BUDGET_S:-}" ]; then
+      cases_flag+=(--until $((call_start + CALL_BUDGET_S - 60)))
+      # A case that runs past --until is cut off, so that the packing still fits.
+      conc_limit=$((call_start + CALL_BUDGET_S - 40 - $(date +%s)))
+      [ $conc_limit -gt 560 ] && conc_limit=560
+      [ $conc_limit -lt 1 ] && conc_limit=1
+    fi
+    step "concurrency data" accelerate.log $conc_limit bash -c "bench/concurrency_data.sh '$build' '$conc_out' ${cases_flag[*]@Q} > '$OUT/concurrency.md'"
     # The databases are large (one 20 MiB): xz, in parts under the device's 16 MiB a file.
     tar -cf - -C "$conc_out" . | xz -T0 -6 | split -b 15M - "$OUT/concurrency.tar.xz."
   fi
