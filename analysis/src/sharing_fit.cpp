@@ -64,8 +64,8 @@ SharingGrid DefaultSharingGrid() {
   grid.dispatches = {Dispatch::kShared, Dispatch::kInOrder};
   for (int f = 0; f <= 6; ++f) {
     for (int e = 10; e >= 7; --e) {
-      for (double crowding : {0.125, 0.25, 0.375, 0.5, 0.75}) {
-        for (int k = 2; k <= 5; ++k) {
+      for (double crowding : {0.125, 0.25, 0.375, 0.5, 0.75, 1.0}) {
+        for (int k = 2; k <= 8; ++k) {
           SharingModel m{0.05 * f, 0.1 * e, "", Dispatch::kInOrder};
           m.crowding = crowding;
           m.knee = 0.1 * k;

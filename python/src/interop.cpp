@@ -69,10 +69,18 @@ std::string CalibrateRuns(const std::vector<std::string>& databases, const std::
   return Unwrap(std::move(text));
 }
 
-// (floor, exponent, dispatch, source) of a calibration file; raises as LoadCalibration fails.
-py::tuple ReadCalibration(const std::string& path) {
+// The sharing model of a calibration file as a dict (floor, exponent, dispatch, crowding, knee, source);
+// raises as LoadCalibration fails.
+py::dict ReadCalibration(const std::string& path) {
   const analysis::SharingModel model = Unwrap(workflow::LoadCalibration(path));
-  return py::make_tuple(model.floor, model.exponent, std::string(analysis::DispatchName(model.dispatch)), model.source);
+  py::dict out;
+  out["floor"] = model.floor;
+  out["exponent"] = model.exponent;
+  out["dispatch"] = std::string(analysis::DispatchName(model.dispatch));
+  out["crowding"] = model.crowding;
+  out["knee"] = model.knee;
+  out["source"] = model.source;
+  return out;
 }
 
 std::string DiffRuns(const std::string& base, const std::string& now, int64_t base_run, int64_t new_run,
@@ -101,7 +109,7 @@ void BindInterop(py::module_& m) {
         "JSON text of nimble-prof calibrate --json (the GPU-sharing fit), written to output when given; "
         "compare: a calibration file whose model predicts every case too; anchor: each case's kernels scaled "
         "to its single-stream replay (False: as recorded, nimble-prof calibrate --no-anchor).");
-  m.def("read_calibration", &ReadCalibration, py::arg("path"), "(floor, exponent, dispatch, source) of a calibration file.");
+  m.def("read_calibration", &ReadCalibration, py::arg("path"), "The sharing model of a calibration file: a dict of floor, exponent, dispatch, crowding, knee and source.");
   m.def("diff", &DiffRuns, py::arg("base"), py::arg("new"), py::arg("base_run") = -1, py::arg("new_run") = -1,
         py::arg("fail_above") = 0.0, "JSON text of nimble-prof diff --json, with the regression gate.");
 }

@@ -267,6 +267,27 @@ TEST(AccelerateResultsTest, TheErrorAgainstTheUnmodifiedModelIsReportedOnlyWhere
   }
 }
 
+// The sharing model the prediction used reaches --json's replay costs and every mode's stored metrics,
+// its crowding and knee included.
+TEST(AccelerateResultsTest, TheSharingModelWithItsCrowdingIsInTheJsonAndTheStoredMetrics) {
+  AccelerateResult r = Result();
+  r.replay_costs.sharing = analysis::SharingModel{0.1, 0.9, "test", analysis::Dispatch::kInOrder};
+  r.replay_costs.sharing.crowding = 0.25;
+  r.replay_costs.sharing.knee = 0.7;
+  const nlohmann::json sharing = AccelerateResultToJson(r).at("replay_costs").at("sharing");
+  EXPECT_DOUBLE_EQ(sharing.at("floor").get<double>(), 0.1);
+  EXPECT_EQ(sharing.at("dispatch"), "in-order");
+  EXPECT_DOUBLE_EQ(sharing.at("crowding").get<double>(), 0.25);
+  EXPECT_DOUBLE_EQ(sharing.at("knee").get<double>(), 0.7);
+  auto stored = StoredModeMetrics(r, "accelerate_results_sharing.db");
+  ASSERT_TRUE(stored.ok()) << stored.status().ToString();
+  for (const auto& [mode, metrics] : *stored) {
+    EXPECT_DOUBLE_EQ(MetricOf(metrics, "sharing_crowding"), 0.25);
+    EXPECT_DOUBLE_EQ(MetricOf(metrics, "sharing_knee"), 0.7);
+    EXPECT_DOUBLE_EQ(MetricOf(metrics, "sharing_in_order"), 1.0);
+  }
+}
+
 // The multi-stream prediction anchored on the single-stream replay: the factor and the text in --json, the
 // prediction from the kernels as recorded beside the anchored one, and both stored with the multi-stream
 // run; without anchoring, nulls and no such metrics.

@@ -63,6 +63,10 @@ TEST(GpuSharingTest, TheCalibratedDevicesAreNamedAsCudaNamesThem) {
     EXPECT_LE(m->floor, 1.0);
     EXPECT_GT(m->exponent, 0.0);
     EXPECT_LE(m->exponent, 1.0);
+    EXPECT_GE(m->crowding, 0.0);  // the bounds a calibration file's crowding is held to
+    EXPECT_LE(m->crowding, 10.0);
+    EXPECT_GE(m->knee, 0.0);
+    EXPECT_LE(m->knee, 1.0);
     EXPECT_NE(m->source.find(name), std::string::npos);
     EXPECT_EQ(SharingFor(name), *m);
   }

@@ -85,6 +85,8 @@ json CostsJson(const analysis::PredictionOptions& c) {
           {"sharing", {{"floor", c.sharing.floor},
                        {"exponent", c.sharing.exponent},
                        {"dispatch", std::string(analysis::DispatchName(c.sharing.dispatch))},
+                       {"crowding", c.sharing.crowding},
+                       {"knee", c.sharing.knee},
                        {"source", c.sharing.source}}},
           {"text", ReplayCostsText(c)}};
 }

@@ -38,8 +38,8 @@ struct SharingGrid {
 
 // floor 0 to 0.6 in steps of 0.025, exponent 1 down to 0.2 in steps of 0.05 (the identity included), each
 // with shared and in-order dispatch; and with crowding, in-order: floor 0 to 0.3 in steps of 0.05,
-// exponent 1 to 0.7 in steps of 0.1, crowding 0.125 to 0.5 in steps of 0.125 and 0.75, knee 0.2 to
-// 0.5 in steps of 0.1; tolerance 10 %.
+// exponent 1 to 0.7 in steps of 0.1, crowding 0.125 to 0.5 in steps of 0.125, 0.75 and 1, knee 0.2 to
+// 0.8 in steps of 0.1; tolerance 10 %.
 SharingGrid DefaultSharingGrid();
 
 struct SharingCaseResult {
