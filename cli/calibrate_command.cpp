@@ -1,5 +1,6 @@
 #include "calibrate_command.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -22,6 +23,18 @@ std::string Cell(int64_t predicted_ns, int64_t measured_ns) {
   std::snprintf(text, sizeof(text), "%.3f (%+.1f%%)", static_cast<double>(predicted_ns) / 1e6,
                 100 * analysis::RelativeError(predicted_ns, measured_ns));
   return text;
+}
+
+// The device's built-in models the cases were predicted with, one line per precision among them.
+void PrintBuiltIn(std::ostream& out, const workflow::CalibrateResult& r) {
+  std::vector<analysis::Precision> seen;
+  for (size_t i = 0; i < r.cases.size(); ++i) {
+    const analysis::Precision p = r.cases[i].precision;
+    if (std::find(seen.begin(), seen.end(), p) != seen.end()) continue;
+    seen.push_back(p);
+    out << "built in (" << analysis::PrecisionName(p) << " cases): "
+        << analysis::SharingModelText(r.built_in->case_models[i]) << "\n";
+  }
 }
 
 void PrintCalibration(std::ostream& out, const workflow::CalibrateResult& r) {
@@ -116,7 +129,7 @@ void PrintCalibration(std::ostream& out, const workflow::CalibrateResult& r) {
     out << "\n";
   }
   out << "\n";
-  if (r.built_in) out << "built in: " << analysis::SharingModelText(r.built_in->model) << "\n";
+  if (r.built_in) PrintBuiltIn(out, r);
   if (r.compared) out << "compared: " << analysis::SharingModelText(r.compared->model) << "\n";
   out << "held out: each case predicted by the model fitted on the other cases alone\n";
 }
@@ -151,6 +164,12 @@ void RegisterCalibrateCommand(CLI::App& app, Action& action) {
   cmd->add_flag("--no-anchor", [args](int64_t) { args->options.anchor = false; },
                 "predict each case from its kernels as recorded, not anchored on its single-stream replay (as "
                 "nimble-accelerate predicted before 2026-11-28)");
+  cmd->add_option_function<std::string>(
+         "--precision",
+         [args](const std::string& name) { args->options.precision = analysis::ParsePrecision(name); },
+         "fit only the cases of models computing in this precision (as nimble-accelerate stored it, else from "
+         "their inputs' dtypes): the built-in models are fitted by precision")
+      ->check(CLI::IsMember({"float32", "half", "unknown"}));
   cmd->add_flag("--json", args->json, "print JSON instead of the table");
   cmd->callback([&action, args] { action = [args] { return RunCalibrateCommand(*args); }; });
 }

@@ -24,6 +24,8 @@ struct LoadedModel::Impl {
   std::vector<TensorSpec> inputs;             // one per forward argument
   bool channels_last = false;                   // convolution weights and 4-D inputs made channels_last
   bool layout_open = false;                     // kAuto could not settle the layout (LayoutUndecided, conv_layout.h)
+  int64_t float32_weights = 0;                  // elements of float32 tensor constants, before any widening
+  int64_t half_weights = 0;                     // of float16 and bfloat16 ones
   std::vector<torch::jit::Node*> op_nodes;      // filled by the graph extractor
   // Per op node: whether an output shared storage with an input when the shapes were run (a view the
   // schema may not declare); 1 where not known. The stream rewrite never releases such memory.

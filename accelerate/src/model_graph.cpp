@@ -49,6 +49,8 @@ StatusOr<ModelGraph> LoadOnce(const std::string& path, const std::vector<TensorS
   NIMBLE_ASSIGN_OR_RETURN(std::shared_ptr<LoadedModel::Impl> impl, LoadFrozenModel(path, inputs, options));
   result.channels_last = impl->channels_last;
   result.layout_open = impl->layout_open;
+  result.float32_weights = impl->float32_weights;
+  result.half_weights = impl->half_weights;
   result.model = LoadedModel(std::move(impl));
   result.load_ns = NsSince(start);
   start = std::chrono::steady_clock::now();

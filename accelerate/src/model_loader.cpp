@@ -203,6 +203,19 @@ Status WidenToFloat32(std::shared_ptr<Graph>& graph, const std::string& path) {
   }
 }
 
+// Elements of the graph's floating-point tensor constants (the frozen weights), float32 and half precision.
+void CountWeights(const Graph& graph, LoadedModel::Impl* impl) {
+  for (const torch::jit::Node* node : graph.nodes()) {
+    if (node->kind() != c10::prim::Constant || !node->hasAttribute(c10::attr::value) ||
+        node->kindOf(c10::attr::value) != torch::jit::AttributeKind::t) {
+      continue;
+    }
+    const at::Tensor& tensor = node->t(c10::attr::value);
+    if (tensor.scalar_type() == at::kFloat) impl->float32_weights += tensor.numel();
+    if (IsHalfPrecision(tensor.scalar_type())) impl->half_weights += tensor.numel();
+  }
+}
+
 Status CheckStraightLine(const Graph& graph, const std::string& path) {
   for (const torch::jit::Node* node : graph.nodes()) {
     if (node->blocks().empty()) continue;
@@ -251,6 +264,7 @@ StatusOr<std::shared_ptr<LoadedModel::Impl>> LoadFrozenModel(const std::string& 
     impl->graph = impl->module.get_method("forward").graph();
   }
   NIMBLE_RETURN_IF_ERROR(Simplify(impl->graph, path, options.optimize, options.optimize && options.cuda_fusions));
+  CountWeights(*impl->graph, impl.get());
   if (options.widen_to_float32) NIMBLE_RETURN_IF_ERROR(WidenToFloat32(impl->graph, path));
   const ConvSummary convolutions = SummarizeConvolutions(*impl->graph);
   const bool channels_last = options.memory_format == MemoryFormat::kChannelsLast ||

@@ -77,7 +77,8 @@ class RunDiff:
 
 
 def calibrate(databases: Sequence[PathArg], output: Optional[PathArg] = None, *,
-              compare: Optional[PathArg] = None, anchor: bool = True) -> Dict[str, Any]:
+              compare: Optional[PathArg] = None, anchor: bool = True,
+              precision: Optional[str] = None) -> Dict[str, Any]:
     """Fits how kernels on several streams share the GPU (``nimble-prof calibrate``) to the multi-stream
     replays that ``nimble.accelerate(..., db=)`` or ``nimble-accelerate --db`` stored in ``databases``
     (all from one GPU). Returns the fit as a dict: ``model`` (floor, exponent, dispatch, crowding and knee), ``device``,
@@ -88,12 +89,17 @@ def calibrate(databases: Sequence[PathArg], output: Optional[PathArg] = None, *,
     predicts every case too, as it is (``compared_ns``). Each case's kernel durations are first scaled
     so that they predict its measured single-stream replay, as ``nimble.accelerate`` predicts the
     multi-stream one (``duration_scale`` per case); ``anchor=False`` takes them as recorded. The fit
-    keeps the model that leaves the fewest cases beyond ``tolerance`` (10 %), then the least mean error."""
+    keeps the model that leaves the fewest cases beyond ``tolerance`` (10 %), then the least mean error.
+    ``precision`` ("float32" or "half") fits only the cases of models computing in it, as the built-in
+    models are fitted; each case says its ``precision``, and ``built_in_ns`` uses the model for it."""
     paths = [os.fspath(d) for d in databases]
     if not paths:
         raise ValueError("nimble.calibrate: needs at least one run database")
+    if precision not in (None, "float32", "half", "unknown"):
+        raise ValueError(f"nimble.calibrate: precision {precision!r}: expected 'float32', 'half' or 'unknown'")
     return json.loads(_C.calibrate(paths, os.fspath(output) if output is not None else "",
-                                   os.fspath(compare) if compare is not None else "", bool(anchor)))
+                                   os.fspath(compare) if compare is not None else "", bool(anchor),
+                                   precision or ""))
 
 
 def diff(base: PathArg, new: PathArg, *, base_run: Optional[int] = None, new_run: Optional[int] = None,

@@ -59,11 +59,17 @@ std::string ExportChrome(const std::string& database, const std::string& output,
 }
 
 std::string CalibrateRuns(const std::vector<std::string>& databases, const std::string& output,
-                          const std::string& compare, bool anchor) {
+                          const std::string& compare, bool anchor, const std::string& precision) {
   StatusOr<std::string> text = [&]() -> StatusOr<std::string> {
     py::gil_scoped_release released;
-    NIMBLE_ASSIGN_OR_RETURN(workflow::CalibrateResult result,
-                            workflow::Calibrate({databases, output, compare, anchor}));
+    workflow::CalibrateOptions options{databases, output, compare, anchor};
+    if (!precision.empty()) {
+      options.precision = analysis::ParsePrecision(precision);
+      if (!options.precision) {
+        return InvalidArgument("precision \"" + precision + "\": expected \"float32\", \"half\" or \"unknown\"");
+      }
+    }
+    NIMBLE_ASSIGN_OR_RETURN(workflow::CalibrateResult result, workflow::Calibrate(options));
     return workflow::CalibrationToJson(result).dump();
   }();
   return Unwrap(std::move(text));
@@ -105,11 +111,13 @@ void BindInterop(py::module_& m) {
   m.def("export_chrome", &ExportChrome, py::arg("database"), py::arg("output"), py::arg("run") = -1,
         "Writes runs as Chrome / Perfetto JSON (nimble-prof export --format chrome).");
   m.def("calibrate", &CalibrateRuns, py::arg("databases"), py::arg("output") = std::string(),
-        py::arg("compare") = std::string(), py::arg("anchor") = true,
+        py::arg("compare") = std::string(), py::arg("anchor") = true, py::arg("precision") = std::string(),
         "JSON text of nimble-prof calibrate --json (the GPU-sharing fit), written to output when given; "
         "compare: a calibration file whose model predicts every case too; anchor: each case's kernels scaled "
-        "to its single-stream replay (False: as recorded, nimble-prof calibrate --no-anchor).");
-  m.def("read_calibration", &ReadCalibration, py::arg("path"), "The sharing model of a calibration file: a dict of floor, exponent, dispatch, crowding, knee and source.");
+        "to its single-stream replay (False: as recorded, nimble-prof calibrate --no-anchor); precision: "
+        "fit only the cases of that precision (\"float32\", \"half\", \"unknown\"; empty: all).");
+  m.def("read_calibration", &ReadCalibration, py::arg("path"),
+        "The sharing model of a calibration file: a dict of floor, exponent, dispatch, crowding, knee and source.");
   m.def("diff", &DiffRuns, py::arg("base"), py::arg("new"), py::arg("base_run") = -1, py::arg("new_run") = -1,
         py::arg("fail_above") = 0.0, "JSON text of nimble-prof diff --json, with the regression gate.");
 }

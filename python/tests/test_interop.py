@@ -144,6 +144,11 @@ def test_calibrate_fits_the_bundled_recording_and_the_file_feeds_accelerate(tmp_
     assert model["dispatch"] in ("shared", "in-order") and str(out) in source
     floor = model["floor"]
     assert fit["built_in_model"]["source"].startswith("calibrated on NVIDIA H100") and "compared_model" not in fit
+    assert fit["precision"] == "float32" and case["precision"] == "float32"  # from its float32 inputs
+    with pytest.raises(ValueError, match="a float32 model, not half"):
+        nimble.calibrate([db], precision="half")
+    with pytest.raises(ValueError, match="precision 'bfloat16'"):
+        nimble.calibrate([db], precision="bfloat16")
     again = nimble.calibrate([db], compare=out, anchor=False)  # the file's model, as it is, predicts what the fit did
     assert again["cases"][0]["compared_ns"] == case["fitted_ns"] and again["compared_model"]["floor"] == floor
     # Anchored (the default) on the single-stream replay stored beside it, by a factor it reports.

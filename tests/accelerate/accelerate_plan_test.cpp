@@ -197,5 +197,23 @@ TEST(AcceleratePlanTest, BudgetSearchPassesACaptureErrorOn) {
   EXPECT_EQ(best.status().message(), "cannot capture");
 }
 
+// The precision that picks the sharing model: by the weights' majority, TF32 float32 left unknown (never
+// calibrated), and by the inputs only where no weights are known.
+TEST(AcceleratePlanTest, ThePrecisionComesFromTheWeightsThenTheInputs) {
+  using analysis::Precision;
+  const std::vector<TensorSpec> half_in{{.shape = {1, 8}, .dtype = DType::kBFloat16}};
+  const std::vector<TensorSpec> float_in{{.shape = {1, 8}, .dtype = DType::kFloat32}};
+  const std::vector<TensorSpec> ids{{.shape = {1, 128}, .dtype = DType::kInt64}};
+  EXPECT_EQ(ModelPrecision(10, 1000, ids, false), Precision::kHalf);  // a bfloat16 GPT-2 takes token ids
+  EXPECT_EQ(ModelPrecision(1000, 10, half_in, false), Precision::kFloat32);  // the weights decide
+  EXPECT_EQ(ModelPrecision(1000, 10, float_in, true), Precision::kUnknown);  // TF32: tensor cores
+  EXPECT_EQ(ModelPrecision(10, 1000, float_in, true), Precision::kHalf);
+  EXPECT_EQ(ModelPrecision(0, 0, half_in, false), Precision::kHalf);
+  EXPECT_EQ(ModelPrecision(0, 0, float_in, false), Precision::kFloat32);
+  EXPECT_EQ(ModelPrecision(0, 0, float_in, true), Precision::kUnknown);
+  EXPECT_EQ(ModelPrecision(0, 0, ids, false), Precision::kUnknown);
+  EXPECT_EQ(ModelPrecision(0, 0, {}, false), Precision::kUnknown);
+}
+
 }  // namespace
 }  // namespace nimble::workflow

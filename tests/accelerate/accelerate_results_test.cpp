@@ -268,12 +268,14 @@ TEST(AccelerateResultsTest, TheErrorAgainstTheUnmodifiedModelIsReportedOnlyWhere
 }
 
 // The sharing model the prediction used reaches --json's replay costs and every mode's stored metrics,
-// its crowding and knee included.
+// its crowding and knee included, and so does the precision that chose it.
 TEST(AccelerateResultsTest, TheSharingModelWithItsCrowdingIsInTheJsonAndTheStoredMetrics) {
   AccelerateResult r = Result();
   r.replay_costs.sharing = analysis::SharingModel{0.1, 0.9, "test", analysis::Dispatch::kInOrder};
   r.replay_costs.sharing.crowding = 0.25;
   r.replay_costs.sharing.knee = 0.7;
+  r.precision = analysis::Precision::kHalf;
+  EXPECT_EQ(AccelerateResultToJson(r).at("precision"), "half");
   const nlohmann::json sharing = AccelerateResultToJson(r).at("replay_costs").at("sharing");
   EXPECT_DOUBLE_EQ(sharing.at("floor").get<double>(), 0.1);
   EXPECT_EQ(sharing.at("dispatch"), "in-order");
@@ -285,6 +287,7 @@ TEST(AccelerateResultsTest, TheSharingModelWithItsCrowdingIsInTheJsonAndTheStore
     EXPECT_DOUBLE_EQ(MetricOf(metrics, "sharing_crowding"), 0.25);
     EXPECT_DOUBLE_EQ(MetricOf(metrics, "sharing_knee"), 0.7);
     EXPECT_DOUBLE_EQ(MetricOf(metrics, "sharing_in_order"), 1.0);
+    EXPECT_DOUBLE_EQ(MetricOf(metrics, "sharing_precision"), 2.0);  // what nimble-prof calibrate reads back
   }
 }
 

@@ -88,6 +88,17 @@ TEST(ConvLayoutTest, DepthwiseOrFloat32ConvolutionsStayContiguousUnlessAsked) {
   EXPECT_LE(Difference(forced, automatic, DType::kFloat32), 1e-5);
 }
 
+// The frozen weights are counted by precision (what picks the device's sharing model): the casts in
+// forward fold into half-precision constants, and the float32 originals are gone.
+TEST(ConvLayoutTest, TheFrozenWeightsAreCountedByPrecision) {
+  const ModelGraph half = Load(TwoConvolutions(DType::kBFloat16, 1), DType::kBFloat16, MemoryFormat::kContiguous);
+  EXPECT_EQ(half.half_weights, 2 * 3 * 3 * 3 * 3);
+  EXPECT_EQ(half.float32_weights, 0);
+  const ModelGraph full = Load(TwoConvolutions(DType::kFloat32, 3), DType::kFloat32, MemoryFormat::kAuto);
+  EXPECT_EQ(full.float32_weights, 3 * 1 * 3 * 3 + 3 * 3 * 3 * 3);
+  EXPECT_EQ(full.half_weights, 0);
+}
+
 // The converted weights carry channels_last strides in the graph itself (what model.nimble saves).
 TEST(ConvLayoutTest, WeightsAreStoredChannelsLast) {
   const std::string path = TwoConvolutions(DType::kBFloat16, 1);

@@ -72,6 +72,36 @@ TEST(GpuSharingTest, TheCalibratedDevicesAreNamedAsCudaNamesThem) {
   }
 }
 
+// The H200 has a model per precision beside the one fitted on every precision; the H100 only the latter,
+// which every precision then gets.
+TEST(GpuSharingTest, ThePrecisionPicksTheDevicesModelWhereItHasOne) {
+  const SharingModel any = CalibratedSharing("NVIDIA H200").value();
+  const SharingModel float32 = CalibratedSharing("NVIDIA H200", Precision::kFloat32).value();
+  const SharingModel half = CalibratedSharing("NVIDIA H200", Precision::kHalf).value();
+  EXPECT_EQ(CalibratedSharing("NVIDIA H200", Precision::kUnknown).value(), any);
+  EXPECT_FALSE(float32 == any);
+  EXPECT_FALSE(half == any);
+  EXPECT_FALSE(half == float32);
+  EXPECT_NE(half.source.find("for half models"), std::string::npos) << half.source;
+  EXPECT_NE(float32.source.find("for float32 models"), std::string::npos) << float32.source;
+  EXPECT_EQ(any.source.find(" models"), std::string::npos) << any.source;
+  // Large float32 kernels slow more beside others than half-precision ones: a larger claim at mid shares.
+  EXPECT_GT(EffectiveShare(0.5, float32), EffectiveShare(0.5, half));
+  const SharingModel h100 = CalibratedSharing("NVIDIA H100 80GB HBM3").value();
+  for (Precision p : {Precision::kFloat32, Precision::kHalf}) {
+    EXPECT_EQ(CalibratedSharing("NVIDIA H100 80GB HBM3", p).value(), h100);
+    EXPECT_EQ(SharingFor("NVIDIA H200", p), CalibratedSharing("NVIDIA H200", p).value());
+    EXPECT_TRUE(SharingFor("Imaginary GPU 9000", p).identity());
+  }
+}
+
+TEST(GpuSharingTest, PrecisionNamesRoundTrip) {
+  for (Precision p : {Precision::kUnknown, Precision::kFloat32, Precision::kHalf}) {
+    EXPECT_EQ(ParsePrecision(PrecisionName(p)), p);
+  }
+  EXPECT_FALSE(ParsePrecision("bfloat16").has_value());
+}
+
 TEST(GpuSharingTest, DispatchNamesRoundTrip) {
   for (Dispatch d : {Dispatch::kShared, Dispatch::kInOrder}) EXPECT_EQ(ParseDispatch(DispatchName(d)), d);
   EXPECT_FALSE(ParseDispatch("fifo").has_value());

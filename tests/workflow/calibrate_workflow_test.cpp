@@ -48,6 +48,14 @@ TEST_F(CalibrateWorkflowTest, RebuildsTheStoredPredictionAndWritesACalibrationFi
   ASSERT_EQ(result->built_in->predicted_ns.size(), 1u);
   EXPECT_FALSE(result->compared.has_value());
   EXPECT_EQ(CalibrationToJson(*result)["built_in_model"]["dispatch"], "shared");
+  // Stored before the precision was: float32 from its inputs, and the built-in model for float32 models.
+  EXPECT_EQ(c.precision, analysis::Precision::kFloat32);
+  EXPECT_EQ(result->precision, analysis::Precision::kFloat32);
+  ASSERT_EQ(result->built_in->case_models.size(), 1u);
+  EXPECT_EQ(result->built_in->case_models[0],
+            analysis::CalibratedSharing("NVIDIA H100 80GB HBM3", analysis::Precision::kFloat32).value());
+  EXPECT_EQ(CalibrationToJson(*result)["precision"], "float32");
+  EXPECT_EQ(CalibrationToJson(*result)["cases"][0]["precision"], "float32");
   EXPECT_EQ(c.duration_scale, 1.0);
   EXPECT_EQ(CalibrationToJson(*result)["anchored"], false);
 }
@@ -106,6 +114,27 @@ TEST_F(CalibrateWorkflowTest, ADatabaseWithoutMultiStreamRunsIsSkippedAndNoneIsA
   EXPECT_NE(some->skipped[0].find("no aot-multi run"), std::string::npos);
 }
 
+// Only the cases of the precision asked for are fitted; the others are skipped saying what they are.
+TEST_F(CalibrateWorkflowTest, APrecisionFitsOnlyItsOwnCases) {
+  const std::string db = Copy("inception_v3_compare.db");
+  CalibrateOptions half{{db}, Out("half.json")};
+  half.precision = analysis::Precision::kHalf;
+  auto none = Calibrate(half);
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(none.status().message().find("a float32 model, not half"), std::string::npos) << none.status().message();
+  EXPECT_FALSE(std::filesystem::exists(Out("half.json")));
+  CalibrateOptions float32{{db}, Out("float32.json")};
+  float32.precision = analysis::Precision::kFloat32;
+  auto fitted = Calibrate(float32);
+  ASSERT_TRUE(fitted.ok()) << fitted.status().ToString();
+  EXPECT_EQ(fitted->cases.size(), 1u);
+  EXPECT_NE(fitted->fit.model.source.find(", float32)"), std::string::npos) << fitted->fit.model.source;
+  auto loaded = LoadCalibration(Out("float32.json"));
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  EXPECT_NE(loaded->source.find("(NVIDIA H100 80GB HBM3, float32)"), std::string::npos) << loaded->source;
+}
+
 TEST_F(CalibrateWorkflowTest, BadCalibrationFilesNameTheFileAndTheFault) {
   auto write = [&](const std::string& name, const std::string& text) {
     std::ofstream(Out(name)) << text;
@@ -141,6 +170,10 @@ TEST_F(CalibrateWorkflowTest, BadCalibrationFilesNameTheFileAndTheFault) {
            "model": {"floor": 0.1, "exponent": 0.5, "dispatch": "in-order", "crowding": 1e30, "knee": 0.4}})", "must lie in [0, 10]"},
       {R"({"kind": "nimble-sharing-calibration", "format": 3,
            "model": {"floor": 0.1, "exponent": 0.5, "dispatch": "in-order", "crowding": 0.5, "knee": 1.5}})", "\"knee\" in [0, 1]"},
+      {R"({"kind": "nimble-sharing-calibration", "format": 3, "precision": "bfloat16",
+           "model": {"floor": 0.1, "exponent": 0.5, "dispatch": "in-order", "crowding": 0, "knee": 0}})", "not \"bfloat16\""},
+      {R"({"kind": "nimble-sharing-calibration", "format": 3, "precision": 2,
+           "model": {"floor": 0.1, "exponent": 0.5, "dispatch": "in-order", "crowding": 0, "knee": 0}})", "\"precision\" must be"},
   };
   int i = 0;
   for (const Case& c : cases) {

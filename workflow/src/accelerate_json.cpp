@@ -114,6 +114,7 @@ json AccelerateResultToJson(const AccelerateResult& r) {
             {"output_reference", r.output_reference},
             {"unmodified_error_float32", UnmodifiedErrorJson(r.unmodified_error_float32)},
             {"replay_costs", CostsJson(r.replay_costs)},
+            {"precision", std::string(analysis::PrecisionName(r.precision))},
             {"replay_cost_source", r.replay_cost_source},
             {"duration_scale", r.duration_scale},
             {"anchor", r.anchor_text},

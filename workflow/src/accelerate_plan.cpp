@@ -157,6 +157,18 @@ StatusOr<Plan> MakePlan(const OpGraph& graph, analysis::Workload workload, int32
   return plan;
 }
 
+analysis::Precision ModelPrecision(int64_t float32_weights, int64_t half_weights, const std::vector<TensorSpec>& inputs,
+                                   bool tf32) {
+  const analysis::Precision float32 = tf32 ? analysis::Precision::kUnknown : analysis::Precision::kFloat32;
+  if (float32_weights > 0 || half_weights > 0) return half_weights > float32_weights ? analysis::Precision::kHalf : float32;
+  bool any_float32 = false;
+  for (const TensorSpec& input : inputs) {
+    if (input.dtype == DType::kFloat16 || input.dtype == DType::kBFloat16) return analysis::Precision::kHalf;
+    any_float32 = any_float32 || input.dtype == DType::kFloat32;
+  }
+  return any_float32 ? float32 : analysis::Precision::kUnknown;
+}
+
 Status PredictPlan(Plan* plan, const analysis::PredictionOptions& options) {
   NIMBLE_ASSIGN_OR_RETURN(plan->prediction, analysis::Predict(plan->dag, plan->workload, plan->multi, options));
   return OkStatus();

@@ -1,6 +1,7 @@
 // The scheduling half of the accelerate workflow, with no GPU and no libtorch: the workload the
 // prediction simulates (kernels from a nimble-prof run database when given), the stream plan
-// (analysis::PlanStreams) and the prediction itself. Pure functions except the database read;
+// (analysis::PlanStreams), the precision that picks the sharing model and the prediction itself. Pure
+// functions except the database read;
 // thread-safe on distinct inputs. Private to the workflow.
 #pragma once
 
@@ -11,10 +12,12 @@
 #include <vector>
 
 #include "nimble/analysis/dag.h"
+#include "nimble/analysis/gpu_sharing.h"
 #include "nimble/analysis/prediction.h"
 #include "nimble/core/op_graph.h"
 #include "nimble/core/schedule.h"
 #include "nimble/core/status.h"
+#include "nimble/core/tensor_spec.h"
 #include "nimble/store/run_reader.h"
 
 namespace nimble::workflow {
@@ -61,6 +64,14 @@ double EstimatedShare(const std::string& output_shapes, int64_t device_threads);
 // `pack_streams` is false, and capped at `max_streams` (0: no cap).
 StatusOr<Plan> MakePlan(const OpGraph& graph, analysis::Workload workload, int32_t max_streams,
                         bool pack_streams = true);
+
+// What the model computes in, for the device's sharing model (analysis::Precision): half where most of
+// its floating-point weights (elements) are float16 or bfloat16; float32 where most are float32, unless
+// TF32 runs them on tensor cores (never calibrated: unknown). A model without floating-point weights, or
+// one whose weights are not known (0 and 0), by its inputs: any float16 or bfloat16 one, half; else any
+// float32 one, float32 (TF32 as above); else unknown.
+analysis::Precision ModelPrecision(int64_t float32_weights, int64_t half_weights, const std::vector<TensorSpec>& inputs,
+                                   bool tf32);
 
 // Fills plan->prediction: the workload simulated eagerly, as one-stream replay and as the assignment's
 // replay, with `options`' launch and replay costs.

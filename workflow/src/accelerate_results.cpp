@@ -42,6 +42,8 @@ std::vector<Metric> ModeMetrics(const AccelerateResult& result, const ModeResult
       {"sharing_in_order", result.replay_costs.sharing.dispatch == analysis::Dispatch::kInOrder ? 1.0 : 0.0, "flag", -1},
       {"sharing_crowding", result.replay_costs.sharing.crowding, "ratio", -1},
       {"sharing_knee", result.replay_costs.sharing.knee, "ratio", -1},
+      // analysis::Precision: 0 unknown, 1 float32, 2 half; `nimble-prof calibrate` reads it back.
+      {"sharing_precision", static_cast<double>(result.precision), "enum", -1},
       {"stream_count", static_cast<double>(mode.schedule.num_streams), "count", -1},
       {"sync_count", static_cast<double>(mode.schedule.syncs.size()), "count", -1},
       {"chosen", result.chosen == mode.mode ? 1.0 : 0.0, "flag", -1},

@@ -456,8 +456,9 @@ Status Session::Predict() {
   } else {
     result_.replay_cost_source = "estimates (" + costs.status().message() + ")";
   }
+  result_.precision = ModelPrecision(model_.float32_weights, model_.half_weights, specs_, args_.tf32);
   if (args_.calibration.empty()) {
-    options.sharing = analysis::SharingFor(result_.device);
+    options.sharing = analysis::SharingFor(result_.device, result_.precision);
   } else {
     NIMBLE_ASSIGN_OR_RETURN(options.sharing, LoadCalibration(args_.calibration));
   }

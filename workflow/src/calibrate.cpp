@@ -4,12 +4,14 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <span>
 #include <utility>
 
 #include "accelerate_plan.h"
 #include "export_chrome_output.h"
 #include "nimble/analysis/prediction.h"
 #include "nimble/store/run_reader.h"
+#include "nimble/workflow/input_spec.h"
 
 namespace nimble::workflow {
 namespace {
@@ -27,6 +29,13 @@ std::optional<double> MetricValue(const std::vector<Metric>& metrics, const std:
 
 int64_t Ns(double value) { return static_cast<int64_t>(std::llround(value)); }
 
+analysis::Precision CasePrecision(const std::vector<Metric>& metrics, const std::string& inputs) {
+  const std::optional<double> stored = MetricValue(metrics, "sharing_precision");
+  if (stored && (*stored == 1 || *stored == 2)) return static_cast<analysis::Precision>(static_cast<int32_t>(*stored));
+  StatusOr<std::vector<TensorSpec>> specs = ParseBucketSpec(inputs);
+  return specs.ok() ? ModelPrecision(0, 0, *specs, false) : analysis::Precision::kUnknown;
+}
+
 // The single-stream run stored beside `multi` (same model and inputs), or none.
 std::optional<RunInfo> SingleBeside(const std::vector<RunInfo>& runs, const RunInfo& multi) {
   for (const RunInfo& r : runs) {
@@ -42,7 +51,7 @@ struct Loaded {
 
 // One case per multi-stream run of `reader` with a latency, replay costs, a schedule and a recording of
 // the same ops; the reason in `skipped` for each run that has not.
-Status LoadCases(const store::RunReader& reader, bool anchor, std::vector<Loaded>* out,
+Status LoadCases(const store::RunReader& reader, const CalibrateOptions& options, std::vector<Loaded>* out,
                  std::vector<std::string>* skipped, std::string* device) {
   const std::string& path = reader.path();
   NIMBLE_ASSIGN_OR_RETURN(std::vector<RunInfo> runs, reader.Runs());
@@ -58,6 +67,12 @@ Status LoadCases(const store::RunReader& reader, bool anchor, std::vector<Loaded
     const auto sync = MetricValue(metrics, "replay_sync_latency_ns");
     if (!latency || *latency <= 0 || !launch || !gap || !sync) {
       skipped->push_back(where + ": no measured latency and replay costs (not stored by nimble-accelerate --db)");
+      continue;
+    }
+    const analysis::Precision precision = CasePrecision(metrics, run.inputs);
+    if (options.precision && precision != *options.precision) {
+      skipped->push_back(where + ": a " + std::string(analysis::PrecisionName(precision)) + " model, not " +
+                         std::string(analysis::PrecisionName(*options.precision)));
       continue;
     }
     NIMBLE_ASSIGN_OR_RETURN(std::optional<StreamAssignment> schedule, reader.LoadAssignment(run.id));
@@ -91,11 +106,12 @@ Status LoadCases(const store::RunReader& reader, bool anchor, std::vector<Loaded
     c.sim.measured_ns = Ns(*latency);
     c.info = {path, run.model, run.inputs, c.sim.multi.num_streams, static_cast<int32_t>(c.sim.multi.syncs.size()), 0,
               Ns(MetricValue(metrics, "predicted_latency_ns").value_or(0))};
+    c.info.precision = precision;
     if (const auto single = SingleBeside(runs, run)) {
       NIMBLE_ASSIGN_OR_RETURN(std::vector<Metric> single_metrics, reader.LoadMetrics(single->id));
       c.info.single_measured_ns = Ns(MetricValue(single_metrics, "latency_median_ns").value_or(0));
     }
-    if (anchor) {
+    if (options.anchor) {
       StatusOr<analysis::AnchoredWorkload> anchored =
           c.info.single_measured_ns > 0
               ? analysis::AnchorToSingleStream(c.sim.dag, c.sim.workload, c.sim.costs, c.info.single_measured_ns)
@@ -139,6 +155,21 @@ nlohmann::json ModelJson(const analysis::SharingModel& m) {
           {"knee", m.knee}};
 }
 
+// Each case predicted by the device's built-in model for its precision.
+Status EvaluateBuiltIn(const std::vector<analysis::SharingCase>& cases, CalibrateResult* result) {
+  std::optional<analysis::SharingModel> common = analysis::CalibratedSharing(result->device, result->precision);
+  if (!common) return OkStatus();
+  EvaluatedModel built_in{*common, {}, {}};
+  for (size_t i = 0; i < cases.size(); ++i) {
+    built_in.case_models.push_back(*analysis::CalibratedSharing(result->device, result->cases[i].precision));
+    NIMBLE_ASSIGN_OR_RETURN(std::vector<int64_t> predicted,
+                            analysis::PredictCases(std::span(&cases[i], 1), built_in.case_models.back()));
+    built_in.predicted_ns.push_back(predicted.front());
+  }
+  result->built_in = std::move(built_in);
+  return OkStatus();
+}
+
 }  // namespace
 
 StatusOr<CalibrateResult> Calibrate(const CalibrateOptions& options) {
@@ -152,7 +183,7 @@ StatusOr<CalibrateResult> Calibrate(const CalibrateOptions& options) {
   std::vector<Loaded> loaded;
   for (const std::string& path : options.databases) {
     NIMBLE_ASSIGN_OR_RETURN(std::unique_ptr<store::RunReader> reader, store::RunReader::Open(path));
-    NIMBLE_RETURN_IF_ERROR(LoadCases(*reader, options.anchor, &loaded, &result.skipped, &result.device));
+    NIMBLE_RETURN_IF_ERROR(LoadCases(*reader, options, &loaded, &result.skipped, &result.device));
   }
   if (loaded.empty()) {
     std::string why = "no database holds a multi-stream run to calibrate on";
@@ -160,16 +191,18 @@ StatusOr<CalibrateResult> Calibrate(const CalibrateOptions& options) {
     return InvalidArgument(why);
   }
   std::vector<analysis::SharingCase> cases;
+  result.precision = loaded.front().info.precision;
   for (Loaded& c : loaded) {
+    if (c.info.precision != result.precision) result.precision = analysis::Precision::kUnknown;
     result.cases.push_back(std::move(c.info));
     cases.push_back(std::move(c.sim));
   }
   NIMBLE_ASSIGN_OR_RETURN(result.fit, analysis::FitSharing(cases));
-  result.fit.model.source = "calibrated on " + result.device + " (" + std::to_string(cases.size()) + " recorded cases)";
-  if (std::optional<analysis::SharingModel> built_in = analysis::CalibratedSharing(result.device)) {
-    NIMBLE_ASSIGN_OR_RETURN(std::vector<int64_t> predicted, analysis::PredictCases(cases, *built_in));
-    result.built_in = EvaluatedModel{std::move(*built_in), std::move(predicted)};
-  }
+  const std::string which =
+      result.precision == analysis::Precision::kUnknown ? "" : ", " + std::string(analysis::PrecisionName(result.precision));
+  result.fit.model.source =
+      "calibrated on " + result.device + " (" + std::to_string(cases.size()) + " recorded cases" + which + ")";
+  NIMBLE_RETURN_IF_ERROR(EvaluateBuiltIn(cases, &result));
   if (compare) {
     NIMBLE_ASSIGN_OR_RETURN(std::vector<int64_t> predicted, analysis::PredictCases(cases, *compare));
     result.compared = EvaluatedModel{std::move(*compare), std::move(predicted)};
@@ -200,6 +233,7 @@ nlohmann::json CalibrationToJson(const CalibrateResult& r) {
                      {"measured_ns", f.measured_ns},
                      {"stored_predicted_ns", c.stored_predicted_ns},
                      {"duration_scale", c.duration_scale},
+                     {"precision", std::string(analysis::PrecisionName(c.precision))},
                      {"not_anchored", c.not_anchored.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.not_anchored)},
                      {"uncalibrated_ns", f.uncalibrated_ns},
                      {"fitted_ns", f.fitted_ns},
@@ -211,6 +245,7 @@ nlohmann::json CalibrationToJson(const CalibrateResult& r) {
                         {"kind", "nimble-sharing-calibration"},
                         {"device", r.device},
                         {"model", ModelJson(r.fit.model)},
+                        {"precision", std::string(analysis::PrecisionName(r.precision))},
                         {"anchored", r.anchor},
                         {"tolerance", r.fit.tolerance},
                         {"source", r.fit.model.source},
@@ -262,7 +297,17 @@ StatusOr<analysis::SharingModel> LoadCalibration(const std::string& path) {
     return InvalidArgument(path + ": \"floor\" must lie in [0, 1] and \"exponent\" in (0, 1]");
   }
   const std::string device = j.contains("device") && j["device"].is_string() ? j["device"].get<std::string>() : "";
-  model.source = "calibration file " + path + (device.empty() ? "" : " (" + device + ")");
+  // "precision" (optional): what the cases computed in; the model is used as it is, whatever it says.
+  std::string precision;
+  if (j.contains("precision")) {
+    if (!j["precision"].is_string() || !analysis::ParsePrecision(j["precision"].get<std::string>())) {
+      return InvalidArgument(path + ": \"precision\" must be \"unknown\", \"float32\" or \"half\", not " +
+                             j["precision"].dump());
+    }
+    if (j["precision"].get<std::string>() != "unknown") precision = j["precision"].get<std::string>();
+  }
+  const std::string about = device + (!device.empty() && !precision.empty() ? ", " : "") + precision;
+  model.source = "calibration file " + path + (about.empty() ? "" : " (" + about + ")");
   return model;
 }
 

@@ -76,6 +76,10 @@ struct ModelGraph {
   // convolutions, some of them depthwise. nimble-accelerate --memory-format measure then records the
   // model in both and keeps the layout whose kernels take less GPU time.
   bool layout_open = false;
+  // Elements of the frozen graph's float32 and of its float16 / bfloat16 weights (tensor constants), as
+  // the file holds them: which precision the model computes in (the GPU-sharing model depends on it).
+  int64_t float32_weights = 0;
+  int64_t half_weights = 0;
   int32_t graph_nodes = 0;      // nodes in the frozen graph, ops and folded ones together
   int64_t load_ns = 0;          // reading, freezing and simplifying the module
   int32_t folded_shape_queries = 0;  // x.size() and the like, replaced by their value (static shapes)

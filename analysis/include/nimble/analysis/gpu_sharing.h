@@ -64,11 +64,21 @@ double EffectiveShare(double share, const SharingModel& model);
 // share / knee); 1 without crowding.
 double CrowdedSlowdown(double share, const SharingModel& model);
 
-// The model calibrated for a device, by its name as CUDA reports it ("NVIDIA H100 80GB HBM3"), from the
-// committed calibration runs; nullopt for a device never calibrated.
-std::optional<SharingModel> CalibratedSharing(std::string_view device_name);
+// What a model computes in, for the built-in models: float32 kernels without TF32 run on the SMs' FMA
+// units and slow far more beside others than half-precision (float16, bfloat16) ones on tensor cores.
+// On the H200, large float32 kernels ran 1.8-2.8x longer beside others whose block slots summed to under
+// 1; large half-precision ones 1.2-1.6x (bench/results/concurrency.md, "Float32 and half precision").
+enum class Precision : int32_t { kUnknown = 0, kFloat32 = 1, kHalf = 2 };
+
+std::string_view PrecisionName(Precision precision);                // "unknown", "float32", "half"
+std::optional<Precision> ParsePrecision(std::string_view name);     // the inverse; nullopt for other text
+
+// The model calibrated for a device, by its name as CUDA reports it ("NVIDIA H100 80GB HBM3"), and a
+// precision, from the committed calibration runs: the device's model for that precision where it has
+// one, else its model fitted on every precision; nullopt for a device never calibrated.
+std::optional<SharingModel> CalibratedSharing(std::string_view device_name, Precision precision = Precision::kUnknown);
 
 // CalibratedSharing, or the identity model named "uncalibrated (no calibration for <device>)".
-SharingModel SharingFor(std::string_view device_name);
+SharingModel SharingFor(std::string_view device_name, Precision precision = Precision::kUnknown);
 
 }  // namespace nimble::analysis

@@ -25,6 +25,9 @@ struct CalibrateOptions {
   // nimble-accelerate predicts the multi-stream replay; false: as recorded (runs stored before 2026-11-28
   // were predicted so, and stored_predicted_ns is rebuilt that way).
   bool anchor = true;
+  // Fit only the cases of this precision (the others skipped, saying so); nullopt: every case. A device's
+  // built-in models are fitted by precision (analysis::Precision).
+  std::optional<analysis::Precision> precision;
 };
 
 // One recorded multi-stream replay as the fit saw it.
@@ -38,18 +41,24 @@ struct CalibrationCase {
   int64_t stored_predicted_ns = 0;  // what nimble-accelerate predicted when it ran
   double duration_scale = 1;        // the kernels' anchoring factor (1: not anchored)
   std::string not_anchored;         // why not, where CalibrateOptions::anchor asked for it; empty otherwise
+  // What the model computes in: as nimble-accelerate stored it (metric sharing_precision), else from the
+  // run's inputs (ModelPrecision without weights: a float16 or bfloat16 input, half; a float32 one, float32).
+  analysis::Precision precision = analysis::Precision::kUnknown;
 };
 
 // A model that predicted every case as it is, without fitting: the device's built-in one, or a file's.
 struct EvaluatedModel {
-  analysis::SharingModel model;
+  analysis::SharingModel model;       // the built-in one: the device's for the cases' precision (CalibrateResult::precision)
   std::vector<int64_t> predicted_ns;  // parallel to the cases
+  // The built-in one only: each case's own, by its precision (parallel to the cases); empty for a file's.
+  std::vector<analysis::SharingModel> case_models;
 };
 
 struct CalibrateResult {
   std::string device;
   bool anchor = true;  // CalibrateOptions::anchor
   std::vector<CalibrationCase> cases;   // parallel to fit.cases
+  analysis::Precision precision = analysis::Precision::kUnknown;  // the cases', where they share one
   analysis::SharingFit fit;
   std::optional<EvaluatedModel> built_in;  // the model built in for `device` (gpu_sharing.h), if any
   std::optional<EvaluatedModel> compared;  // CalibrateOptions::compare's model
@@ -60,7 +69,8 @@ struct CalibrateResult {
 // devices (each device is calibrated on its own); a damaged database fails with its name.
 StatusOr<CalibrateResult> Calibrate(const CalibrateOptions& options);
 
-// The calibration file's contents: format, device, model, and each case's measured and predicted latency.
+// The calibration file's contents: format, device, model, the cases' precision, and each case's measured
+// and predicted latency.
 nlohmann::json CalibrationToJson(const CalibrateResult& result);
 
 // Reads a calibration file; errors name the file and what is wrong. The model's source names the file.
