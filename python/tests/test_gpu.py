@@ -1,6 +1,6 @@
 """The package on a GPU: models accelerated and compared with the unmodified model, saved and loaded
-in a new process (and by nimble-run), the input checks, the output and stream semantics, profiling,
-and the torch.compile backend."""
+in a new process (and by nimble-run), the input checks, the output and stream semantics and profiling
+(the torch.compile backend: test_gpu_compile.py; GPU memory: test_gpu_memory.py)."""
 
 from __future__ import annotations
 
@@ -17,41 +17,9 @@ import torch
 
 import nimble
 from conftest import ROOT, tool
+from gpu_block import Block, close, ieee_fp32  # noqa: F401 (ieee_fp32: an autouse fixture)
 
 pytestmark = pytest.mark.gpu
-
-
-class Block(torch.nn.Module):
-    """Four independent branches joined by a sum: width 4, so multi-stream has room."""
-
-    def __init__(self, channels: int = 32) -> None:
-        super().__init__()
-        self.branches = torch.nn.ModuleList(
-            torch.nn.Sequential(torch.nn.Conv2d(channels, channels, k, padding=k // 2), torch.nn.ReLU(),
-                                torch.nn.Conv2d(channels, channels, 3, padding=1))
-            for k in (1, 3, 5, 7))
-        self.head = torch.nn.Linear(channels, 10)
-
-    def forward(self, x: torch.Tensor):
-        y = sum(b(x) for b in self.branches)
-        pooled = y.mean(dim=(2, 3))
-        return self.head(pooled), {"features": y}
-
-
-@pytest.fixture(autouse=True)
-def ieee_fp32():
-    cudnn, matmul = torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32
-    torch.backends.cudnn.allow_tf32 = False
-    torch.backends.cuda.matmul.allow_tf32 = False
-    torch._dynamo.reset()
-    yield
-    torch.backends.cudnn.allow_tf32, torch.backends.cuda.matmul.allow_tf32 = cudnn, matmul
-
-
-def close(a: torch.Tensor, b: torch.Tensor) -> None:
-    # IEEE fp32 on both sides, but cuDNN may pick other algorithms (e.g. Winograd) for the captured
-    # convolutions than for eager ones: differences of a few 1e-4 on values of order 1.
-    torch.testing.assert_close(a, b, rtol=1e-3, atol=2e-3)
 
 
 @pytest.fixture(scope="module")
@@ -351,50 +319,6 @@ def test_accelerate_with_the_profiled_db(tmp_path: pathlib.Path) -> None:
     assert len(nimble.open_all(db)) == 1 + len(fast.report.to_dict()["stored_runs"])
 
 
-def test_compile_backend_matches_eager() -> None:
-    torch.manual_seed(2)
-    model = Block(16).cuda().eval()
-    x = torch.randn(1, 16, 14, 14, device="cuda")
-    seen = []
-    compiled = torch.compile(model, backend="nimble", options={"iters": 20, "progress": seen.append})
-    with torch.no_grad():
-        expected = model(x)
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", nimble.NimbleWarning)  # captured: no fallback warning
-            got = compiled(x)
-            x2 = torch.randn_like(x)
-            got2 = compiled(x2)
-            expected2 = model(x2)
-    # Outputs are copies by default: the first call's survive the second.
-    close(got[0], expected[0])
-    close(got[1]["features"], expected[1]["features"])
-    close(got2[0], expected2[0])
-    assert any(u.kind == "step" for u in seen)  # the graph went through nimble.accelerate
-
-
-def test_compile_backend_static_outputs_when_asked() -> None:
-    model = Block(8).cuda().eval()
-    x = torch.randn(1, 8, 8, 8, device="cuda")
-    compiled = torch.compile(model, backend="nimble", options={"iters": 10, "progress": False,
-                                                               "copy_outputs": False})
-    with torch.no_grad():
-        first = compiled(x)[0]
-        kept = first.clone()
-        compiled(torch.randn_like(x))
-        close(kept, model(x)[0])
-    assert not torch.equal(first, kept)  # the buffer was overwritten by the second call
-
-
-def test_compile_backend_falls_back_for_autograd() -> None:
-    model = Block(8).cuda()
-    x = torch.randn(1, 8, 8, 8, device="cuda")
-    compiled = torch.compile(model, backend="nimble")
-    with pytest.warns(nimble.NimbleWarning, match="autograd"):
-        out = compiled(x)
-    out[0].sum().backward()
-    assert model.head.weight.grad is not None
-
-
 def test_torchvision_googlenet() -> None:
     torchvision = pytest.importorskip("torchvision")
     torch.manual_seed(3)
@@ -451,21 +375,6 @@ def test_accelerate_keeps_the_current_device() -> None:
     before = torch.cuda.current_device()
     nimble.accelerate(Block(8).cuda().eval(), torch.randn(1, 8, 8, 8, device="cuda"), iters=5, progress=False)
     assert torch.cuda.current_device() == before
-
-
-def test_compile_backend_sees_another_instance() -> None:
-    torch.manual_seed(4)
-    first, second = Block(8).cuda().eval(), Block(8).cuda().eval()
-    x = torch.randn(1, 8, 8, 8, device="cuda")
-
-    def run(model):
-        return torch.compile(model, backend="nimble", options={"iters": 10, "progress": False})(x)
-
-    with torch.no_grad():
-        close(run(first)[0], first(x)[0])
-        with pytest.warns(nimble.NimbleWarning, match="not the ones it captured"):
-            got = run(second)
-        close(got[0], second(x)[0])
 
 
 class TokenModel(torch.nn.Module):
@@ -555,112 +464,3 @@ def test_exported_program_and_pt2_path(tmp_path: pathlib.Path) -> None:
     outputs = from_file(x)  # a path gives flat outputs: the program's tensors in order
     close(outputs[0], expected)
     close(outputs[1], features["features"])
-
-
-def test_memory_prediction_leaves_a_running_allocator_history_alone() -> None:
-    """The pools are predicted from the allocator's history, turned on for one traced capture and off
-    again; a history this process records already is left as it is, and memory is then not predicted."""
-    torch.manual_seed(0)
-    model = Block(16).cuda().eval()
-    x = torch.randn(1, 16, 20, 20, device="cuda")
-    torch.cuda.memory._record_memory_history(max_entries=100000)
-    try:
-        with pytest.warns(nimble.NimbleWarning, match="not all recorded"):
-            fast = nimble.accelerate(model, (x,), mode="multi", iters=5, tf32=False, progress=False)
-        assert fast.report.multi.predicted_graph_pool_bytes is None
-        assert fast.report.multi.unseeded_graph_pool_bytes is None
-        torch.empty(1 << 20, device="cuda")
-        assert torch.cuda.memory._snapshot()["device_traces"][torch.cuda.current_device()], "still recording"
-    finally:
-        torch.cuda.memory._record_memory_history(enabled=None)
-    fast = nimble.accelerate(model, (x,), mode="multi", iters=5, tf32=False, progress=False)
-    assert fast.report.multi.predicted_graph_pool_bytes is not None
-    assert not torch.cuda.memory._snapshot()["device_traces"][torch.cuda.current_device()], "history left on"
-
-
-def test_pools_seeded_per_stream_are_smaller_and_compute_the_same() -> None:
-    """Activations above 1 MiB (32 x 96 x 96 floats) start a 20 MiB segment per stream unseeded; the
-    seeded captures are kept only when they measure smaller, and compute what the model does."""
-    torch.manual_seed(0)
-    model = Block(32).cuda().eval()
-    x = torch.randn(1, 32, 96, 96, device="cuda")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", nimble.NimbleWarning)
-        fast = nimble.accelerate(model, (x,), mode="multi", iters=5, tf32=False, progress=False)
-        plain = nimble.accelerate(model, (x,), mode="multi", iters=5, tf32=False, progress=False, seed_pool=False)
-    multi = fast.report.multi
-    assert multi.unseeded_graph_pool_bytes is not None, "the branches' pools were not seeded"
-    assert multi.graph_pool_bytes < multi.unseeded_graph_pool_bytes
-    assert plain.report.multi.unseeded_graph_pool_bytes is None
-    assert multi.graph_pool_bytes < plain.report.multi.graph_pool_bytes
-    with torch.no_grad():
-        logits, extra = model(x)
-    got_logits, got_extra = fast(x)
-    close(got_logits, logits)
-    close(got_extra["features"], extra["features"])
-
-
-def test_cross_stream_reuse(tmp_path) -> None:
-    """The multi-stream schedule captured as branches of one stream: the same outputs as the model,
-    memory reused across branches, and a saved module that nimble-run captures the same way."""
-    torch.manual_seed(0)
-    model = Block().cuda().eval()
-    x = torch.randn(2, 32, 28, 28, device="cuda")
-    fast = nimble.accelerate(model, x, mode="multi", iters=20, cross_stream_reuse=True, branch_release_delay=0.002)
-    multi = fast.report.multi
-    assert multi.branch_capture and multi.streams >= 4
-    assert multi.reused_blocks > 0 and multi.hazard_edges >= multi.reused_blocks
-    assert multi.max_rel_error < 1e-3
-    with torch.no_grad():
-        expected = model(x)
-    for _ in range(3):
-        got = fast(x)
-        close(got[0], expected[0])
-        close(got[1]["features"], expected[1]["features"])
-    saved = tmp_path / "branches.nimble"
-    fast.save(saved)
-    out = subprocess.run([tool("nimble-run"), str(saved), "--iters", "5"], capture_output=True, text=True, check=True)
-    assert "aot-multi" in out.stdout
-    assert multi.branch_release_delay == 0.002 and multi.branch_hold_max_bytes == 0
-
-
-@pytest.mark.gpu
-def test_cross_stream_reuse_under_a_memory_budget() -> None:
-    """Under a budget each stream count tries real streams first, then branches holding every value,
-    fewer, none; the first that fits is the multi-stream mode, and each trial says what it was."""
-    torch.manual_seed(0)
-    model = Block().cuda().eval()
-    x = torch.randn(2, 32, 28, 28, device="cuda")
-    # A budget nothing fits: every capture of the plan's stream count is tried, in order, before fewer streams.
-    tight = nimble.accelerate(model, x, iters=20, cross_stream_reuse=True, memory_budget_mib=1)
-    trials = tight.report.memory_trials
-    assert trials and not any(t["fits"] for t in trials)
-    start = trials[0]["streams"]
-    at_start = [t for t in trials if t["streams"] == start]
-    assert not at_start[0]["branch_capture"], "real streams first"
-    kinds = [t["branch_capture"] for t in at_start]
-    assert kinds == sorted(kinds), "branches only after real streams"
-    # The default order ranks values by the wait their hold saves: each rung's key is bytes per us.
-    rungs = [(t["branch_release_delay"], t["branch_hold_max_bytes"] or t["branch_hold_max_bytes_per_us"])
-             for t in at_start if t["branch_capture"] and not t["pool_seed_bytes"]]
-    assert rungs[0][0] > 0 and rungs[0][1] == 0 and rungs[-1] == (0, 0), rungs
-    held = [most for _, most in rungs[1:-1]]
-    assert all(most > 0 for most in held) and held == sorted(held, reverse=True), rungs
-    assert any(t["streams"] < start for t in trials)
-    # A budget between the two: the streams are over it, a branch capture of as many streams fits.
-    streams_peak = min(t["peak_memory_bytes"] for t in at_start if not t["branch_capture"])
-    branch_peak = min(t["peak_memory_bytes"] for t in at_start if t["branch_capture"])
-    assert branch_peak < streams_peak, (branch_peak, streams_peak)
-    budget_mib = (branch_peak + streams_peak) / 2 / 2**20
-    fast = nimble.accelerate(model, x, mode="multi", iters=20, cross_stream_reuse=True, memory_budget_mib=budget_mib)
-    multi = fast.report.multi
-    assert multi.branch_capture and multi.streams == start
-    assert multi.peak_memory_bytes <= fast.report.memory_budget_bytes
-    chosen = [t for t in fast.report.memory_trials if t["fits"] and t["branch_capture"]]
-    assert chosen and (multi.branch_release_delay, multi.branch_hold_max_bytes, multi.branch_hold_max_bytes_per_us) == (
-        chosen[-1]["branch_release_delay"], chosen[-1]["branch_hold_max_bytes"], chosen[-1]["branch_hold_max_bytes_per_us"])
-    assert multi.max_rel_error < 1e-3
-    with torch.no_grad():
-        expected = model(x)
-    got = fast(x)
-    close(got[0], expected[0])
