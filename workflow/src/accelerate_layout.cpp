@@ -21,6 +21,17 @@ int64_t KernelNs(const analysis::Workload& workload) {
 
 std::string Ms(int64_t ns) { return FormatMs(static_cast<double>(ns) / 1e6) + " ms"; }
 
+// An op the layout changes: a convolution, or one with its epilogue in one kernel.
+bool HasConvolution(const OpGraph& graph) {
+  for (const Op& op : graph.ops) {
+    if (op.kind.find("convolution") != std::string::npos || op.kind.rfind("aten::conv", 0) == 0 ||
+        op.kind.rfind("nimble::conv_epilogue", 0) == 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 void Session::AdoptModel() {
@@ -34,6 +45,10 @@ Status Session::ChooseLayout() {
   if (!trial) return OkStatus();
   const std::string why = measure_layout_ ? "--memory-format measure"
                                           : "half-precision convolutions, some depthwise, where no rule tells the faster";
+  if (!HasConvolution(model_.graph)) {  // nothing to choose: not worth a recording
+    progress_.Warning(why + ": the model has no convolution, so both layouts are the same; kept contiguous");
+    return OkStatus();
+  }
   if (!args_.record_kernels) {
     progress_.Warning(why + ": the layouts are chosen by recording the model in both, which --no-record rules out; kept " +
                       std::string(model_.channels_last ? "channels_last" : "contiguous"));
