@@ -12,7 +12,8 @@
 # it). Writes one line per case to stdout and <out>/<case>.db, <case>.json (nimble-accelerate --json),
 # concurrency_data.log.
 # --until EPOCH_S: no case starts unless the longest case so far (at least 90 s) would end before then,
-# so that a device call ends in time to pack what was recorded.
+# and a case still running 25 s after it is stopped and its database removed, so that a device call ends
+# in time to pack what was recorded. Exits 1 when cases ran and none was recorded.
 #   bench/concurrency_data.sh BUILD_DIR OUT_DIR [--cases "googlenet:1 moe:1:bfloat16 ..."] [--replays N] [--until EPOCH_S]
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -55,7 +56,7 @@ shape_of() {
 }
 
 echo "$(date -u +%Y-%m-%d), $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1), commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
-longest=90
+longest=90 ran=0 recorded=0
 for c in $cases; do
   IFS=: read -r model batch dtype format <<<"$c"
   batch=${batch:-1} dtype=${dtype:-float32}
@@ -76,8 +77,18 @@ for c in $cases; do
   db=$out/$name.db
   rm -f "$db" "$db"-*
   echo "=== $name: nimble-accelerate ${args[*]} --iters 200 --db $name.db --record-replays $replays --json" >>"$log"
-  if timeout 300 "$build/cli/nimble-accelerate" "${args[@]}" --iters 200 --db "$db" --record-replays "$replays" \
-       --json -o "$tmp/$name.nimble" >"$out/$name.json" 2>>"$log"; then
+  limit=300
+  if [ "$until" -gt 0 ]; then
+    limit=$((until + 25 - $(date +%s)))
+    [ "$limit" -gt 300 ] && limit=300
+    [ "$limit" -lt 1 ] && limit=1
+  fi
+  ran=$((ran + 1))
+  timeout "$limit" "$build/cli/nimble-accelerate" "${args[@]}" --iters 200 --db "$db" --record-replays "$replays" \
+    --json -o "$tmp/$name.nimble" >"$out/$name.json" 2>>"$log"
+  rc=$?
+  if [ $rc -eq 0 ]; then
+    recorded=$((recorded + 1))
     python3 - "$out/$name.json" "$name" <<'EOF'
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -88,11 +99,14 @@ for key in ("single", "multi"):
         parts.append(f"{key} {m['measured_ms']:.3f} ms (predicted {m['predicted_ms']:.3f}, {m.get('streams', 1)} streams)")
 print(f"{sys.argv[2]}: " + "; ".join(parts))
 EOF
+  elif [ $rc -eq 124 ]; then
+    rm -f "$db" "$out/$name.json"
+    echo "$name: stopped after ${limit} s, its database removed (the call's time ran out, or the case's 300 s)"
   else
     echo "$name: nimble-accelerate failed (see concurrency_data.log)"
   fi
   rm -f "$db"-wal "$db"-shm "$tmp/$name.nimble"
   took=$(($(date +%s) - started))
-  [ "$took" -gt "$longest" ] && longest=$took
+  if [ "$took" -gt "$longest" ]; then longest=$took; fi
 done
-exit 0
+[ "$ran" -eq 0 ] || [ "$recorded" -gt 0 ]

@@ -168,7 +168,7 @@ void RegisterCalibrateCommand(CLI::App& app, Action& action) {
          "--precision",
          [args](const std::string& name) { args->options.precision = analysis::ParsePrecision(name); },
          "fit only the cases of models computing in this precision (as nimble-accelerate stored it, else from "
-         "their inputs' dtypes): the built-in models are fitted by precision")
+         "their inputs' dtypes), as the H200's float32 and half models were fitted")
       ->check(CLI::IsMember({"float32", "half", "unknown"}));
   cmd->add_flag("--json", args->json, "print JSON instead of the table");
   cmd->callback([&action, args] { action = [args] { return RunCalibrateCommand(*args); }; });

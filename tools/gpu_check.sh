@@ -239,8 +239,8 @@ if [ $accelerate -eq 1 ] && [ -x "$build/cli/nimble-accelerate" ]; then
     conc_limit=560
     if [ -n "${CALL_BUDGET_S:-}" ]; then
       cases_flag+=(--until $((call_start + CALL_BUDGET_S - 60)))
-      # A case that runs past --until is cut off, so that the packing still fits.
-      conc_limit=$((call_start + CALL_BUDGET_S - 40 - $(date +%s)))
+      # concurrency_data.sh stops a case 25 s after --until itself; this only guards the packing.
+      conc_limit=$((call_start + CALL_BUDGET_S - 30 - $(date +%s)))
       [ $conc_limit -gt 560 ] && conc_limit=560
       [ $conc_limit -lt 1 ] && conc_limit=1
     fi

@@ -203,16 +203,24 @@ Status WidenToFloat32(std::shared_ptr<Graph>& graph, const std::string& path) {
   }
 }
 
-// Elements of the graph's floating-point tensor constants (the frozen weights), float32 and half precision.
-void CountWeights(const Graph& graph, LoadedModel::Impl* impl) {
-  for (const torch::jit::Node* node : graph.nodes()) {
-    if (node->kind() != c10::prim::Constant || !node->hasAttribute(c10::attr::value) ||
-        node->kindOf(c10::attr::value) != torch::jit::AttributeKind::t) {
-      continue;
-    }
-    const at::Tensor& tensor = node->t(c10::attr::value);
+void CountTensors(const c10::IValue& value, LoadedModel::Impl* impl) {
+  if (value.isTensor()) {
+    const at::Tensor& tensor = value.toTensor();
     if (tensor.scalar_type() == at::kFloat) impl->float32_weights += tensor.numel();
     if (IsHalfPrecision(tensor.scalar_type())) impl->half_weights += tensor.numel();
+  } else if (value.isList()) {
+    for (const c10::IValue& element : value.toListRef()) CountTensors(element, impl);
+  } else if (value.isTuple()) {
+    for (const c10::IValue& element : value.toTupleRef().elements()) CountTensors(element, impl);
+  }
+}
+
+// Elements of the graph's floating-point tensor constants (the frozen weights, lists of them such as a
+// recurrent layer's included), float32 and half precision.
+void CountWeights(const Graph& graph, LoadedModel::Impl* impl) {
+  for (const torch::jit::Node* node : graph.nodes()) {
+    if (node->kind() != c10::prim::Constant || !node->hasAttribute(c10::attr::value)) continue;
+    if (const std::optional<c10::IValue> value = torch::jit::toIValue(node->output())) CountTensors(*value, impl);
   }
 }
 

@@ -90,8 +90,9 @@ def calibrate(databases: Sequence[PathArg], output: Optional[PathArg] = None, *,
     so that they predict its measured single-stream replay, as ``nimble.accelerate`` predicts the
     multi-stream one (``duration_scale`` per case); ``anchor=False`` takes them as recorded. The fit
     keeps the model that leaves the fewest cases beyond ``tolerance`` (10 %), then the least mean error.
-    ``precision`` ("float32" or "half") fits only the cases of models computing in it, as the built-in
-    models are fitted; each case says its ``precision``, and ``built_in_ns`` uses the model for it."""
+    ``precision`` ("float32", "half" or "unknown") fits only the cases of models computing in it, as the
+    H200's float32 and half models were fitted; each case says its ``precision``, and ``built_in_ns`` uses
+    the built-in model for it (``built_in_models``: the model per precision)."""
     paths = [os.fspath(d) for d in databases]
     if not paths:
         raise ValueError("nimble.calibrate: needs at least one run database")

@@ -99,6 +99,21 @@ TEST(ConvLayoutTest, TheFrozenWeightsAreCountedByPrecision) {
   EXPECT_EQ(full.half_weights, 0);
 }
 
+// A recurrent layer's weights, handed to it as a list, count too.
+TEST(ConvLayoutTest, WeightsInAListAreCounted) {
+  const std::string path = SaveModelFromSource(
+      "def forward(self, x):\n"
+      "    h = torch.zeros([1, 1, 4])\n"
+      "    c = torch.zeros([1, 1, 4])\n"
+      "    out, hn, cn = torch.lstm(x, [h, c], [self.w0, self.w1, self.w2, self.w3], True, 1, 0.0, False, False, True)\n"
+      "    return out\n",
+      {{16, 3}, {16, 4}, {16}, {16}});
+  StatusOr<ModelGraph> model = LoadModelGraph(path, {TensorSpec{.shape = {1, 5, 3}, .dtype = DType::kFloat32}});
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  EXPECT_GE(model->float32_weights, 16 * 3 + 16 * 4 + 16 + 16);
+  EXPECT_EQ(model->half_weights, 0);
+}
+
 // The converted weights carry channels_last strides in the graph itself (what model.nimble saves).
 TEST(ConvLayoutTest, WeightsAreStoredChannelsLast) {
   const std::string path = TwoConvolutions(DType::kBFloat16, 1);

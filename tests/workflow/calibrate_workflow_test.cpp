@@ -1,6 +1,7 @@
 #include "nimble/workflow/calibrate.h"
 
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include <cmath>
 #include <filesystem>
@@ -112,6 +113,46 @@ TEST_F(CalibrateWorkflowTest, ADatabaseWithoutMultiStreamRunsIsSkippedAndNoneIsA
   ASSERT_TRUE(some.ok()) << some.status().ToString();
   ASSERT_EQ(some->skipped.size(), 1u);
   EXPECT_NE(some->skipped[0].find("no aot-multi run"), std::string::npos);
+}
+
+// Adds what nimble-accelerate stores since the precision picks the model: the multi-stream run's
+// sharing_precision (0 unknown, 1 float32, 2 half).
+void StorePrecision(const std::string& path, double precision) {
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
+  const std::string sql = "INSERT INTO metrics (runId, name, value, unit, windowIndex) SELECT runId, "
+                          "'sharing_precision', " + std::to_string(precision) +
+                          ", 'enum', -1 FROM runs WHERE mode = 'aot-multi'";
+  EXPECT_EQ(sqlite3_exec(raw, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(raw);
+  sqlite3_close(raw);
+}
+
+// A stored precision is final, "unknown" (a TF32 model) included, where the float32 inputs would say
+// float32; --precision selects by it; each case gets the built-in model for it, and the JSON names the
+// model each precision got. A value outside 0-2 is an error naming the run.
+TEST_F(CalibrateWorkflowTest, TheStoredPrecisionIsFinal) {
+  for (const auto& [stored, precision] : {std::pair{2.0, analysis::Precision::kHalf},
+                                          std::pair{0.0, analysis::Precision::kUnknown}}) {
+    const std::string db = Copy("inception_v3_compare.db");
+    StorePrecision(db, stored);
+    CalibrateOptions options{{db}, ""};
+    options.precision = precision;
+    auto result = Calibrate(options);
+    ASSERT_TRUE(result.ok()) << result.status().ToString();
+    ASSERT_EQ(result->cases.size(), 1u);
+    EXPECT_EQ(result->cases[0].precision, precision);
+    const analysis::SharingModel expected = analysis::CalibratedSharing("NVIDIA H100 80GB HBM3", precision).value();
+    EXPECT_EQ(result->built_in->case_models[0], expected);
+    const nlohmann::json j = CalibrationToJson(*result);
+    EXPECT_EQ(j["cases"][0]["precision"], analysis::PrecisionName(precision));
+    EXPECT_EQ(j["built_in_models"][std::string(analysis::PrecisionName(precision))]["floor"], expected.floor);
+  }
+  const std::string bad = Copy("inception_v3_compare.db");
+  StorePrecision(bad, 7);
+  auto wrong = Calibrate({{bad}, ""});
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_NE(wrong.status().message().find("sharing_precision 7"), std::string::npos) << wrong.status().message();
+  EXPECT_NE(wrong.status().message().find(bad), std::string::npos) << wrong.status().message();
 }
 
 // Only the cases of the precision asked for are fitted; the others are skipped saying what they are.

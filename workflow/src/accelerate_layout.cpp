@@ -21,17 +21,6 @@ int64_t KernelNs(const analysis::Workload& workload) {
 
 std::string Ms(int64_t ns) { return FormatMs(static_cast<double>(ns) / 1e6) + " ms"; }
 
-// An op the layout changes: a convolution, or one with its epilogue in one kernel.
-bool HasConvolution(const OpGraph& graph) {
-  for (const Op& op : graph.ops) {
-    if (op.kind.find("convolution") != std::string::npos || op.kind.rfind("aten::conv", 0) == 0 ||
-        op.kind.rfind("nimble::conv_epilogue", 0) == 0) {
-      return true;
-    }
-  }
-  return false;
-}
-
 }  // namespace
 
 void Session::AdoptModel() {

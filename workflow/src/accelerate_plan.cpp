@@ -157,9 +157,20 @@ StatusOr<Plan> MakePlan(const OpGraph& graph, analysis::Workload workload, int32
   return plan;
 }
 
+bool HasConvolution(const OpGraph& graph) {
+  for (const Op& op : graph.ops) {
+    if (op.kind.find("convolution") != std::string::npos || op.kind.rfind("aten::conv", 0) == 0 ||
+        op.kind.rfind("nimble::conv_epilogue", 0) == 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
 analysis::Precision ModelPrecision(int64_t float32_weights, int64_t half_weights, const std::vector<TensorSpec>& inputs,
-                                   bool tf32) {
-  const analysis::Precision float32 = tf32 ? analysis::Precision::kUnknown : analysis::Precision::kFloat32;
+                                   bool tf32_convolutions) {
+  const analysis::Precision float32 =
+      tf32_convolutions ? analysis::Precision::kUnknown : analysis::Precision::kFloat32;
   if (float32_weights > 0 || half_weights > 0) return half_weights > float32_weights ? analysis::Precision::kHalf : float32;
   bool any_float32 = false;
   for (const TensorSpec& input : inputs) {

@@ -67,11 +67,16 @@ StatusOr<Plan> MakePlan(const OpGraph& graph, analysis::Workload workload, int32
 
 // What the model computes in, for the device's sharing model (analysis::Precision): half where most of
 // its floating-point weights (elements) are float16 or bfloat16; float32 where most are float32, unless
-// TF32 runs them on tensor cores (never calibrated: unknown). A model without floating-point weights, or
-// one whose weights are not known (0 and 0), by its inputs: any float16 or bfloat16 one, half; else any
-// float32 one, float32 (TF32 as above); else unknown.
+// `tf32_convolutions` (--tf32 on a model with convolutions: cuDNN runs them on tensor cores; never
+// calibrated: unknown). A model without floating-point weights, or one whose weights are not known (0
+// and 0), by its inputs: any float16 or bfloat16 one, half; else any float32 one, float32 (TF32 as
+// above); else unknown.
 analysis::Precision ModelPrecision(int64_t float32_weights, int64_t half_weights, const std::vector<TensorSpec>& inputs,
-                                   bool tf32);
+                                   bool tf32_convolutions);
+
+// Whether an op of `graph` is a convolution (or one with its epilogue in one kernel): what the layout and
+// --tf32 change.
+bool HasConvolution(const OpGraph& graph);
 
 // Fills plan->prediction: the workload simulated eagerly, as one-stream replay and as the assignment's
 // replay, with `options`' launch and replay costs.

@@ -456,7 +456,8 @@ Status Session::Predict() {
   } else {
     result_.replay_cost_source = "estimates (" + costs.status().message() + ")";
   }
-  result_.precision = ModelPrecision(model_.float32_weights, model_.half_weights, specs_, args_.tf32);
+  result_.precision =
+      ModelPrecision(model_.float32_weights, model_.half_weights, specs_, args_.tf32 && HasConvolution(model_.graph));
   if (args_.calibration.empty()) {
     options.sharing = analysis::SharingFor(result_.device, result_.precision);
   } else {

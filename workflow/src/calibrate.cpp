@@ -29,11 +29,32 @@ std::optional<double> MetricValue(const std::vector<Metric>& metrics, const std:
 
 int64_t Ns(double value) { return static_cast<int64_t>(std::llround(value)); }
 
-analysis::Precision CasePrecision(const std::vector<Metric>& metrics, const std::string& inputs) {
-  const std::optional<double> stored = MetricValue(metrics, "sharing_precision");
-  if (stored && (*stored == 1 || *stored == 2)) return static_cast<analysis::Precision>(static_cast<int32_t>(*stored));
+// As nimble-accelerate stored it (0 unknown, 1 float32, 2 half: final, TF32's unknown included); a run
+// stored before it was, from its inputs.
+StatusOr<analysis::Precision> CasePrecision(const std::vector<Metric>& metrics, const std::string& inputs,
+                                            const std::string& where) {
+  if (const std::optional<double> stored = MetricValue(metrics, "sharing_precision")) {
+    if (*stored != 0 && *stored != 1 && *stored != 2) {
+      return InvalidArgument(where + ": sharing_precision " + std::to_string(*stored) + " is none of 0, 1 and 2");
+    }
+    return static_cast<analysis::Precision>(static_cast<int32_t>(*stored));
+  }
   StatusOr<std::vector<TensorSpec>> specs = ParseBucketSpec(inputs);
   return specs.ok() ? ModelPrecision(0, 0, *specs, false) : analysis::Precision::kUnknown;
+}
+
+// A multi-stream run's measured latency and the replay costs stored with it; nullopt when any is missing.
+std::optional<std::pair<int64_t, analysis::PredictionOptions>> StoredCosts(const std::vector<Metric>& metrics) {
+  const auto latency = MetricValue(metrics, "latency_median_ns");
+  const auto launch = MetricValue(metrics, "replay_launch_ns");
+  const auto gap = MetricValue(metrics, "replay_kernel_gap_ns");
+  const auto sync = MetricValue(metrics, "replay_sync_latency_ns");
+  if (!latency || *latency <= 0 || !launch || !gap || !sync) return std::nullopt;
+  analysis::PredictionOptions costs;
+  costs.graph_launch_ns = Ns(*launch);
+  costs.graph_node_latency_ns = Ns(*gap);
+  costs.sync_latency_ns = Ns(*sync);
+  return std::make_pair(Ns(*latency), costs);
 }
 
 // The single-stream run stored beside `multi` (same model and inputs), or none.
@@ -49,6 +70,27 @@ struct Loaded {
   CalibrationCase info;
 };
 
+// The case's single-stream replay beside it, and its kernels scaled to predict that replay where asked.
+Status AnchorCase(const store::RunReader& reader, const std::vector<RunInfo>& runs, const RunInfo& run, bool anchor,
+                  Loaded* c) {
+  if (const auto single = SingleBeside(runs, run)) {
+    NIMBLE_ASSIGN_OR_RETURN(std::vector<Metric> single_metrics, reader.LoadMetrics(single->id));
+    c->info.single_measured_ns = Ns(MetricValue(single_metrics, "latency_median_ns").value_or(0));
+  }
+  if (!anchor) return OkStatus();
+  StatusOr<analysis::AnchoredWorkload> anchored =
+      c->info.single_measured_ns > 0
+          ? analysis::AnchorToSingleStream(c->sim.dag, c->sim.workload, c->sim.costs, c->info.single_measured_ns)
+          : FailedPrecondition("no single-stream replay stored beside it");
+  if (anchored.ok()) {
+    c->sim.workload = std::move(anchored->workload);
+    c->info.duration_scale = anchored->scale;
+  } else {
+    c->info.not_anchored = anchored.status().message();
+  }
+  return OkStatus();
+}
+
 // One case per multi-stream run of `reader` with a latency, replay costs, a schedule and a recording of
 // the same ops; the reason in `skipped` for each run that has not.
 Status LoadCases(const store::RunReader& reader, const CalibrateOptions& options, std::vector<Loaded>* out,
@@ -61,15 +103,12 @@ Status LoadCases(const store::RunReader& reader, const CalibrateOptions& options
     any = true;
     const std::string where = path + ", run " + std::to_string(run.id.value());
     NIMBLE_ASSIGN_OR_RETURN(std::vector<Metric> metrics, reader.LoadMetrics(run.id));
-    const auto latency = MetricValue(metrics, "latency_median_ns");
-    const auto launch = MetricValue(metrics, "replay_launch_ns");
-    const auto gap = MetricValue(metrics, "replay_kernel_gap_ns");
-    const auto sync = MetricValue(metrics, "replay_sync_latency_ns");
-    if (!latency || *latency <= 0 || !launch || !gap || !sync) {
+    const std::optional<std::pair<int64_t, analysis::PredictionOptions>> measured = StoredCosts(metrics);
+    if (!measured) {
       skipped->push_back(where + ": no measured latency and replay costs (not stored by nimble-accelerate --db)");
       continue;
     }
-    const analysis::Precision precision = CasePrecision(metrics, run.inputs);
+    NIMBLE_ASSIGN_OR_RETURN(const analysis::Precision precision, CasePrecision(metrics, run.inputs, where));
     if (options.precision && precision != *options.precision) {
       skipped->push_back(where + ": a " + std::string(analysis::PrecisionName(precision)) + " model, not " +
                          std::string(analysis::PrecisionName(*options.precision)));
@@ -100,29 +139,12 @@ Status LoadCases(const store::RunReader& reader, const CalibrateOptions& options
     c.sim.name = std::filesystem::path(path).filename().string() + " (" + run.inputs + ")";
     c.sim.workload = std::move(workload->workload);
     c.sim.multi = std::move(*schedule);
-    c.sim.costs.graph_launch_ns = Ns(*launch);
-    c.sim.costs.graph_node_latency_ns = Ns(*gap);
-    c.sim.costs.sync_latency_ns = Ns(*sync);
-    c.sim.measured_ns = Ns(*latency);
+    c.sim.measured_ns = measured->first;
+    c.sim.costs = measured->second;
     c.info = {path, run.model, run.inputs, c.sim.multi.num_streams, static_cast<int32_t>(c.sim.multi.syncs.size()), 0,
               Ns(MetricValue(metrics, "predicted_latency_ns").value_or(0))};
     c.info.precision = precision;
-    if (const auto single = SingleBeside(runs, run)) {
-      NIMBLE_ASSIGN_OR_RETURN(std::vector<Metric> single_metrics, reader.LoadMetrics(single->id));
-      c.info.single_measured_ns = Ns(MetricValue(single_metrics, "latency_median_ns").value_or(0));
-    }
-    if (options.anchor) {
-      StatusOr<analysis::AnchoredWorkload> anchored =
-          c.info.single_measured_ns > 0
-              ? analysis::AnchorToSingleStream(c.sim.dag, c.sim.workload, c.sim.costs, c.info.single_measured_ns)
-              : FailedPrecondition("no single-stream replay stored beside it");
-      if (anchored.ok()) {
-        c.sim.workload = std::move(anchored->workload);
-        c.info.duration_scale = anchored->scale;
-      } else {
-        c.info.not_anchored = anchored.status().message();
-      }
-    }
+    NIMBLE_RETURN_IF_ERROR(AnchorCase(reader, runs, run, options.anchor, &c));
     out->push_back(std::move(c));
   }
   if (!any) skipped->push_back(path + ": no aot-multi run (record one with nimble-accelerate --db)");
@@ -155,13 +177,15 @@ nlohmann::json ModelJson(const analysis::SharingModel& m) {
           {"knee", m.knee}};
 }
 
-// Each case predicted by the device's built-in model for its precision.
+// Each case predicted by the device's built-in model for its precision (a calibrated device always has a
+// model for every precision: its own or the one fitted on all).
 Status EvaluateBuiltIn(const std::vector<analysis::SharingCase>& cases, CalibrateResult* result) {
   std::optional<analysis::SharingModel> common = analysis::CalibratedSharing(result->device, result->precision);
   if (!common) return OkStatus();
   EvaluatedModel built_in{*common, {}, {}};
   for (size_t i = 0; i < cases.size(); ++i) {
-    built_in.case_models.push_back(*analysis::CalibratedSharing(result->device, result->cases[i].precision));
+    built_in.case_models.push_back(
+        analysis::CalibratedSharing(result->device, result->cases[i].precision).value_or(*common));
     NIMBLE_ASSIGN_OR_RETURN(std::vector<int64_t> predicted,
                             analysis::PredictCases(std::span(&cases[i], 1), built_in.case_models.back()));
     built_in.predicted_ns.push_back(predicted.front());
@@ -256,7 +280,14 @@ nlohmann::json CalibrationToJson(const CalibrateResult& r) {
     j["source"] = e.model.source;
     return j;
   };
-  if (r.built_in) out["built_in_model"] = evaluated(*r.built_in);
+  if (r.built_in) {
+    out["built_in_model"] = evaluated(*r.built_in);
+    nlohmann::json by_precision = nlohmann::json::object();  // the one each case was predicted with
+    for (size_t i = 0; i < r.cases.size(); ++i) {
+      by_precision[std::string(analysis::PrecisionName(r.cases[i].precision))] = ModelJson(r.built_in->case_models[i]);
+    }
+    out["built_in_models"] = std::move(by_precision);
+  }
   if (r.compared) out["compared_model"] = evaluated(*r.compared);
   return out;
 }

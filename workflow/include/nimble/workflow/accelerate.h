@@ -214,8 +214,8 @@ struct AccelerateResult {
   double duration_scale = 1;
   std::string anchor_text;
   analysis::PredictionOptions replay_costs;  // the launch and replay costs the prediction used
-  // The precision that chose the device's built-in sharing model (ModelPrecision in accelerate_anchor.h;
-  // kept with --calibration FILE, whose model is used whatever it says).
+  // The precision that chose the device's built-in sharing model (ModelPrecision, accelerate_plan.h; also
+  // set with --calibration FILE, whose model is used whatever precision it was fitted on).
   analysis::Precision precision = analysis::Precision::kUnknown;
   std::string replay_cost_source;            // recorded on the device, or estimates and why
                                              // (replay_costs.sharing.source says how the GPU is shared)

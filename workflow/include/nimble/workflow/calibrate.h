@@ -27,7 +27,7 @@ struct CalibrateOptions {
   bool anchor = true;
   // Fit only the cases of this precision (the others skipped, saying so); nullopt: every case. A device's
   // built-in models are fitted by precision (analysis::Precision).
-  std::optional<analysis::Precision> precision;
+  std::optional<analysis::Precision> precision = std::nullopt;
 };
 
 // One recorded multi-stream replay as the fit saw it.
@@ -69,8 +69,9 @@ struct CalibrateResult {
 // devices (each device is calibrated on its own); a damaged database fails with its name.
 StatusOr<CalibrateResult> Calibrate(const CalibrateOptions& options);
 
-// The calibration file's contents: format, device, model, the cases' precision, and each case's measured
-// and predicted latency.
+// The calibration file's contents: format, device, model, the cases' precision, each case's measured and
+// predicted latency, and the built-in models: "built_in_model" for the cases' precision (the all-precision
+// one when they differ) and "built_in_models", the one each precision among the cases was predicted with.
 nlohmann::json CalibrationToJson(const CalibrateResult& result);
 
 // Reads a calibration file; errors name the file and what is wrong. The model's source names the file.
