@@ -197,6 +197,18 @@ TEST(AcceleratePlanTest, BudgetSearchPassesACaptureErrorOn) {
   EXPECT_EQ(best.status().message(), "cannot capture");
 }
 
+// What the layout trial and --tf32 look for: any kind of convolution, its one-kernel epilogue included.
+TEST(AcceleratePlanTest, ConvolutionsAreFoundByTheirKinds) {
+  EXPECT_TRUE(HasConvolution(TwoOps()));
+  OpGraph graph;
+  graph.ops = {{OpId(0), "mm_0", "aten::mm", "[8,8]", 0}, {OpId(1), "gelu_1", "aten::gelu", "[8,8]", 0}};
+  EXPECT_FALSE(HasConvolution(graph));
+  for (const char* kind : {"aten::_convolution", "aten::cudnn_convolution_relu", "nimble::conv_epilogue_"}) {
+    graph.ops[1].kind = kind;
+    EXPECT_TRUE(HasConvolution(graph)) << kind;
+  }
+}
+
 // The precision that picks the sharing model: by the weights' majority, TF32 float32 left unknown (never
 // calibrated), and by the inputs only where no weights are known.
 TEST(AcceleratePlanTest, ThePrecisionComesFromTheWeightsThenTheInputs) {
