@@ -52,11 +52,15 @@ def kernels(path):
                         "from TARGET_INFO_GPU limit 1").fetchone()
     graphs = [replays(db, g) for (g,) in db.execute(
         "select graphId from kernels where graphId > 0 group by graphId order by min(start)")]
+    # The single-stream graph is the one on fewest streams: a cuDNN algorithm may fork one kernel onto a
+    # stream of its own even there (GoogLeNet float32's fft2d_r2c_16x16).
     streams = lambda reps: len({k[2] for k in reps[0]})
-    single = next((g for g in graphs if streams(g) == 1), None)
-    multi = next((g for g in reversed(graphs) if streams(g) > 1), None)
-    if single is None or multi is None:
+    if len(graphs) < 2:
         raise ValueError("no single- and multi-stream replays recorded")
+    single = min(graphs, key=streams)
+    multi = max(reversed(graphs), key=streams)
+    if streams(multi) <= streams(single):
+        raise ValueError("no multi-stream replay recorded beside the single-stream one")
     key = lambda k: (k[3],) + tuple(k[4:])
     alone = defaultdict(list)
     for replay in single:

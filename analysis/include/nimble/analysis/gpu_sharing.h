@@ -66,7 +66,7 @@ double CrowdedSlowdown(double share, const SharingModel& model);
 
 // What a model computes in, for the built-in models: float32 kernels without TF32 run on the SMs' FMA
 // units and slow far more beside others than half-precision (float16, bfloat16) ones on tensor cores.
-// On the H200, kernels filling 0.7 or more of the block slots ran 1.77-2.48x longer beside others whose
+// On the H200, kernels filling 0.7 or more of the block slots ran 1.57-2.48x longer beside others whose
 // slots summed to under 1 in float32 models, 1.13-1.72x in half-precision ones (bench/results/
 // concurrency.md, "Float32 and half precision").
 enum class Precision : int32_t { kUnknown = 0, kFloat32 = 1, kHalf = 2 };
