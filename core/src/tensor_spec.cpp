@@ -44,6 +44,8 @@ bool IsFloating(DType dtype) {
   return dtype == DType::kFloat32 || dtype == DType::kFloat16 || dtype == DType::kBFloat16;
 }
 
+bool IsHalfPrecision(DType dtype) { return dtype == DType::kFloat16 || dtype == DType::kBFloat16; }
+
 size_t DTypeBytes(DType dtype) {
   switch (dtype) {
     case DType::kFloat32: case DType::kInt32: return 4;

@@ -55,8 +55,6 @@ double FileTolerance(const std::vector<HostTensor>& reference, bool tf32) {
 // fold, a lost bias) moves them far beyond the dtype's own distance.
 constexpr double kFloat32DistanceRatio = 2.0;
 
-bool IsHalfPrecision(DType dtype) { return dtype == DType::kFloat16 || dtype == DType::kBFloat16; }
-
 bool HasHalfPrecision(const std::vector<HostTensor>& tensors) {
   return std::any_of(tensors.begin(), tensors.end(), [](const HostTensor& t) { return IsHalfPrecision(t.dtype); });
 }

@@ -174,7 +174,7 @@ analysis::Precision ModelPrecision(int64_t float32_weights, int64_t half_weights
   if (float32_weights > 0 || half_weights > 0) return half_weights > float32_weights ? analysis::Precision::kHalf : float32;
   bool any_float32 = false;
   for (const TensorSpec& input : inputs) {
-    if (input.dtype == DType::kFloat16 || input.dtype == DType::kBFloat16) return analysis::Precision::kHalf;
+    if (IsHalfPrecision(input.dtype)) return analysis::Precision::kHalf;
     any_float32 = any_float32 || input.dtype == DType::kFloat32;
   }
   return any_float32 ? float32 : analysis::Precision::kUnknown;

@@ -18,6 +18,7 @@ std::string_view DTypeName(DType dtype);
 // The names above, and "fp32", "fp16", "half", "bf16", "long", "int", "float".
 std::optional<DType> ParseDType(std::string_view name);
 bool IsFloating(DType dtype);
+bool IsHalfPrecision(DType dtype);  // float16 or bfloat16
 size_t DTypeBytes(DType dtype);
 
 struct TensorSpec {
