@@ -7,16 +7,18 @@
 # inputs in channels_last, and nimble-accelerate once more with --memory-format contiguous (its chosen
 # mode's time). With --epilogues, nimble-accelerate once more with --no-conv-epilogues (ATen's separate
 # bias, residual-add and activation kernels after each convolution; its chosen mode's time) and the
-# number of convolution tails made one kernel. With --nimble-only, PyTorch's columns are left out ("-"):
+# number of convolution tails made one kernel. With --memsets, nimble-accelerate once more with
+# --keep-memset-nodes (the captured memset nodes left as they are; its chosen mode's time) and the number of
+# memset nodes the chosen mode's capture replaced by kernels. With --nimble-only, PyTorch's columns are left out ("-"):
 # nimble-accelerate's own columns (its timings, prediction and output check) for every model in one call. Prints a markdown table; nimble-accelerate's JSON (nimble.jsonl), PyTorch's
 # (torch.jsonl) and the log go to OUT_DIR.
-#   bench/zoo_bench.sh BUILD_DIR OUT_DIR [--compile] [--pt] [--layouts] [--epilogues] [--nimble-only] [--models "gpt2 bert_base"] [--dtypes "float32 bfloat16"]
+#   bench/zoo_bench.sh BUILD_DIR OUT_DIR [--compile] [--pt] [--layouts] [--epilogues] [--memsets] [--nimble-only] [--models "gpt2 bert_base"] [--dtypes "float32 bfloat16"]
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 build=${1:?usage: zoo_bench.sh BUILD_DIR OUT_DIR [options]}
 out=${2:?usage: zoo_bench.sh BUILD_DIR OUT_DIR [options]}
 shift 2
-compile=0 pt=0 layouts=0 epilogues=0 nimble_only=0
+compile=0 pt=0 layouts=0 epilogues=0 memsets=0 nimble_only=0
 models="resnet50 inception_v3 mobilenet_v2 efficientnet_b0 nasnetalarge vit_b_16 bert_base gpt2 moe"
 dtypes="float32 float16"
 while [ $# -gt 0 ]; do
@@ -25,6 +27,7 @@ while [ $# -gt 0 ]; do
     --pt) pt=1 ;;
     --layouts) layouts=1 ;;
     --epilogues) epilogues=1 ;;
+    --memsets) memsets=1 ;;
     --nimble-only) nimble_only=1 ;;
     --models) models=$2; shift ;;
     --dtypes) dtypes=$2; shift ;;
@@ -80,12 +83,14 @@ print('%.3f' % mode['measured_ms'])" "$1" 2>/dev/null || echo failed
 
 echo "Model zoo, $(date -u +%Y-%m-%d), $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1), batch 1," \
      "median of $iters (ms); float32 rows with TF32 off everywhere; predictions by nimble-accelerate without --db"
-echo "command: bench/zoo_bench.sh BUILD OUT$([ $compile -eq 1 ] && echo ' --compile')$([ $pt -eq 1 ] && echo ' --pt')$([ $layouts -eq 1 ] && echo ' --layouts')$([ $epilogues -eq 1 ] && echo ' --epilogues')$([ $nimble_only -eq 1 ] && echo ' --nimble-only') --models \"$models\" --dtypes \"$dtypes\""
+echo "command: bench/zoo_bench.sh BUILD OUT$([ $compile -eq 1 ] && echo ' --compile')$([ $pt -eq 1 ] && echo ' --pt')$([ $layouts -eq 1 ] && echo ' --layouts')$([ $epilogues -eq 1 ] && echo ' --epilogues')$([ $memsets -eq 1 ] && echo ' --memsets')$([ $nimble_only -eq 1 ] && echo ' --nimble-only') --models \"$models\" --dtypes \"$dtypes\""
 echo
 layout_head="" layout_rule=""
 [ $layouts -eq 1 ] && layout_head=" CUDA graph, channels_last | Nimble chosen, --memory-format contiguous | memory format |" \
   && layout_rule=" --- | --- | --- |"
 [ $epilogues -eq 1 ] && layout_head="$layout_head Nimble chosen, --no-conv-epilogues | epilogues |" \
+  && layout_rule="$layout_rule --- | --- |"
+[ $memsets -eq 1 ] && layout_head="$layout_head Nimble chosen, --keep-memset-nodes | memset nodes replaced |" \
   && layout_rule="$layout_rule --- | --- |"
 echo "| model | dtype | file | PyTorch eager | CUDA graph | CUDA graph of .pt2 | CUDA graph, cuBLASLt $((lt_kib / 1024)) MiB | torch.compile r-o | Nimble single | Nimble multi | width | predicted single / multi (error) | max rel err, frozen / file (half precision: replays and file against float32) | chosen |$layout_head"
 echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |$layout_rule"
@@ -132,6 +137,16 @@ for model in $models; do
         layout_cells="$layout_cells $(chosen_ms "$json.separate") | $(python3 -c "import json;print(json.load(open('$json')).get('conv_epilogues', '-'))" 2>/dev/null || echo -) |"
         { tr -d '\n' <"$json.separate"; echo; } >>"$out/nimble-separate.jsonl"
         rm -f "$json.separate" "$out/$model-$dtype-separate.nimble"
+      fi
+      if [ $memsets -eq 1 ]; then
+        # shellcheck disable=SC2086
+        "$build/cli/nimble-accelerate" "$file" $inputs --iters "$iters" --json --keep-memset-nodes \
+          -o "$out/$model-$dtype-memsets.nimble" >"$json.memsets" 2>>"$log" \
+          || echo "nimble-accelerate --keep-memset-nodes failed for $file" >>"$log"
+        replaced=$(python3 -c "import json;r=json.load(open('$json'));print((r.get('multi') if r.get('chosen')=='aot-multi' else r.get('single') or {}).get('memset_nodes_replaced', '-'))" 2>/dev/null || echo -)
+        layout_cells="$layout_cells $(chosen_ms "$json.memsets") | $replaced |"
+        { tr -d '\n' <"$json.memsets"; echo; } >>"$out/nimble-memsets.jsonl"
+        rm -f "$json.memsets" "$out/$model-$dtype-memsets.nimble"
       fi
       echo "| $model | $dtype | .$ext | $eager | $graph | $exported | $graph_ws | $compiled | $(nimble_cells "$json") |$layout_cells"
       { tr -d '\n' <"$json"; echo; } >>"$out/nimble.jsonl"

@@ -102,6 +102,9 @@ void AddAccelerateOptions(CLI::App& app, AccelerateArgs& args) {
   app.add_flag("--unpacked-streams", o.unpacked_streams,
                "one capture stream per chain of the assignment instead of packing chains that never overlap onto one "
                "stream (more memory; for comparison)");
+  app.add_flag("--keep-memset-nodes", o.keep_memset_nodes,
+               "leave the captured graphs' memset nodes as they are instead of replacing each small one with a "
+               "kernel writing the same bytes (slower replays; for comparison: nimble-run always replaces them)");
   app.add_flag("--cross-stream-reuse", o.cross_stream_reuse,
                "capture the multi-stream schedule on one stream with its streams as branches of the graph, ops "
                "interleaved as they run, so that the graph's memory pool reuses blocks across streams (each reuse "

@@ -27,6 +27,7 @@
 #include "failed_op_tracker.h"
 #include "graph_exec.h"
 #include "loaded_model_impl.h"
+#include "memset_nodes.h"
 
 namespace nimble::accelerate {
 
@@ -144,6 +145,16 @@ void AbandonCapture(AotGraph::Impl& impl, const c10::MempoolId_t& pool) noexcept
   AbandonGraphCapture(impl.CaptureStream(), impl.graph, pool);
 }
 
+// Before the kept graph is instantiated (memset_nodes.h); with keep_memset_nodes, only counted.
+Status RewriteMemsetNodes(AotGraph::Impl& impl, const CaptureOptions& options) {
+  StatusOr<MemsetRewrite> rewrite = options.keep_memset_nodes ? CountMemsetNodes(impl.graph->raw_cuda_graph())
+                                                              : ReplaceMemsetNodes(impl.graph->raw_cuda_graph());
+  if (!rewrite.ok()) return {rewrite.status().code(), impl.model.path() + ": " + rewrite.status().message()};
+  impl.stats.memset_nodes_replaced = rewrite->replaced;
+  impl.stats.memset_nodes_kept = rewrite->kept;
+  return OkStatus();
+}
+
 // `shared`: the pool of an earlier graph to capture into (a zero id: a pool of our own).
 Status WarmUpAndCapture(AotGraph::Impl& impl, const CaptureOptions& options, const MemoryWindow& memory,
                         c10::MempoolId_t shared) {
@@ -161,7 +172,8 @@ Status WarmUpAndCapture(AotGraph::Impl& impl, const CaptureOptions& options, con
   // one is handed back as far as this capture took it: the allocator counts its users).
   const bool share = shared.first != 0 || shared.second != 0;
   const c10::MempoolId_t pool = share ? shared : at::cuda::graph_pool_handle();
-  impl.graph = std::make_unique<CapturedGraph>(/*keep_graph=*/!options.dot_path.empty());
+  // The cudaGraph_t is kept for the memset rewrite and the dot; it is instantiated at the first replay.
+  impl.graph = std::make_unique<CapturedGraph>(/*keep_graph=*/true);
   // Capture must begin and end on one non-default stream; the guard spans the error path too.
   c10::cuda::CUDAStreamGuard guard(impl.CaptureStream());
   FailedOpTracker failed_op;
@@ -188,6 +200,7 @@ Status WarmUpAndCapture(AotGraph::Impl& impl, const CaptureOptions& options, con
     if (out_of_memory) return Unavailable(impl.model.path() + ": out of GPU memory during the capture: " + op + message);
     return FailedPrecondition(impl.model.path() + ": cannot capture the model into a CUDA graph: " + op + message);
   }
+  NIMBLE_RETURN_IF_ERROR(RewriteMemsetNodes(impl, options));
   NIMBLE_RETURN_IF_ERROR(impl.ReplayAndWait());  // instantiates a kept graph
   impl.stats.capture_ns = NowNs() - capture_start;
   if (!options.dot_path.empty()) {  // the kept cudaGraph_t, after the timing of the capture

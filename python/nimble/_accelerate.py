@@ -34,7 +34,9 @@ class ModeReport:
     ``branch_hold_max_bytes``: the hold it used (as ``accelerate``'s options, or the memory budget's
     choice; 0 and 0: values freed as soon as allowed, a delay with both limits 0: every value held);
     ``branch_hold_max_bytes_per_us``: under ``branch_hold_order="wait"``, the values held are those
-    costing at most this many bytes per microsecond of wait saved (0: not chosen that way)."""
+    costing at most this many bytes per microsecond of wait saved (0: not chosen that way).
+    ``memset_nodes_replaced``: the captured graph's small memset nodes replaced by kernels writing the
+    same bytes (a memset node costs a replay more); ``memset_nodes_kept``: those left as they were."""
 
     def __init__(self, data: Dict[str, Any]) -> None:
         self._data = data
@@ -67,6 +69,8 @@ class ModeReport:
         self.branch_capture: bool = bool(data.get("branch_capture", False))
         self.reused_blocks: int = int(data.get("reused_blocks", 0))
         self.hazard_edges: int = int(data.get("hazard_edges", 0))
+        self.memset_nodes_replaced: int = int(data.get("memset_nodes_replaced", 0))
+        self.memset_nodes_kept: int = int(data.get("memset_nodes_kept", 0))
         self.branch_release_delay: float = float(data.get("branch_release_delay", 0))
         self.branch_hold_max_bytes: int = int(data.get("branch_hold_max_bytes", 0))
         self.branch_hold_max_bytes_per_us: float = float(data.get("branch_hold_max_bytes_per_us", 0))

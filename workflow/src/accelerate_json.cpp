@@ -47,6 +47,8 @@ json ModeJson(const ModeResult& m) {
           {"branch_interleaved", m.branch_interleaved},
           {"reused_blocks", m.reused_blocks},
           {"hazard_edges", m.hazard_edges},
+          {"memset_nodes_replaced", m.memset_nodes_replaced},
+          {"memset_nodes_kept", m.memset_nodes_kept},
           {"delayed_values", m.delayed_values},
           {"branch_release_delay", m.branch_release_delay},
           {"branch_hold_max_bytes", m.branch_hold_max_bytes},

@@ -226,6 +226,7 @@ Status Session::CaptureMode(const StreamAssignment& schedule, ModeResult* mode, 
   }
   CaptureOptions capture;
   capture.branches = branches;
+  capture.keep_memset_nodes = args_.keep_memset_nodes;
   const bool seeded = std::any_of(pool_seeds.begin(), pool_seeds.end(), [](int64_t b) { return b > 0; });
   // A branch capture's pool is one stream's, sized by its own requests (BranchSeeds).
   capture.trace_allocations = branches && args_.seed_pool && !seeded;
@@ -246,6 +247,8 @@ Status Session::CaptureMode(const StreamAssignment& schedule, ModeResult* mode, 
   mode->branch_interleaved = branches && scheduled->summary.reordered;
   mode->reused_blocks = stats.reused_blocks;
   mode->hazard_edges = stats.hazard_edges;
+  mode->memset_nodes_replaced = stats.memset_nodes_replaced;
+  mode->memset_nodes_kept = stats.memset_nodes_kept;
   mode->delayed_values = scheduled->summary.delayed_values;
   mode->branch_release_delay = branches ? branch_hold_.delay : 0;
   mode->branch_hold_max_bytes = branches && branch_hold_.delay > 0 ? branch_hold_.max_bytes : 0;

@@ -44,6 +44,10 @@ struct CaptureOptions {
   // freed on one branch for another, ordered after the free. Warm-up runs are single-stream. A graph
   // sharing a pool must be captured the same way as the graph it shares with.
   bool branches = false;
+  // Leave the capture's memset nodes as they are. By default each small one with plain edges is
+  // replaced by a kernel writing the same bytes before instantiation (a memset node costs a replay more:
+  // src/memset_nodes.h).
+  bool keep_memset_nodes = false;
 };
 
 struct CaptureStats {
@@ -62,6 +66,10 @@ struct CaptureStats {
   // dependencies added to order them after it.
   int64_t reused_blocks = 0;
   int64_t hazard_edges = 0;
+  // Memset nodes replaced by fill kernels, and those kept (CaptureOptions::keep_memset_nodes, or not
+  // replaceable).
+  int32_t memset_nodes_replaced = 0;
+  int32_t memset_nodes_kept = 0;
 };
 
 class AotGraph {

@@ -54,6 +54,9 @@ struct AccelerateOptions {
   // Capture Algorithm 1's streams as they are, one per chain, instead of packing chains that never
   // overlap onto one stream (analysis::PackStreams): for comparing memory only.
   bool unpacked_streams = false;
+  // Leave the captures' memset nodes as captured instead of replacing the small ones with fill kernels
+  // (accelerate's CaptureOptions::keep_memset_nodes): for comparison.
+  bool keep_memset_nodes = false;
   // Capture each multi-stream schedule on one stream, its streams as branches of the graph, ops
   // interleaved as they would run (accelerate's CaptureOptions::branches, core/capture_order.h): the
   // graph's pool then reuses memory across streams, each reuse ordered after the free. Under a memory
@@ -161,6 +164,9 @@ struct ModeResult {
   bool branch_interleaved = false;
   int64_t reused_blocks = 0;
   int64_t hazard_edges = 0;
+  // The capture's memset nodes replaced by fill kernels, and those left (CaptureStats).
+  int32_t memset_nodes_replaced = 0;
+  int32_t memset_nodes_kept = 0;
   int32_t delayed_values = 0;  // values held longer (AccelerateOptions::branch_release_delay)
   // The hold the branch capture used: a fraction of the simulated run, and the most bytes an op's
   // outputs take to be held (0: any); both 0: none. Chosen by the budget where the options leave it.

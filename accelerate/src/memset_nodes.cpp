@@ -1,0 +1,102 @@
+#include "memset_nodes.h"
+
+#include <string>
+#include <vector>
+
+#include "cuda_status.h"
+#include "fill_kernel.h"
+
+namespace nimble::accelerate {
+namespace {
+
+struct Edges {
+  std::vector<cudaGraphNode_t> nodes;
+  std::vector<cudaGraphEdgeData> data;
+};
+
+Status Call(cudaError_t code, const char* what) { return CudaStatus(code, std::string("memset rewrite: ") + what); }
+
+// The node's incoming (`incoming`) or outgoing edges.
+StatusOr<Edges> EdgesOf(cudaGraphNode_t node, bool incoming) {
+  auto list = [&](cudaGraphNode_t* nodes, cudaGraphEdgeData* data, size_t* count) {
+    return incoming ? cudaGraphNodeGetDependencies(node, nodes, data, count)
+                    : cudaGraphNodeGetDependentNodes(node, nodes, data, count);
+  };
+  const char* what = incoming ? "cudaGraphNodeGetDependencies" : "cudaGraphNodeGetDependentNodes";
+  size_t count = 0;
+  NIMBLE_RETURN_IF_ERROR(Call(list(nullptr, nullptr, &count), what));
+  Edges edges;
+  edges.nodes.resize(count);
+  edges.data.resize(count);
+  if (count > 0) NIMBLE_RETURN_IF_ERROR(Call(list(edges.nodes.data(), edges.data.data(), &count), what));
+  edges.nodes.resize(count);
+  edges.data.resize(count);
+  return edges;
+}
+
+bool AllDefault(const Edges& edges) {
+  for (const cudaGraphEdgeData& e : edges.data) {
+    if (e.type != cudaGraphDependencyTypeDefault || e.from_port != 0 || e.to_port != 0) return false;
+  }
+  return true;
+}
+
+// Replaces `node` when it qualifies; whether it did.
+StatusOr<bool> ReplaceOne(cudaGraph_t graph, cudaGraphNode_t node) {
+  cudaMemsetParams memset{};
+  NIMBLE_RETURN_IF_ERROR(Call(cudaGraphMemsetNodeGetParams(node, &memset), "cudaGraphMemsetNodeGetParams"));
+  const int64_t bytes = static_cast<int64_t>(memset.width * memset.height * memset.elementSize);
+  kernels::FillNode fill;
+  if (bytes > kMaxReplacedMemsetBytes || !kernels::MakeFillNode(memset, &fill)) return false;
+  NIMBLE_ASSIGN_OR_RETURN(const Edges in, EdgesOf(node, /*incoming=*/true));
+  NIMBLE_ASSIGN_OR_RETURN(const Edges out, EdgesOf(node, /*incoming=*/false));
+  if (!AllDefault(in) || !AllDefault(out)) return false;
+  cudaGraphNode_t kernel = nullptr;
+  NIMBLE_RETURN_IF_ERROR(Call(cudaGraphAddKernelNode(&kernel, graph, in.nodes.data(), in.nodes.size(), &fill.params),
+                              "cudaGraphAddKernelNode"));
+  if (!out.nodes.empty()) {
+    const std::vector<cudaGraphNode_t> from(out.nodes.size(), kernel);
+    NIMBLE_RETURN_IF_ERROR(Call(cudaGraphAddDependencies(graph, from.data(), out.nodes.data(), out.data.data(),
+                                                         out.nodes.size()),
+                                "cudaGraphAddDependencies"));
+  }
+  NIMBLE_RETURN_IF_ERROR(Call(cudaGraphDestroyNode(node), "cudaGraphDestroyNode"));
+  return true;
+}
+
+
+StatusOr<std::vector<cudaGraphNode_t>> MemsetNodes(cudaGraph_t graph) {
+  size_t count = 0;
+  NIMBLE_RETURN_IF_ERROR(Call(cudaGraphGetNodes(graph, nullptr, &count), "cudaGraphGetNodes"));
+  std::vector<cudaGraphNode_t> nodes(count);
+  if (count > 0) NIMBLE_RETURN_IF_ERROR(Call(cudaGraphGetNodes(graph, nodes.data(), &count), "cudaGraphGetNodes"));
+  nodes.resize(count);
+  std::vector<cudaGraphNode_t> memsets;
+  for (cudaGraphNode_t node : nodes) {
+    cudaGraphNodeType type{};
+    NIMBLE_RETURN_IF_ERROR(Call(cudaGraphNodeGetType(node, &type), "cudaGraphNodeGetType"));
+    if (type == cudaGraphNodeTypeMemset) memsets.push_back(node);
+  }
+  return memsets;
+}
+
+}  // namespace
+
+StatusOr<MemsetRewrite> ReplaceMemsetNodes(cudaGraph_t graph) {
+  NIMBLE_ASSIGN_OR_RETURN(const std::vector<cudaGraphNode_t> memsets, MemsetNodes(graph));
+  MemsetRewrite rewrite;
+  for (cudaGraphNode_t node : memsets) {
+    NIMBLE_ASSIGN_OR_RETURN(const bool replaced, ReplaceOne(graph, node));
+    ++(replaced ? rewrite.replaced : rewrite.kept);
+  }
+  return rewrite;
+}
+
+StatusOr<MemsetRewrite> CountMemsetNodes(cudaGraph_t graph) {
+  NIMBLE_ASSIGN_OR_RETURN(const std::vector<cudaGraphNode_t> memsets, MemsetNodes(graph));
+  MemsetRewrite rewrite;
+  rewrite.kept = static_cast<int32_t>(memsets.size());
+  return rewrite;
+}
+
+}  // namespace nimble::accelerate
