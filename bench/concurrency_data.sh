@@ -11,9 +11,9 @@
 # nimble-accelerate's --memory-format (`nasnetalarge:1:bfloat16:channels_last`; the case's name ends in
 # it). Writes one line per case to stdout and <out>/<case>.db, <case>.json (nimble-accelerate --json),
 # concurrency_data.log.
-# --until EPOCH_S: no case starts unless the longest case so far (at least 90 s) would end before then,
-# and a case still running 25 s after it is stopped and its database removed, so that a device call ends
-# in time to pack what was recorded. Exits 1 when cases ran and none was recorded.
+# --until EPOCH_S: the first case starts if at least 30 s are left, a later one only if the longest case so
+# far would end before then, and a case still running 25 s after it is stopped and its database removed,
+# so that a device call ends in time to pack what was recorded. Exits 1 when cases ran and none was recorded.
 #   bench/concurrency_data.sh BUILD_DIR OUT_DIR [--cases "googlenet:1 moe:1:bfloat16 ..."] [--replays N] [--until EPOCH_S]
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -56,7 +56,7 @@ shape_of() {
 }
 
 echo "$(date -u +%Y-%m-%d), $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1), commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
-longest=90 ran=0 recorded=0
+longest=30 ran=0 recorded=0  # until a case has run: the least time worth starting one
 for c in $cases; do
   IFS=: read -r model batch dtype format <<<"$c"
   batch=${batch:-1} dtype=${dtype:-float32}

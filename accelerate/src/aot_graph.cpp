@@ -145,6 +145,20 @@ void AbandonCapture(AotGraph::Impl& impl, const c10::MempoolId_t& pool) noexcept
   AbandonGraphCapture(impl.CaptureStream(), impl.graph, pool);
 }
 
+// The kept cudaGraph_t as dot, with its edge types appended; no file is left when that fails.
+Status WriteDot(AotGraph::Impl& impl, const std::string& path) {
+  const cudaError_t written =
+      cudaGraphDebugDotPrint(impl.graph->raw_cuda_graph(), path.c_str(), cudaGraphDebugDotFlagsVerbose);
+  if (written != cudaSuccess) {
+    (void)cudaGetLastError();  // cleared, so that no later check reports it
+    std::error_code ignored;
+    std::filesystem::remove(path, ignored);
+    return Internal(impl.model.path() + ": writing the captured graph to " + path +
+                    ": cudaGraphDebugDotPrint: " + cudaGetErrorString(written));
+  }
+  return AppendEdgeTypes(impl.graph->raw_cuda_graph(), path);
+}
+
 // Before the kept graph is instantiated (memset_nodes.h); with keep_memset_nodes, only counted.
 Status RewriteMemsetNodes(AotGraph::Impl& impl, const CaptureOptions& options) {
   StatusOr<MemsetRewrite> rewrite = options.keep_memset_nodes ? CountMemsetNodes(impl.graph->raw_cuda_graph())
@@ -203,18 +217,7 @@ Status WarmUpAndCapture(AotGraph::Impl& impl, const CaptureOptions& options, con
   NIMBLE_RETURN_IF_ERROR(RewriteMemsetNodes(impl, options));
   NIMBLE_RETURN_IF_ERROR(impl.ReplayAndWait());  // instantiates a kept graph
   impl.stats.capture_ns = NowNs() - capture_start;
-  if (!options.dot_path.empty()) {  // the kept cudaGraph_t, after the timing of the capture
-    const cudaError_t written =
-        cudaGraphDebugDotPrint(impl.graph->raw_cuda_graph(), options.dot_path.c_str(), cudaGraphDebugDotFlagsVerbose);
-    if (written != cudaSuccess) {
-      (void)cudaGetLastError();  // cleared, so that no later check reports it
-      std::error_code ignored;
-      std::filesystem::remove(options.dot_path, ignored);
-      return Internal(impl.model.path() + ": writing the captured graph to " + options.dot_path +
-                      ": cudaGraphDebugDotPrint: " + cudaGetErrorString(written));
-    }
-    NIMBLE_RETURN_IF_ERROR(AppendEdgeTypes(impl.graph->raw_cuda_graph(), options.dot_path));
-  }
+  if (!options.dot_path.empty()) NIMBLE_RETURN_IF_ERROR(WriteDot(impl, options.dot_path));  // after the timing
   NIMBLE_ASSIGN_OR_RETURN(const MemoryUse after, memory.Read());
   impl.stats.peak_allocated_bytes = after.peak_allocated_bytes;
   impl.stats.peak_memory_bytes = after.peak_reserved_bytes;
