@@ -124,7 +124,7 @@ step "configure" build.log 180 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUI
   -DNIMBLE_WITH_CUDA=ON -DNIMBLE_WITH_QT=OFF "$torch_flag" "${python_flags[@]}"
 build_targets=()
 [ $accel_only -eq 1 ] && build_targets=(nimble-accelerate nimble-run nimble-prof nimble_aot_gpu_tests nimble_aot_tests
-  nimble_training_tests nimble_training_cpp_bench nimble_conv_epilogue_gpu_tests)
+  nimble_training_tests nimble_training_cpp_bench nimble_kernel_gpu_tests)
 [ $accel_only -eq 1 ] && [ $gpu_tests -eq 0 ] && build_targets=(nimble-accelerate nimble-run nimble-prof)
 [ $bench_only -eq 1 ] && build_targets=(nimble-prof nimble_inject launch_loop nimble_collector_bench nimble_cupti_floor nimble_store_bench)
 [ $python -eq 1 ] && build_targets=(nimble_python nimble-prof nimble-prof-model nimble_inject nimble-accelerate nimble-run)
@@ -212,7 +212,7 @@ if [ $accelerate -eq 1 ] && [ -x "$build/cli/nimble-accelerate" ]; then
   if [ $gpu_tests -eq 1 ]; then
     step "aot gpu tests" accelerate.log 300 "$build/tests/accelerate/nimble_aot_gpu_tests"
     step "training tests" accelerate.log 200 "$build/tests/accelerate/nimble_training_tests"
-    step "conv epilogue tests" accelerate.log 120 "$build/tests/accelerate/nimble_conv_epilogue_gpu_tests"
+    step "kernel tests (epilogue, memset nodes)" accelerate.log 120 "$build/tests/accelerate/nimble_kernel_gpu_tests"
   fi
   if [ $memory -eq 1 ]; then
     mem_out=$(mktemp -d)

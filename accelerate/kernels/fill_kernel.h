@@ -18,6 +18,10 @@ struct FillNode {
   size_t height = 0;  // rows
   void* args[5] = {};
   cudaKernelNodeParams params = {};
+
+  FillNode() = default;
+  FillNode(const FillNode&) = delete;  // args and params point into the node itself
+  FillNode& operator=(const FillNode&) = delete;
 };
 
 // Fills `node` for `memset`: `height` rows of `width` elements of elementSize bytes, rows `pitch` bytes

@@ -163,7 +163,10 @@ Status WriteDot(AotGraph::Impl& impl, const std::string& path) {
 Status RewriteMemsetNodes(AotGraph::Impl& impl, const CaptureOptions& options) {
   StatusOr<MemsetRewrite> rewrite = options.keep_memset_nodes ? CountMemsetNodes(impl.graph->raw_cuda_graph())
                                                               : ReplaceMemsetNodes(impl.graph->raw_cuda_graph());
-  if (!rewrite.ok()) return {rewrite.status().code(), impl.model.path() + ": " + rewrite.status().message()};
+  if (!rewrite.ok()) {
+    (void)cudaGetLastError();  // cleared, so that no later launch check reports it
+    return {rewrite.status().code(), impl.model.path() + ": " + rewrite.status().message()};
+  }
   impl.stats.memset_nodes_replaced = rewrite->replaced;
   impl.stats.memset_nodes_kept = rewrite->kept;
   return OkStatus();

@@ -24,8 +24,8 @@ namespace nimble::accelerate {
 // does is clear the state's public `capturing_` flag, which this does for each registered state.
 class CapturedGraph : public at::cuda::CUDAGraph {
  public:
-  // keep_graph: the captured cudaGraph_t stays after capture_end (raw_cuda_graph()), and the graph is
-  // instantiated at the first replay instead; the launches are the same.
+  // keep_graph: the captured cudaGraph_t stays after capture_end (raw_cuda_graph()), to be rewritten
+  // (memset_nodes.h) or written out, and the graph is instantiated at the first replay instead.
   explicit CapturedGraph(bool keep_graph = false) : at::cuda::CUDAGraph(keep_graph) {}
   void EndGeneratorCaptures() noexcept;
 };

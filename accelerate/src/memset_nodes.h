@@ -12,18 +12,22 @@
 
 namespace nimble::accelerate {
 
-// Memsets up to this size are replaced; larger ones stay memset nodes (the copy engine's bandwidth).
+// Memsets up to this size are replaced; larger ones stay memset nodes. Only 4-byte memsets were measured
+// (bench/diag/memset_node_cost.cu): the bound keeps large fills, such as zeroed buffers, as they were.
 inline constexpr int64_t kMaxReplacedMemsetBytes = 64 * 1024;
 
 struct MemsetRewrite {
   int32_t replaced = 0;
-  int32_t kept = 0;  // too large, an element size other than 1, 2 or 4, or an edge of another type
+  // Left as they were: too large, nothing to write, an element size other than 1, 2 or 4, an edge of
+  // another type, or a kernel node the runtime would not add (no image of it for this GPU).
+  int32_t kept = 0;
 };
 
 // Replaces each memset node of `graph` (before it is instantiated) that writes at most
 // kMaxReplacedMemsetBytes with a fill kernel node on the same dependencies and dependents, when all of
-// its edges are default ones. Internal naming the CUDA call when one fails; the graph may then be part
-// rewritten, and must be discarded.
+// its edges are default ones. Only the graph's own nodes are visited, not those of child graphs. A
+// failed CUDA call is an error naming it (CudaStatus: Unavailable when out of memory, else Internal);
+// the graph may then be part rewritten, and must be discarded.
 StatusOr<MemsetRewrite> ReplaceMemsetNodes(cudaGraph_t graph);
 
 // The memset nodes of `graph`, all counted as kept.

@@ -276,7 +276,8 @@ class AcceleratedModule(torch.nn.Module):
         """streams, events, warmup_ns, capture_ns, peak_allocated_bytes, peak_memory_bytes (reserved) and
         graph_pool_bytes of this capture, memory above the weights and inputs (with several buckets: of
         the bucket the last call ran, the first before any; graph_pool_bytes is what it added to the
-        shared pool)."""
+        shared pool), and memset_nodes_replaced and memset_nodes_kept: the capture's small memset nodes
+        run as kernels, and those left as they were."""
         return dict(self._runner.capture_stats)
 
     def latencies_ns(self, iters: int = 200, bucket: Optional[int] = None) -> List[int]:

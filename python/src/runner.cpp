@@ -40,6 +40,8 @@ py::dict StatsDict(const accelerate::CaptureStats& s) {
   d["peak_allocated_bytes"] = s.peak_allocated_bytes;
   d["peak_memory_bytes"] = s.peak_memory_bytes;
   d["graph_pool_bytes"] = s.graph_pool_bytes;
+  d["memset_nodes_replaced"] = s.memset_nodes_replaced;
+  d["memset_nodes_kept"] = s.memset_nodes_kept;
   return d;
 }
 

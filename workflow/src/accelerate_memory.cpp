@@ -52,6 +52,7 @@ void Session::TraceAllocations() {
     accelerate::CaptureOptions options;
     options.warmup_runs = 1;
     options.trace_allocations = true;
+    options.keep_memset_nodes = args_.keep_memset_nodes;
     graph = AotGraph::Capture(marked->model, options);
   }
   if (!graph.ok()) {
