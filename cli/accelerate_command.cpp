@@ -237,49 +237,8 @@ void PrintBucketTable(const workflow::AccelerateResult& r, std::ostream& out) {
       << FormatMiB(r.separate_pool_bytes) << " MiB for the buckets' captures above, a pool each\n";
 }
 
-void PrintAccelerateTable(const workflow::AccelerateResult& r, std::ostream& out) {
-  out << "model " << r.model << " (" << r.inputs << ") on " << r.device << ": " << r.num_ops << " ops"
-      << (r.channels_last ? " (convolutions channels_last)" : "") << ", " << r.width_streams
-      << " chains (streams of the assignment), |E'| " << r.reduced_edges << ", |M| " << r.matched_edges << "\nprediction: " << r.op_time_source << "; replay costs "
-      << workflow::ReplayCostsText(r.replay_costs) << ", " << r.replay_cost_source << "; GPU sharing "
-      << analysis::SharingModelText(r.replay_costs.sharing) << "\n";
-  if (!r.anchor_text.empty()) out << r.anchor_text << "\n";
-  out << "\n";
-  out << "| mode | measured ms | predicted ms | vs libtorch | streams | syncs | max rel err | peak MiB alloc / reserved | graph pool MiB |\n";
-  out << "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
-  out << "| libtorch (module.forward) | " << FormatMs(r.baseline_ms) << " | " << FormatMs(r.predicted_eager_ms)
-      << " | 1.00x | 1 | 0 | - | " << FormatMiB(r.baseline_peak_allocated_bytes) << " / "
-      << FormatMiB(r.baseline_peak_reserved_bytes) << " | - |\n";
-  for (const workflow::ModeResult* mode : {&r.single, &r.multi}) {
-    if (!mode->captured) continue;
-    out << "| " << RunModeName(mode->mode) << " | " << FormatMs(mode->median_ms) << " | "
-        << FormatMs(mode->predicted_ms) << " | " << FormatRatio(r.baseline_ms, mode->median_ms) << " | "
-        << mode->schedule.num_streams << " | " << mode->schedule.syncs.size() << " | " << mode->max_rel_error << " | "
-        << FormatMiB(mode->peak_allocated_bytes) << " / " << FormatMiB(mode->peak_memory_bytes) << " | "
-        << FormatMiB(mode->graph_pool_bytes) << " |\n";
-  }
-  out << "\nmulti-stream vs single-stream: measured " << FormatRatio(r.single.median_ms, r.multi.median_ms)
-      << ", predicted " << FormatRatio(workflow::SingleStreamReference(r), r.multi.predicted_ms)
-      << (r.multi.predicted_unanchored_ms >= 0 ? " (against the measured single-stream replay it is anchored on)" : "")
-      << "\n";
-  out << "max rel err: against the frozen graph the captures came from, run by libtorch";
-  if (!r.output_reference.empty()) {
-    out << "; against " << r.output_reference << ":";
-    for (const workflow::ModeResult* mode : {&r.single, &r.multi}) {
-      if (mode->captured) out << " " << RunModeName(mode->mode) << " " << mode->max_rel_error_unmodified;
-    }
-  }
-  if (r.unmodified_error_float32 >= 0) {
-    out << "; against it computed in float32:";
-    for (const workflow::ModeResult* mode : {&r.single, &r.multi}) {
-      if (mode->captured && mode->max_rel_error_float32 >= 0) {
-        out << " " << RunModeName(mode->mode) << " " << mode->max_rel_error_float32;
-      }
-    }
-    out << ", the file's model at its dtype " << r.unmodified_error_float32;
-  }
-  out << "\n";
-  out << "memory above the weights and inputs; peaks of warm-up and capture (AoT) or of the forward (libtorch)\n";
+// The captures' graph pools (predicted, seeded), branch capture and memset nodes, a line each where any.
+void PrintCaptureDetails(const workflow::AccelerateResult& r, std::ostream& out) {
   std::string predicted;
   for (const workflow::ModeResult* mode : {&r.single, &r.multi}) {
     if (!mode->captured || mode->predicted_graph_pool_bytes < 0) continue;
@@ -325,6 +284,57 @@ void PrintAccelerateTable(const workflow::AccelerateResult& r, std::ostream& out
     }
     out << " (its prediction simulates real streams, without those dependencies)\n";
   }
+  const workflow::ModeResult& memsets = r.single.captured ? r.single : r.multi;
+  if (memsets.memset_nodes_replaced > 0 || memsets.memset_nodes_kept > 0) {
+    out << "memset nodes in the captured graph: " << memsets.memset_nodes_replaced << " run as kernels, "
+        << memsets.memset_nodes_kept << " left as memsets\n";
+  }
+}
+
+void PrintAccelerateTable(const workflow::AccelerateResult& r, std::ostream& out) {
+  out << "model " << r.model << " (" << r.inputs << ") on " << r.device << ": " << r.num_ops << " ops"
+      << (r.channels_last ? " (convolutions channels_last)" : "") << ", " << r.width_streams
+      << " chains (streams of the assignment), |E'| " << r.reduced_edges << ", |M| " << r.matched_edges << "\nprediction: " << r.op_time_source << "; replay costs "
+      << workflow::ReplayCostsText(r.replay_costs) << ", " << r.replay_cost_source << "; GPU sharing "
+      << analysis::SharingModelText(r.replay_costs.sharing) << "\n";
+  if (!r.anchor_text.empty()) out << r.anchor_text << "\n";
+  out << "\n";
+  out << "| mode | measured ms | predicted ms | vs libtorch | streams | syncs | max rel err | peak MiB alloc / reserved | graph pool MiB |\n";
+  out << "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
+  out << "| libtorch (module.forward) | " << FormatMs(r.baseline_ms) << " | " << FormatMs(r.predicted_eager_ms)
+      << " | 1.00x | 1 | 0 | - | " << FormatMiB(r.baseline_peak_allocated_bytes) << " / "
+      << FormatMiB(r.baseline_peak_reserved_bytes) << " | - |\n";
+  for (const workflow::ModeResult* mode : {&r.single, &r.multi}) {
+    if (!mode->captured) continue;
+    out << "| " << RunModeName(mode->mode) << " | " << FormatMs(mode->median_ms) << " | "
+        << FormatMs(mode->predicted_ms) << " | " << FormatRatio(r.baseline_ms, mode->median_ms) << " | "
+        << mode->schedule.num_streams << " | " << mode->schedule.syncs.size() << " | " << mode->max_rel_error << " | "
+        << FormatMiB(mode->peak_allocated_bytes) << " / " << FormatMiB(mode->peak_memory_bytes) << " | "
+        << FormatMiB(mode->graph_pool_bytes) << " |\n";
+  }
+  out << "\nmulti-stream vs single-stream: measured " << FormatRatio(r.single.median_ms, r.multi.median_ms)
+      << ", predicted " << FormatRatio(workflow::SingleStreamReference(r), r.multi.predicted_ms)
+      << (r.multi.predicted_unanchored_ms >= 0 ? " (against the measured single-stream replay it is anchored on)" : "")
+      << "\n";
+  out << "max rel err: against the frozen graph the captures came from, run by libtorch";
+  if (!r.output_reference.empty()) {
+    out << "; against " << r.output_reference << ":";
+    for (const workflow::ModeResult* mode : {&r.single, &r.multi}) {
+      if (mode->captured) out << " " << RunModeName(mode->mode) << " " << mode->max_rel_error_unmodified;
+    }
+  }
+  if (r.unmodified_error_float32 >= 0) {
+    out << "; against it computed in float32:";
+    for (const workflow::ModeResult* mode : {&r.single, &r.multi}) {
+      if (mode->captured && mode->max_rel_error_float32 >= 0) {
+        out << " " << RunModeName(mode->mode) << " " << mode->max_rel_error_float32;
+      }
+    }
+    out << ", the file's model at its dtype " << r.unmodified_error_float32;
+  }
+  out << "\n";
+  out << "memory above the weights and inputs; peaks of warm-up and capture (AoT) or of the forward (libtorch)\n";
+  PrintCaptureDetails(r, out);
   out << "preparation (assignment + rewrite + capture): " << FormatMs(static_cast<double>(r.prep_ns) / 1e6) << " ms\n";
   if (!r.memory_choice.empty()) out << r.memory_choice << "\n";
   out << "model.nimble runs " << RunModeName(r.chosen) << ": " << r.choice_reason << "\n";
