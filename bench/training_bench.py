@@ -27,7 +27,8 @@ every side unless --tf32. Writes one JSON line per model to OUT/training.jsonl a
 --cpp BIN (the CNNs only) measures the C++ training step instead: each model is scripted in training
 mode (torch.jit.script, saved to OUT/models), and BIN (accelerate/bench/training_cpp_bench.cpp) captures it with
 nimble::accelerate::TrainingStep, checks 100 captured steps against 100 eager steps of the same TorchScript
-module in C++, and times both; Python's eager variant runs beside it, in its own process.
+module in C++, and times both; Python's eager variant runs beside it, in its own process. --memsets
+(with --cpp) runs BIN once more per model with --keep-memset-nodes and tabulates the two captures.
 Writes OUT/training_cpp.jsonl and prints a markdown table.
 """
 
@@ -156,7 +157,8 @@ def run_one(name: str, variant: str, steps: int, tf32: bool) -> Dict[str, Any]:
         r = step.report.to_dict()
         out.update(mode=r["chosen"], single_ms=r["single_ms"], multi_ms=r["multi_ms"], streams=r["multi_streams"],
                    syncs=r["multi_syncs"], logical_concurrency=r["logical_concurrency"], capture_s=r["capture_s"],
-                   choice_reason=r["choice_reason"])
+                   choice_reason=r["choice_reason"], memset_nodes_replaced=r.get("memset_nodes_replaced"),
+                   memset_nodes_kept=r.get("memset_nodes_kept"))
     elif variant == "deterministic":
         torch.use_deterministic_algorithms(True, warn_only=True)
         torch.backends.cudnn.deterministic = True
@@ -262,8 +264,11 @@ def drive_cpp(args) -> int:
         runs = [("script", [sys.executable, __file__, "--script", name, path])]
         runs += [(v, [sys.executable, __file__, "--one", name, v, "--steps", str(args.steps)] +
                   (["--tf32"] if args.tf32 else [])) for v in ("eager",)]
-        runs.append(("cpp", [args.cpp, path, str(BATCH), "3", str(IMAGE), str(IMAGE), str(CLASSES), str(args.steps),
-                             "100"] + (["--tf32"] if args.tf32 else [])))
+        cpp = [args.cpp, path, str(BATCH), "3", str(IMAGE), str(IMAGE), str(CLASSES), str(args.steps), "100"]
+        cpp += ["--tf32"] if args.tf32 else []
+        runs.append(("cpp", cpp))
+        if args.memsets:  # the same capture with its memset nodes left as they are, in a process of its own
+            runs.append(("cpp_kept", cpp + ["--keep-memset-nodes"]))
         for label, command in runs:
             done = subprocess.run(command, capture_output=True, text=True, timeout=args.timeout)
             with open(os.path.join(args.out, "training_bench.log"), "a") as log:
@@ -274,8 +279,8 @@ def drive_cpp(args) -> int:
                 result = json.loads(done.stdout.strip().splitlines()[-1])
             except (IndexError, json.JSONDecodeError):
                 result = {"error": (done.stderr.strip().splitlines() or ["no output"])[-1]}
-            if label == "cpp":
-                row["cpp"] = result
+            if label.startswith("cpp"):
+                row[label] = result
             else:
                 row[f"python_{label}_ms"] = result.get("ms")
         rows.append(row)
@@ -295,6 +300,15 @@ def drive_cpp(args) -> int:
             f"({c['speedup']:.2f}x) | {pe / c['captured_ms']:.2f}x | {c['captured_samples_per_s']:.0f} | "
             f"{c['max_loss_difference']:.1e} / {c['max_parameter_difference']:.1e} | {c['capture_s']:.1f} |"
             if pe else f"| {r['model']} | failed | | | | | | |")
+    if args.memsets:
+        lines += ["", "| model | memset nodes (replaced / kept) | C++ Nimble | memset nodes kept | change |",
+                  "| --- | --- | --- | --- | --- |"]
+        for r in rows:
+            c, k = r.get("cpp", {}), r.get("cpp_kept", {})
+            if "captured_ms" in c and "captured_ms" in k:
+                lines.append(f"| {r['model']} | {c.get('memset_nodes_replaced')} / {c.get('memset_nodes_kept')} | "
+                             f"{c['captured_ms']:.3f} | {k['captured_ms']:.3f} | "
+                             f"{(c['captured_ms'] / k['captured_ms'] - 1) * 100:+.1f} % |")
     print("\n".join(lines))
     return 0
 
@@ -344,6 +358,8 @@ def main(argv: List[str]) -> int:
     parser.add_argument("--timeout", type=int, default=300)
     parser.add_argument("--one", nargs=2, metavar=("MODEL", "VARIANT"))
     parser.add_argument("--cpp", metavar="BIN", help="the C++ training bench (nimble_training_cpp_bench)")
+    parser.add_argument("--memsets", action="store_true",
+                        help="with --cpp: each model again with --keep-memset-nodes, side by side")
     parser.add_argument("--script", nargs=2, metavar=("MODEL", "PATH"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.script:

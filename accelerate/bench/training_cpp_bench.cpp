@@ -4,9 +4,10 @@
 // does by default) and its timing of eager and captured steps (STEPS each), as one JSON line.
 // bench/training_bench.py --cpp scripts the paper's CNNs and runs this on each.
 //   nimble_training_cpp_bench MODEL.pt BATCH CHANNELS HEIGHT WIDTH CLASSES [STEPS=100] [CHECK=100] [--tf32]
-//                             [--deterministic] [--single | --multi]
+//                             [--deterministic] [--single | --multi] [--keep-memset-nodes]
 // The step keeps its single- or multi-stream capture as TrainingStreams::kAuto chooses (the line says
-// which, with both measured), or the one asked for.
+// which, with both measured), or the one asked for. --keep-memset-nodes leaves the captures' memset
+// nodes as they are (TrainingOptions::keep_memset_nodes); the line counts them either way.
 // SGD lr 0.002, momentum 0.9 (the Python bench's settings), cross-entropy, float32 inputs, TF32 off (IEEE
 // float32 in convolutions and matmuls, as the Python bench) unless --tf32. --deterministic: PyTorch's
 // deterministic algorithms (warn only), cuDNN's deterministic mode and heuristic picks, on both sides of
@@ -26,7 +27,7 @@ int main(int argc, char** argv) {
   if (argc < 7) {
     std::fprintf(stderr,
                  "usage: %s MODEL.pt BATCH CHANNELS HEIGHT WIDTH CLASSES [STEPS=100] [CHECK=100] [--tf32] "
-                 "[--deterministic] [--single | --multi]\n",
+                 "[--deterministic] [--single | --multi] [--keep-memset-nodes]\n",
                  argv[0]);
     return 2;
   }
@@ -44,6 +45,7 @@ int main(int argc, char** argv) {
     deterministic |= std::string(argv[i]) == "--deterministic";
     if (std::string(argv[i]) == "--single") options.streams = nimble::accelerate::TrainingStreams::kSingle;
     if (std::string(argv[i]) == "--multi") options.streams = nimble::accelerate::TrainingStreams::kMulti;
+    options.keep_memset_nodes |= std::string(argv[i]) == "--keep-memset-nodes";
   }
   at::globalContext().setAllowTF32CuDNN(tf32);
   at::globalContext().setAllowTF32CuBLAS(tf32);
@@ -86,7 +88,9 @@ int main(int argc, char** argv) {
                         {"multi_streams", r.multi_streams},
                         {"multi_syncs", r.multi_syncs},
                         {"single_ms", r.single_ms},
-                        {"multi_ms", r.multi_ms}};
+                        {"multi_ms", r.multi_ms},
+                        {"memset_nodes_replaced", r.memset_nodes_replaced},
+                        {"memset_nodes_kept", r.memset_nodes_kept}};
   std::printf("%s\n", out.dump().c_str());
   return 0;
 }

@@ -23,11 +23,11 @@
 #include "allocation_recorder.h"
 #include "aot_graph_impl.h"
 #include "nimble/accelerate/device_memory.h"
+#include "nimble/accelerate/memset_nodes.h"
 #include "record_stream_reuse.h"
 #include "failed_op_tracker.h"
 #include "graph_exec.h"
 #include "loaded_model_impl.h"
-#include "memset_nodes.h"
 
 namespace nimble::accelerate {
 
@@ -160,13 +160,9 @@ Status WriteDot(AotGraph::Impl& impl, const std::string& path) {
 }
 
 // Before the kept graph is instantiated (memset_nodes.h); with keep_memset_nodes, only counted.
-Status RewriteMemsetNodes(AotGraph::Impl& impl, const CaptureOptions& options) {
-  StatusOr<MemsetRewrite> rewrite = options.keep_memset_nodes ? CountMemsetNodes(impl.graph->raw_cuda_graph())
-                                                              : ReplaceMemsetNodes(impl.graph->raw_cuda_graph());
-  if (!rewrite.ok()) {
-    (void)cudaGetLastError();  // cleared, so that no later launch check reports it
-    return {rewrite.status().code(), impl.model.path() + ": " + rewrite.status().message()};
-  }
+Status RewriteCapturedMemsets(AotGraph::Impl& impl, const CaptureOptions& options) {
+  StatusOr<MemsetRewrite> rewrite = RewriteMemsetNodes(impl.graph->raw_cuda_graph(), options.keep_memset_nodes);
+  if (!rewrite.ok()) return {rewrite.status().code(), impl.model.path() + ": " + rewrite.status().message()};
   impl.stats.memset_nodes_replaced = rewrite->replaced;
   impl.stats.memset_nodes_kept = rewrite->kept;
   return OkStatus();
@@ -217,7 +213,7 @@ Status WarmUpAndCapture(AotGraph::Impl& impl, const CaptureOptions& options, con
     if (out_of_memory) return Unavailable(impl.model.path() + ": out of GPU memory during the capture: " + op + message);
     return FailedPrecondition(impl.model.path() + ": cannot capture the model into a CUDA graph: " + op + message);
   }
-  NIMBLE_RETURN_IF_ERROR(RewriteMemsetNodes(impl, options));
+  NIMBLE_RETURN_IF_ERROR(RewriteCapturedMemsets(impl, options));
   NIMBLE_RETURN_IF_ERROR(impl.ReplayAndWait());  // instantiates a kept graph
   impl.stats.capture_ns = NowNs() - capture_start;
   if (!options.dot_path.empty()) NIMBLE_RETURN_IF_ERROR(WriteDot(impl, options.dot_path));  // after the timing

@@ -1,4 +1,4 @@
-#include "memset_nodes.h"
+#include "nimble/accelerate/memset_nodes.h"
 
 #include <string>
 #include <vector>
@@ -105,6 +105,12 @@ StatusOr<MemsetRewrite> CountMemsetNodes(cudaGraph_t graph) {
   NIMBLE_ASSIGN_OR_RETURN(const std::vector<cudaGraphNode_t> memsets, MemsetNodes(graph));
   MemsetRewrite rewrite;
   rewrite.kept = static_cast<int32_t>(memsets.size());
+  return rewrite;
+}
+
+StatusOr<MemsetRewrite> RewriteMemsetNodes(cudaGraph_t graph, bool keep) {
+  StatusOr<MemsetRewrite> rewrite = keep ? CountMemsetNodes(graph) : ReplaceMemsetNodes(graph);
+  if (!rewrite.ok()) (void)cudaGetLastError();
   return rewrite;
 }
 

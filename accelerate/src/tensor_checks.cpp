@@ -1,5 +1,6 @@
 #include "tensor_checks.h"
 
+#include <cmath>
 #include <optional>
 
 #include "tensor_types.h"
@@ -33,6 +34,15 @@ Status CheckAgainstBuffer(const std::string& which, const at::Tensor& input, con
                            SizesText(buffer.sizes()));
   }
   return OkStatus();
+}
+
+double RelativeL2Distance(const std::vector<at::Tensor>& a, const std::vector<at::Tensor>& b) {
+  double diff = 0, norm = 0;
+  for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
+    diff += std::pow((a[i].to(at::kDouble) - b[i].to(at::kDouble)).norm().item<double>(), 2);
+    norm += std::pow(b[i].to(at::kDouble).norm().item<double>(), 2);
+  }
+  return norm > 0 ? std::sqrt(diff / norm) : std::sqrt(diff);
 }
 
 }  // namespace nimble::accelerate

@@ -1,11 +1,12 @@
 // A tensor handed to a captured graph against the buffer it is copied into: the words for its dtype and
-// shape, and the InvalidArgument naming what differs. Shared by TensorRunner and TrainingStep. Private
-// to accelerate/src; pure functions.
+// shape, and the InvalidArgument naming what differs; the distance between two lists of tensors. Shared
+// by TensorRunner and TrainingStep. Private to accelerate/src; pure functions.
 #pragma once
 
 #include <ATen/ATen.h>
 
 #include <string>
+#include <vector>
 
 #include "nimble/core/status.h"
 
@@ -20,5 +21,9 @@ std::string SizesText(c10::IntArrayRef sizes);
 // InvalidArgument naming `which` (e.g. "model.nimble: input 0") and what differs from `buffer`: defined,
 // device, dtype, shape, in that order.
 Status CheckAgainstBuffer(const std::string& which, const at::Tensor& given, const at::Tensor& buffer);
+
+// ||a - b|| / ||b|| over all the tensors together (L2, in double; pairs of equal shapes), or ||a - b||
+// where b is all zeros. The training check's distance between parameters.
+double RelativeL2Distance(const std::vector<at::Tensor>& a, const std::vector<at::Tensor>& b);
 
 }  // namespace nimble::accelerate

@@ -9,6 +9,7 @@
 // stream and, where it has width, on several. Every capture is timed on the example batch and the fastest
 // kept (the multi-stream one only when more than 3 % faster than the fastest single-stream one under
 // kAuto); the others are destroyed, and the parameters' gradients are the kept one's.
+#include "nimble/accelerate/memset_nodes.h"
 #include "nimble/accelerate/training_step.h"
 
 #include <ATen/ATen.h>
@@ -48,6 +49,7 @@ namespace nimble::accelerate {
 // One capture of the step: its graph, memory pool, loss and the gradients its backward writes.
 struct StepCapture {
   std::unique_ptr<CapturedGraph> graph;
+  MemsetRewrite memsets;
   c10::MempoolId_t pool{0, 0};
   at::Tensor loss;
   std::vector<at::Tensor> grads;
@@ -66,6 +68,7 @@ struct TrainingStep::State {
   at::Tensor loss;  // the graph's output
   c10::MempoolId_t pool{0, 0};
   std::unique_ptr<TrainingSchedule> schedule;  // the multi-stream forward, where planned
+  MemsetRewrite memsets;                       // the graph's
   std::unique_ptr<CapturedGraph> graph;  // last: destroyed first
 
   ~State() {
@@ -148,7 +151,7 @@ Status CaptureGraph(TrainingStep::State& s, bool scheduled = false) {
   s.sgd->ZeroGrad(/*set_to_none=*/true);
   c10::cuda::device_synchronize();
   s.pool = at::cuda::graph_pool_handle();
-  s.graph = std::make_unique<CapturedGraph>();
+  s.graph = std::make_unique<CapturedGraph>(/*keep_graph=*/true);  // for the memset rewrite
   c10::cuda::CUDAStreamGuard guard(*s.stream);
   FailedOpTracker failed_op;
   try {
@@ -173,7 +176,13 @@ Status CaptureGraph(TrainingStep::State& s, bool scheduled = false) {
     return FailedPrecondition(s.report.model_path + ": cannot capture the training step into a CUDA graph: " + op +
                               TorchMessage(e));
   }
-  return OkStatus();
+  StatusOr<MemsetRewrite> memsets = RewriteMemsetNodes(s.graph->raw_cuda_graph(), s.options.keep_memset_nodes);
+  if (!memsets.ok()) return {memsets.status().code(), s.report.model_path + ": " + memsets.status().message()};
+  s.memsets = *memsets;
+  return Guarded(s, "instantiating the captured step", [&]() -> Status {
+    s.graph->instantiate();
+    return OkStatus();
+  });
 }
 
 double Tolerance(const TrainingStep::State& s) {
@@ -182,16 +191,6 @@ double Tolerance(const TrainingStep::State& s) {
   if (dtype == at::kHalf) return 1e-2;
   if (dtype == at::kBFloat16) return 5e-2;
   return 1e-3;
-}
-
-// Relative L2 distance over all parameters.
-double ParameterDistance(const std::vector<at::Tensor>& a, const std::vector<at::Tensor>& b) {
-  double diff = 0, norm = 0;
-  for (size_t i = 0; i < a.size(); ++i) {
-    diff += std::pow((a[i].to(at::kDouble) - b[i].to(at::kDouble)).norm().item<double>(), 2);
-    norm += std::pow(b[i].to(at::kDouble).norm().item<double>(), 2);
-  }
-  return norm > 0 ? std::sqrt(diff / norm) : std::sqrt(diff);
 }
 
 // `check_steps` captured and eager steps on the example batch, each from `start` and from the same
@@ -236,7 +235,7 @@ Status Check(TrainingStep& step, TrainingStep::State& s, const Snapshot& start) 
   r.check_steps = n;
   r.check_tolerance = Tolerance(s);
   r.max_loss_difference = largest > 0 ? diff / largest : diff;
-  r.max_parameter_difference = ParameterDistance(captured.second, eager.second);
+  r.max_parameter_difference = RelativeL2Distance(captured.second, eager.second);
   if (std::isfinite(r.max_loss_difference) && std::isfinite(r.max_parameter_difference) &&
       r.max_loss_difference <= r.check_tolerance && r.max_parameter_difference <= r.check_tolerance) {
     return OkStatus();
@@ -280,6 +279,7 @@ Status Time(TrainingStep& step, TrainingStep::State& s) {
 StepCapture Park(TrainingStep::State& s) {
   StepCapture c;
   c.graph = std::move(s.graph);
+  c.memsets = s.memsets;
   c.pool = s.pool;
   c.loss = s.loss;
   for (at::Tensor& p : s.parameters) {
@@ -291,6 +291,7 @@ StepCapture Park(TrainingStep::State& s) {
 
 void Unpark(TrainingStep::State& s, StepCapture c) {
   s.graph = std::move(c.graph);
+  s.memsets = c.memsets;
   s.pool = c.pool;
   s.loss = c.loss;
   for (size_t i = 0; i < s.parameters.size(); ++i) s.parameters[i].mutable_grad() = c.grads[i];
@@ -529,6 +530,8 @@ StatusOr<std::unique_ptr<TrainingStep>> TrainingStep::Capture(const std::string&
   State& state = *step->state_;
   NIMBLE_RETURN_IF_ERROR(Guarded(state, "choosing the capture failed", [&] { return ChooseCapture(*step, state); }));
   state.report.capture_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
+  state.report.memset_nodes_replaced = state.memsets.replaced;
+  state.report.memset_nodes_kept = state.memsets.kept;
   if (options.check_steps > 0) {
     NIMBLE_RETURN_IF_ERROR(Guarded(state, "the check against eager training failed",
                                    [&] { return Check(*step, state, loaded); }));

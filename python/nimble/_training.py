@@ -15,7 +15,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import torch
 
-from . import _progress, _train_graph, _train_state
+from . import _C, _progress, _train_graph, _train_state
 
 # Largest relative difference from eager training, after the check's steps, that passes silently in
 # float32. Replays run the eager step's kernels, so what differs is the order of atomic adds in some
@@ -42,6 +42,9 @@ class TrainingReport:
         self.check: Dict[str, Any] = data["check"]
         # Batch-norm modules whose step counters the captures add in one kernel (_train_state.BatchNormCounters).
         self.batch_norm_counters: int = data.get("batch_norm_counters", 0)
+        # The kept capture's small memset nodes replaced by kernels writing the same bytes, and those left.
+        self.memset_nodes_replaced: int = data.get("memset_nodes_replaced", 0)
+        self.memset_nodes_kept: int = data.get("memset_nodes_kept", 0)
 
     @property
     def step_ms(self) -> float:
@@ -75,6 +78,8 @@ class TrainingReport:
             rows.append(f"| aot-multi | {self.multi_ms:.3f} | {self.batch_size / self.multi_ms * 1e3:.0f} | "
                         f"{self.eager_ms / self.multi_ms:.2f}x | {self.streams} | {self.syncs} |")
         rows.append(f"chosen: {self.chosen}: {self.choice_reason}")
+        if self.memset_nodes_replaced or self.memset_nodes_kept:
+            rows.append(f"memset nodes: {self.memset_nodes_replaced} run as kernels, {self.memset_nodes_kept} kept")
         c = self.check
         if c["steps"]:
             rows.append(f"check: {c['steps']} steps against eager training: loss within {c['max_loss_rel_diff']:.2g}, "
@@ -86,11 +91,12 @@ class _Capture:
     """One captured step: the graph, the loss it writes and the gradients it fills."""
 
     def __init__(self, graph: torch.cuda.CUDAGraph, loss: torch.Tensor, grads: List[Optional[torch.Tensor]],
-                 capture_s: float) -> None:
+                 capture_s: float, memsets: Dict[str, int]) -> None:
         self.graph = graph
         self.loss = loss
         self.grads = grads
         self.capture_s = capture_s
+        self.memsets = memsets  # memset_nodes_replaced / memset_nodes_kept
 
 
 class TrainingStep:
@@ -228,6 +234,7 @@ def accelerate_training(model: torch.nn.Module, loss_fn: Callable[..., torch.Ten
         "logical_concurrency": assignment["logical_concurrency"] if assignment else None,
         "capture_s": {name: c.capture_s for name, c in captures.items()},
         "check": check, "iters": iters, "batch_norm_counters": len(counters.counters),
+        **captures[chosen].memsets,
     })
     kept = captures[chosen]
     return TrainingStep(model, optimizer, static, kept, _train_state.hyperparameters(optimizer), report, copy_loss,
@@ -331,20 +338,24 @@ def _warm_up(forwards: Dict[str, Callable[..., Any]], body: Callable[..., torch.
 def _capture(forward: Callable[..., Any], body: Callable[..., torch.Tensor], optimizer: torch.optim.Optimizer,
              params: Sequence[torch.nn.Parameter], static: Sequence[torch.Tensor], what: str) -> _Capture:
     optimizer.zero_grad(set_to_none=True)
-    graph = torch.cuda.CUDAGraph()
+    # The cudaGraph_t is kept until instantiate(), so that its small memset nodes become kernels first
+    # (a memset node costs a replay more; nimble/accelerate/memset_nodes.h), as nimble.accelerate's are.
+    graph = torch.cuda.CUDAGraph(keep_graph=True)
     start = time.perf_counter()
     try:
         with torch.cuda.graph(graph):
             loss = body(forward, static)
             if isinstance(forward, _train_graph.StreamForward):
                 forward.join(torch.cuda.current_stream())  # backward work autograd queued on side streams
+        memsets = _C.rewrite_memset_nodes(graph.raw_cuda_graph())
+        graph.instantiate()
     except RuntimeError as e:
         raise RuntimeError(f"{what}: the training step could not be captured into a CUDA graph: {e}") from e
     torch.cuda.synchronize()
     grads = [p.grad for p in params]
     # Detached, so that the capture's autograd graph is freed: kept alive, its AccumulateGrad nodes would
     # serve later backward passes on the capture's streams.
-    return _Capture(graph, loss.detach(), grads, time.perf_counter() - start)
+    return _Capture(graph, loss.detach(), grads, time.perf_counter() - start, dict(memsets))
 
 
 def _time_ms(fn: Callable[[], None], iters: int) -> float:

@@ -1,5 +1,6 @@
 // nimble._C.Runner: a model.nimble captured in this process and replayed on device tensors
-// (accelerate::TensorRunner). Loading releases the GIL; a call keeps it (it only queues work).
+// (accelerate::TensorRunner). Loading releases the GIL; a call keeps it (it only queues work). And the
+// memset-node rewrite of a graph torch.cuda.CUDAGraph(keep_graph=True) captured (the training capture's).
 #include <torch/csrc/utils/pybind.h>
 
 #include <pybind11/stl.h>
@@ -10,6 +11,7 @@
 
 #include "bindings.h"
 #include "nimble/accelerate/artifact_meta.h"
+#include "nimble/accelerate/memset_nodes.h"
 #include "nimble/accelerate/tensor_runner.h"
 #include "status_errors.h"
 
@@ -51,9 +53,23 @@ std::vector<std::string> SpecTexts(const std::vector<TensorSpec>& specs) {
   return texts;
 }
 
+// `graph`: CUDAGraph.raw_cuda_graph(), captured and not yet instantiated.
+py::dict RewriteGraphMemsets(uintptr_t graph, bool keep) {
+  if (graph == 0) Check(InvalidArgument("rewrite_memset_nodes: no graph (capture with keep_graph=True)"));
+  const accelerate::MemsetRewrite rewrite =
+      Unwrap(accelerate::RewriteMemsetNodes(reinterpret_cast<cudaGraph_t>(graph), keep));
+  py::dict d;
+  d["memset_nodes_replaced"] = rewrite.replaced;
+  d["memset_nodes_kept"] = rewrite.kept;
+  return d;
+}
+
 }  // namespace
 
 void BindRunner(py::module_& m) {
+  m.def("rewrite_memset_nodes", &RewriteGraphMemsets, py::arg("graph"), py::arg("keep") = false,
+        "Replaces the small memset nodes of a captured cudaGraph_t (CUDAGraph.raw_cuda_graph(), before "
+        "instantiate()) with kernels writing the same bytes; keep=True only counts them.");
   py::class_<TensorRunner>(m, "Runner")
       .def(py::init(&LoadRunner), py::arg("path"), py::arg("device") = "cuda", py::arg("warmup_runs") = 3)
       .def(

@@ -5,6 +5,7 @@ against eager training from the same weights and batches."""
 from __future__ import annotations
 
 import copy
+import ctypes
 import warnings
 
 import pytest
@@ -297,6 +298,9 @@ def test_captured_training_matches_eager_training(mode, optimizer_factory) -> No
         torch.testing.assert_close(b, c, rtol=1e-4, atol=1e-5)
     assert all(p.grad is not None for p in model.parameters())
     assert "aot-" in str(report) and report.speedup > 0
+    counts = report.to_dict()
+    assert counts["memset_nodes_replaced"] == report.memset_nodes_replaced >= 0
+    assert counts["memset_nodes_kept"] == report.memset_nodes_kept >= 0
 
 
 @pytest.mark.gpu
@@ -340,3 +344,42 @@ def test_wrong_batches_and_changed_settings_are_refused() -> None:
     optimizer.param_groups[0]["lr"] = 0.01
     with pytest.raises(RuntimeError, match="lr of param group 0: 0.05 -> 0.01"):
         step(x, y)
+
+
+def test_rewrite_memset_nodes_refuses_a_graph_that_was_not_kept() -> None:
+    with pytest.raises(ValueError, match="keep_graph=True"):
+        _C.rewrite_memset_nodes(0)
+
+
+def _capture_memsets(keep: bool):
+    """A graph of two driver-API memsets (cuMemsetD32Async on the capture stream, as a library's
+    cudaMemsetAsync is captured): 16 words, then 32768 words (128 KiB, above the bound), then an add
+    that reads both, rewritten by the training capture's call."""
+    driver = ctypes.CDLL("libcuda.so.1")
+    driver.cuMemsetD32Async.argtypes = [ctypes.c_uint64, ctypes.c_uint32, ctypes.c_size_t, ctypes.c_void_p]
+    small = torch.zeros(16, dtype=torch.int32, device="cuda")
+    large = torch.zeros(32768, dtype=torch.int32, device="cuda")
+    graph = torch.cuda.CUDAGraph(keep_graph=True)
+    with torch.cuda.graph(graph):
+        stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
+        assert driver.cuMemsetD32Async(small.data_ptr(), 7, small.numel(), stream) == 0
+        assert driver.cuMemsetD32Async(large.data_ptr(), 5, large.numel(), stream) == 0
+        total = small.sum() + large[:16].sum()
+    counts = _C.rewrite_memset_nodes(graph.raw_cuda_graph(), keep=keep)
+    graph.instantiate()
+    small.fill_(-1)
+    large.fill_(-1)
+    graph.replay()
+    torch.cuda.synchronize()
+    return counts, small, large, total
+
+
+@pytest.mark.gpu
+def test_small_memset_nodes_of_a_kept_graph_run_as_kernels_and_write_the_same() -> None:
+    counts, small, large, total = _capture_memsets(keep=False)
+    assert counts == {"memset_nodes_replaced": 1, "memset_nodes_kept": 1}
+    assert torch.equal(small, torch.full_like(small, 7)) and torch.equal(large, torch.full_like(large, 5))
+    assert total.item() == 16 * 7 + 16 * 5  # the add ran after both writes
+    counts, small, large, total = _capture_memsets(keep=True)
+    assert counts == {"memset_nodes_replaced": 0, "memset_nodes_kept": 2}
+    assert torch.equal(small, torch.full_like(small, 7)) and total.item() == 16 * 7 + 16 * 5

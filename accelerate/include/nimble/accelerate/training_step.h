@@ -81,6 +81,9 @@ struct TrainingOptions {
   int32_t max_streams = 0;
   // Steps timed per capture to choose between them (two rounds each, wall clock after a device sync).
   int32_t choice_steps = 30;
+  // Leave each capture's memset nodes as they are; by default the small ones become kernels
+  // (memset_nodes.h), as AotGraph's captures do.
+  bool keep_memset_nodes = false;
 };
 
 struct TrainingReport {
@@ -111,6 +114,9 @@ struct TrainingReport {
   int32_t multi_syncs = 0;
   double single_ms = 0;
   double multi_ms = 0;
+  // The kept capture's memset nodes replaced by kernels and those left as they were (memset_nodes.h).
+  int32_t memset_nodes_replaced = 0;
+  int32_t memset_nodes_kept = 0;
 };
 
 class TrainingStep {

@@ -1,7 +1,8 @@
 // Memset nodes of a captured graph replaced by kernel nodes doing the same write. cuDNN's fused attention
 // zeroes a 4-byte counter with cudaMemsetAsync before each launch, so a captured transformer holds one
 // memset node per layer, and in a replay each costs about 1.5 us more than a kernel writing the same
-// bytes (bench/results/zoo.md, "Memset nodes"). Private to accelerate/src.
+// bytes (bench/results/zoo.md, "Memset nodes"). AotGraph and TrainingStep rewrite their captures so;
+// the Python package's training capture, taken with torch.cuda.CUDAGraph(keep_graph=True), through this.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -32,5 +33,9 @@ StatusOr<MemsetRewrite> ReplaceMemsetNodes(cudaGraph_t graph);
 
 // The memset nodes of `graph`, all counted as kept.
 StatusOr<MemsetRewrite> CountMemsetNodes(cudaGraph_t graph);
+
+// ReplaceMemsetNodes, or with `keep` CountMemsetNodes; on failure the runtime's last error is cleared
+// too, so that no later launch check reports it.
+StatusOr<MemsetRewrite> RewriteMemsetNodes(cudaGraph_t graph, bool keep);
 
 }  // namespace nimble::accelerate
