@@ -7,8 +7,11 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <string>
+#include <utility>
 #include <vector>
 
+#include "nimble/accelerate/memset_nodes.h"
 #include "nimble/core/median.h"
 #include "torch_errors.h"
 
@@ -21,6 +24,78 @@ Status Cuda(cudaError_t code, const std::string& what) {
   if (code == cudaSuccess) return OkStatus();
   return Internal("replay calibration: " + what + ": " + cudaGetErrorName(code) + " (" + cudaGetErrorString(code) + ")");
 }
+
+// Medians (ns) of `times` replays of `a` and of `b` on `stream`, each between two events on an idle GPU,
+// interleaved so that drifting clocks affect both alike.
+StatusOr<std::pair<int64_t, int64_t>> TimeInterleaved(cudaGraphExec_t a, cudaGraphExec_t b, cudaStream_t stream,
+                                                      int32_t times) {
+  cudaEvent_t start = nullptr, stop = nullptr;
+  NIMBLE_RETURN_IF_ERROR(Cuda(cudaEventCreate(&start), "cudaEventCreate"));
+  if (Status made = Cuda(cudaEventCreate(&stop), "cudaEventCreate"); !made.ok()) {
+    (void)cudaEventDestroy(start);
+    return made;
+  }
+  std::vector<int64_t> a_ns, b_ns;
+  Status status = OkStatus();
+  for (int32_t i = 0; i < 2 * times && status.ok(); ++i) {
+    const bool is_b = i % 2 == 1;
+    status = Cuda(cudaEventRecord(start, stream), "cudaEventRecord");
+    if (status.ok()) status = Cuda(cudaGraphLaunch(is_b ? b : a, stream), "cudaGraphLaunch");
+    if (status.ok()) status = Cuda(cudaEventRecord(stop, stream), "cudaEventRecord");
+    if (status.ok()) status = Cuda(cudaEventSynchronize(stop), "timed replay");
+    float ms = 0;
+    if (status.ok()) status = Cuda(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
+    if (status.ok()) (is_b ? b_ns : a_ns).push_back(static_cast<int64_t>(static_cast<double>(ms) * 1e6));
+  }
+  (void)cudaEventDestroy(start);
+  (void)cudaEventDestroy(stop);
+  if (!status.ok()) return status;
+  return std::make_pair(Median(std::move(a_ns)), Median(std::move(b_ns)));
+}
+
+// Chains of 4-byte memset nodes on one word, kept as memset nodes or rewritten into fill kernels.
+struct MemsetChains {
+  void* word = nullptr;
+  cudaGraphExec_t fills = nullptr, long_fills = nullptr, memsets = nullptr, long_memsets = nullptr;
+
+  ~MemsetChains() {
+    for (cudaGraphExec_t exec : {fills, long_fills, memsets, long_memsets}) {
+      if (exec != nullptr) (void)cudaGraphExecDestroy(exec);
+    }
+    if (word != nullptr) (void)cudaFree(word);
+  }
+
+  Status Make(int32_t n, bool replace, cudaGraphExec_t* exec) const {
+    cudaGraph_t graph = nullptr;
+    NIMBLE_RETURN_IF_ERROR(Cuda(cudaGraphCreate(&graph, 0), "cudaGraphCreate"));
+    cudaMemsetParams params{};
+    params.dst = word;
+    params.elementSize = sizeof(int32_t);
+    params.width = 1;
+    params.height = 1;
+    Status status = OkStatus();
+    cudaGraphNode_t last = nullptr;
+    for (int32_t i = 0; i < n && status.ok(); ++i) {
+      cudaGraphNode_t node = nullptr;
+      status = Cuda(cudaGraphAddMemsetNode(&node, graph, last != nullptr ? &last : nullptr, last != nullptr ? 1 : 0,
+                                           &params),
+                    "cudaGraphAddMemsetNode");
+      last = node;
+    }
+    if (status.ok() && replace) {
+      StatusOr<MemsetRewrite> rewrite = ReplaceMemsetNodes(graph);
+      if (!rewrite.ok()) {
+        status = rewrite.status();
+      } else if (rewrite->replaced != n) {
+        status = FailedPrecondition("replay calibration: " + std::to_string(rewrite->kept) + " of " +
+                                    std::to_string(n) + " memset nodes could not become fill kernels");
+      }
+    }
+    if (status.ok()) status = Cuda(cudaGraphInstantiate(exec, graph, 0), "cudaGraphInstantiate");
+    (void)cudaGraphDestroy(graph);
+    return status;
+  }
+};
 
 }  // namespace
 
@@ -135,28 +210,29 @@ Status ReplayCalibration::Replay(int32_t times) {
 
 StatusOr<int64_t> ReplayCalibration::LaunchLatency(int32_t times) {
   c10::cuda::CUDAGuard on_device(impl_->device);
-  cudaEvent_t start = nullptr, stop = nullptr;
-  NIMBLE_RETURN_IF_ERROR(Cuda(cudaEventCreate(&start), "cudaEventCreate"));
-  if (Status made = Cuda(cudaEventCreate(&stop), "cudaEventCreate"); !made.ok()) {
-    (void)cudaEventDestroy(start);
-    return made;
+  NIMBLE_ASSIGN_OR_RETURN(const auto medians, TimeInterleaved(impl_->chain, impl_->long_chain, impl_->main, times));
+  return std::max<int64_t>(0, 2 * medians.first - medians.second);
+}
+
+StatusOr<ReplayCalibration::NodeCosts> ReplayCalibration::MemsetNodeCosts(int32_t times) {
+  c10::cuda::CUDAGuard on_device(impl_->device);
+  const int32_t n = 32;
+  MemsetChains chains;
+  NIMBLE_RETURN_IF_ERROR(Cuda(cudaMalloc(&chains.word, sizeof(int32_t)), "cudaMalloc"));
+  NIMBLE_RETURN_IF_ERROR(chains.Make(n, /*replace=*/true, &chains.fills));
+  NIMBLE_RETURN_IF_ERROR(chains.Make(2 * n, /*replace=*/true, &chains.long_fills));
+  NIMBLE_RETURN_IF_ERROR(chains.Make(n, /*replace=*/false, &chains.memsets));
+  NIMBLE_RETURN_IF_ERROR(chains.Make(2 * n, /*replace=*/false, &chains.long_memsets));
+  for (cudaGraphExec_t exec : {chains.fills, chains.long_fills, chains.memsets, chains.long_memsets}) {
+    NIMBLE_RETURN_IF_ERROR(Cuda(cudaGraphLaunch(exec, impl_->main), "cudaGraphLaunch"));  // uploads it
   }
-  std::vector<int64_t> short_ns, long_ns;
-  Status status = OkStatus();
-  for (int32_t i = 0; i < 2 * times && status.ok(); ++i) {
-    const bool is_long = i % 2 == 1;  // interleaved, so that drifting clocks affect both alike
-    status = Cuda(cudaEventRecord(start, impl_->main), "cudaEventRecord");
-    if (status.ok()) status = Cuda(cudaGraphLaunch(is_long ? impl_->long_chain : impl_->chain, impl_->main), "cudaGraphLaunch");
-    if (status.ok()) status = Cuda(cudaEventRecord(stop, impl_->main), "cudaEventRecord");
-    if (status.ok()) status = Cuda(cudaEventSynchronize(stop), "timed replay");
-    float ms = 0;
-    if (status.ok()) status = Cuda(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
-    if (status.ok()) (is_long ? long_ns : short_ns).push_back(static_cast<int64_t>(static_cast<double>(ms) * 1e6));
-  }
-  (void)cudaEventDestroy(start);
-  (void)cudaEventDestroy(stop);
-  if (!status.ok()) return status;
-  return std::max<int64_t>(0, 2 * Median(std::move(short_ns)) - Median(std::move(long_ns)));
+  NIMBLE_RETURN_IF_ERROR(Cuda(cudaStreamSynchronize(impl_->main), "memset chains"));
+  NIMBLE_ASSIGN_OR_RETURN(const auto fills, TimeInterleaved(chains.fills, chains.long_fills, impl_->main, times));
+  NIMBLE_ASSIGN_OR_RETURN(const auto memsets, TimeInterleaved(chains.memsets, chains.long_memsets, impl_->main, times));
+  NodeCosts costs;
+  costs.fill_ns = std::max<int64_t>(0, (fills.second - fills.first) / n);
+  costs.memset_ns = std::max<int64_t>(0, (memsets.second - memsets.first) / n);
+  return costs;
 }
 
 }  // namespace nimble::accelerate

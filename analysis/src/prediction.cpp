@@ -79,7 +79,7 @@ LaunchCosts EagerCosts(const Workload& workload, const PredictionOptions& option
 
 LaunchCosts GraphReplayCosts(const PredictionOptions& options) {
   LaunchCosts costs;
-  costs.start_ns = options.graph_launch_ns;
+  costs.start_ns = options.graph_launch_ns + options.graph_extra_nodes_ns;
   costs.gpu_per_kernel_ns = options.graph_node_latency_ns;
   costs.sync_latency_ns = options.sync_latency_ns;
   return costs;

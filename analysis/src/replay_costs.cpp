@@ -50,4 +50,12 @@ StatusOr<ReplayCosts> MeasureReplayCosts(const Trace& trace) {
   return costs;
 }
 
+void ApplyReplayCosts(const ReplayCosts& costs, int32_t memset_nodes_replaced, int32_t memset_nodes_kept,
+                      PredictionOptions* options) {
+  options->graph_launch_ns = costs.launch_ns;
+  options->graph_node_latency_ns = costs.node_gap_ns;
+  options->sync_latency_ns = std::max<int64_t>(0, costs.cross_stream_gap_ns - costs.node_gap_ns);
+  options->graph_extra_nodes_ns = memset_nodes_replaced * costs.fill_node_ns + memset_nodes_kept * costs.memset_node_ns;
+}
+
 }  // namespace nimble::analysis

@@ -171,6 +171,31 @@ TEST(PredictionTest, AnchoringScalesTheKernelsToTheMeasuredSingleStreamReplay) {
   }
 }
 
+// A capture's memset nodes (graph_extra_nodes_ns) cost every replay once, on one stream and on several,
+// not the eager run; anchoring leaves them out of what it scales.
+TEST(PredictionTest, MemsetNodesAddToEachReplayOnceAndAreNotScaled) {
+  const Dag dag = testing::MustBuild(6, {{OpId(0), OpId(1)}, {OpId(0), OpId(2)}, {OpId(0), OpId(3)}, {OpId(0), OpId(4)},
+                                         {OpId(1), OpId(5)}, {OpId(2), OpId(5)}, {OpId(3), OpId(5)}, {OpId(4), OpId(5)}});
+  Workload w;
+  w.op_kernels.assign(6, {{50000, 0.1}});
+  w.launch_gap_ns = 20000;
+  PredictionOptions options;
+  options.graph_node_latency_ns = 300;
+  const StreamAssignment multi = AssignStreams(dag);
+  auto without = Predict(dag, w, multi, options);
+  ASSERT_TRUE(without.ok()) << without.status().ToString();
+  options.graph_extra_nodes_ns = 6 * 700;
+  auto with = Predict(dag, w, multi, options);
+  ASSERT_TRUE(with.ok());
+  EXPECT_EQ(with->aot_single_ns - without->aot_single_ns, 6 * 700);
+  EXPECT_EQ(with->aot_multi_ns - without->aot_multi_ns, 6 * 700);
+  EXPECT_EQ(with->eager_ns, without->eager_ns);
+  // Measured as predicted with the memset nodes: the kernels are not stretched to cover them.
+  auto anchored = AnchorToSingleStream(dag, w, options, with->aot_single_ns);
+  ASSERT_TRUE(anchored.ok());
+  EXPECT_DOUBLE_EQ(anchored->scale, 1.0);
+}
+
 // Random DAGs and kernels, a measurement anywhere the factor allows: the anchored kernels predict the
 // measured single-stream replay to within the rounding of each kernel, and the multi-stream prediction moves
 // the same way as the factor.

@@ -60,6 +60,25 @@ TEST(ReplayCostsTest, DiamondsGiveCrossStreamGaps) {
   EXPECT_EQ(costs->launch_ns, 0);           // no launch call recorded
 }
 
+TEST(ReplayCostsTest, AppliedToThePredictionWithACapturesMemsetNodes) {
+  ReplayCosts costs;
+  costs.launch_ns = 4000;
+  costs.node_gap_ns = 300;
+  costs.cross_stream_gap_ns = 1300;
+  costs.fill_node_ns = 700;
+  costs.memset_node_ns = 2200;
+  PredictionOptions options;
+  ApplyReplayCosts(costs, /*memset_nodes_replaced=*/6, /*memset_nodes_kept=*/2, &options);
+  EXPECT_EQ(options.graph_launch_ns, 4000);
+  EXPECT_EQ(options.graph_node_latency_ns, 300);
+  EXPECT_EQ(options.sync_latency_ns, 1000);  // beyond the same-stream gap
+  EXPECT_EQ(options.graph_extra_nodes_ns, 6 * 700 + 2 * 2200);
+  costs.cross_stream_gap_ns = 200;  // measured below the same-stream gap: no extra delay
+  ApplyReplayCosts(costs, 0, 0, &options);
+  EXPECT_EQ(options.sync_latency_ns, 0);
+  EXPECT_EQ(options.graph_extra_nodes_ns, 0);
+}
+
 TEST(ReplayCostsTest, NoReplaysIsNotFound) {
   Trace trace;
   trace.kernels.push_back(Kernel(0, 1'000));

@@ -84,6 +84,7 @@ json CostsJson(const analysis::PredictionOptions& c) {
   return {{"graph_launch_ns", c.graph_launch_ns},
           {"graph_node_latency_ns", c.graph_node_latency_ns},
           {"sync_latency_ns", c.sync_latency_ns},
+          {"memset_nodes_ns", c.graph_extra_nodes_ns},
           {"sharing", {{"floor", c.sharing.floor},
                        {"exponent", c.sharing.exponent},
                        {"dispatch", std::string(analysis::DispatchName(c.sharing.dispatch))},

@@ -37,6 +37,7 @@ std::vector<Metric> ModeMetrics(const AccelerateResult& result, const ModeResult
       {"replay_launch_ns", static_cast<double>(result.replay_costs.graph_launch_ns), "ns", -1},
       {"replay_kernel_gap_ns", static_cast<double>(result.replay_costs.graph_node_latency_ns), "ns", -1},
       {"replay_sync_latency_ns", static_cast<double>(result.replay_costs.sync_latency_ns), "ns", -1},
+      {"replay_memset_nodes_ns", static_cast<double>(result.replay_costs.graph_extra_nodes_ns), "ns", -1},
       {"sharing_floor", result.replay_costs.sharing.floor, "ratio", -1},
       {"sharing_exponent", result.replay_costs.sharing.exponent, "ratio", -1},
       {"sharing_in_order", result.replay_costs.sharing.dispatch == analysis::Dispatch::kInOrder ? 1.0 : 0.0, "flag", -1},
@@ -93,8 +94,10 @@ std::vector<std::string> Diagnose(const AccelerateResult& result) {
 }
 
 std::string ReplayCostsText(const analysis::PredictionOptions& costs) {
+  const std::string memsets =
+      costs.graph_extra_nodes_ns > 0 ? ", memset nodes " + Us(costs.graph_extra_nodes_ns) + " us per replay" : "";
   return "launch " + Us(costs.graph_launch_ns) + " us, " + Us(costs.graph_node_latency_ns) + " us per kernel, +" +
-         Us(costs.sync_latency_ns) + " us per cross-stream dependency";
+         Us(costs.sync_latency_ns) + " us per cross-stream dependency" + memsets;
 }
 
 namespace {

@@ -452,9 +452,8 @@ Status Session::Predict() {
   analysis::PredictionOptions options;
   StatusOr<analysis::ReplayCosts> costs = MeasureReplayCosts(args_.device);
   if (costs.ok()) {
-    options.graph_launch_ns = costs->launch_ns;
-    options.graph_node_latency_ns = costs->node_gap_ns;
-    options.sync_latency_ns = std::max<int64_t>(0, costs->cross_stream_gap_ns - costs->node_gap_ns);
+    const ModeResult& counted = result_.single.captured ? result_.single : result_.multi;  // one ops' memsets
+    analysis::ApplyReplayCosts(*costs, counted.memset_nodes_replaced, counted.memset_nodes_kept, &options);
     result_.replay_cost_source = "recorded on this device (" + std::to_string(costs->replays) + " calibration replays)";
   } else {
     result_.replay_cost_source = "estimates (" + costs.status().message() + ")";

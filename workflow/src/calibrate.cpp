@@ -54,6 +54,7 @@ std::optional<std::pair<int64_t, analysis::PredictionOptions>> StoredCosts(const
   costs.graph_launch_ns = Ns(*launch);
   costs.graph_node_latency_ns = Ns(*gap);
   costs.sync_latency_ns = Ns(*sync);
+  costs.graph_extra_nodes_ns = Ns(MetricValue(metrics, "replay_memset_nodes_ns").value_or(0));  // 0: stored before
   return std::make_pair(Ns(*latency), costs);
 }
 

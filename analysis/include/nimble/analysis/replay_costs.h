@@ -7,6 +7,7 @@
 
 #include <cstdint>
 
+#include "nimble/analysis/prediction.h"
 #include "nimble/core/status.h"
 #include "nimble/core/trace.h"
 
@@ -19,6 +20,10 @@ struct ReplayCosts {
   int32_t replays = 0;                // graph launches seen
   int32_t node_gaps = 0;              // samples behind node_gap_ns
   int32_t cross_stream_gaps = 0;      // samples behind cross_stream_gap_ns
+  // What one small memset node adds to a replay, and one fill kernel node that replaces it (timed
+  // without a collector; 0: not measured).
+  int64_t memset_node_ns = 0;
+  int64_t fill_node_ns = 0;
 };
 
 // Per replay (kernels sharing the launch's correlation id), in start order, each kernel's predecessor
@@ -27,5 +32,11 @@ struct ReplayCosts {
 // of one kernel, and kernels that started before any other ended, give no gap. NotFound when the trace
 // has no replayed kernels; a kind of gap never seen is 0 with a sample count of 0.
 StatusOr<ReplayCosts> MeasureReplayCosts(const Trace& trace);
+
+// The prediction's replay costs from a calibration: the launch, each node's gap, a cross-stream
+// dependency's delay beyond it, and a capture's memset nodes (those replaced by fill kernels and those
+// kept, as the capture counts them), which no op's recorded kernels account for.
+void ApplyReplayCosts(const ReplayCosts& costs, int32_t memset_nodes_replaced, int32_t memset_nodes_kept,
+                      PredictionOptions* options);
 
 }  // namespace nimble::analysis
