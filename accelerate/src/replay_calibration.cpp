@@ -53,50 +53,6 @@ StatusOr<std::pair<int64_t, int64_t>> TimeInterleaved(cudaGraphExec_t a, cudaGra
   return std::make_pair(Median(std::move(a_ns)), Median(std::move(b_ns)));
 }
 
-// Chains of 4-byte memset nodes on one word, kept as memset nodes or rewritten into fill kernels.
-struct MemsetChains {
-  void* word = nullptr;
-  cudaGraphExec_t fills = nullptr, long_fills = nullptr, memsets = nullptr, long_memsets = nullptr;
-
-  ~MemsetChains() {
-    for (cudaGraphExec_t exec : {fills, long_fills, memsets, long_memsets}) {
-      if (exec != nullptr) (void)cudaGraphExecDestroy(exec);
-    }
-    if (word != nullptr) (void)cudaFree(word);
-  }
-
-  Status Make(int32_t n, bool replace, cudaGraphExec_t* exec) const {
-    cudaGraph_t graph = nullptr;
-    NIMBLE_RETURN_IF_ERROR(Cuda(cudaGraphCreate(&graph, 0), "cudaGraphCreate"));
-    cudaMemsetParams params{};
-    params.dst = word;
-    params.elementSize = sizeof(int32_t);
-    params.width = 1;
-    params.height = 1;
-    Status status = OkStatus();
-    cudaGraphNode_t last = nullptr;
-    for (int32_t i = 0; i < n && status.ok(); ++i) {
-      cudaGraphNode_t node = nullptr;
-      status = Cuda(cudaGraphAddMemsetNode(&node, graph, last != nullptr ? &last : nullptr, last != nullptr ? 1 : 0,
-                                           &params),
-                    "cudaGraphAddMemsetNode");
-      last = node;
-    }
-    if (status.ok() && replace) {
-      StatusOr<MemsetRewrite> rewrite = ReplaceMemsetNodes(graph);
-      if (!rewrite.ok()) {
-        status = rewrite.status();
-      } else if (rewrite->replaced != n) {
-        status = FailedPrecondition("replay calibration: " + std::to_string(rewrite->kept) + " of " +
-                                    std::to_string(n) + " memset nodes could not become fill kernels");
-      }
-    }
-    if (status.ok()) status = Cuda(cudaGraphInstantiate(exec, graph, 0), "cudaGraphInstantiate");
-    (void)cudaGraphDestroy(graph);
-    return status;
-  }
-};
-
 }  // namespace
 
 struct ReplayCalibration::Impl {
@@ -108,12 +64,19 @@ struct ReplayCalibration::Impl {
   cudaGraphExec_t chain = nullptr;
   cudaGraphExec_t long_chain = nullptr;  // twice as many kernels: timed only, never recorded
   cudaGraphExec_t diamonds = nullptr;
+  int32_t chain_kernels = 0;
+  // The chain with a 4-byte memset before each kernel, as captured and with the memsets as fill
+  // kernels (MemsetNodeCosts makes them).
+  void* word = nullptr;
+  cudaGraphExec_t memsets = nullptr;
+  cudaGraphExec_t fills = nullptr;
 
   ~Impl() {
     if (main != nullptr) (void)cudaStreamSynchronize(main);
-    if (chain != nullptr) (void)cudaGraphExecDestroy(chain);
-    if (long_chain != nullptr) (void)cudaGraphExecDestroy(long_chain);
-    if (diamonds != nullptr) (void)cudaGraphExecDestroy(diamonds);
+    for (cudaGraphExec_t exec : {chain, long_chain, diamonds, memsets, fills}) {
+      if (exec != nullptr) (void)cudaGraphExecDestroy(exec);
+    }
+    if (word != nullptr) (void)cudaFree(word);
     if (fork != nullptr) (void)cudaEventDestroy(fork);
     if (join != nullptr) (void)cudaEventDestroy(join);
     if (side != nullptr) (void)cudaStreamDestroy(side);
@@ -126,9 +89,10 @@ struct ReplayCalibration::Impl {
     at::cuda::sleep(kSpinCycles);
   }
 
-  // Captures what `body` queues on `main` (and streams forked from it) into an executable graph.
+  // Captures what `body` queues on `main` (and streams forked from it) into an executable graph; with
+  // `fill_memsets`, its memset nodes replaced by fill kernels first (all of them, or an error).
   template <typename Body>
-  Status Capture(Body body, cudaGraphExec_t* exec, const std::string& what) {
+  Status Capture(Body body, cudaGraphExec_t* exec, const std::string& what, bool fill_memsets = false) {
     NIMBLE_RETURN_IF_ERROR(Cuda(cudaStreamBeginCapture(main, cudaStreamCaptureModeThreadLocal), what));
     Status queued = OkStatus();
     try {
@@ -140,6 +104,15 @@ struct ReplayCalibration::Impl {
     const cudaError_t ended = cudaStreamEndCapture(main, &graph);
     NIMBLE_RETURN_IF_ERROR(queued);
     NIMBLE_RETURN_IF_ERROR(Cuda(ended, what + ": cudaStreamEndCapture"));
+    if (fill_memsets) {
+      StatusOr<MemsetRewrite> rewrite = ReplaceMemsetNodes(graph);
+      if (!rewrite.ok() || rewrite->kept > 0) {
+        (void)cudaGraphDestroy(graph);
+        return rewrite.ok() ? FailedPrecondition("replay calibration: " + what + ": " + std::to_string(rewrite->kept) +
+                                                 " memset nodes could not become fill kernels")
+                            : rewrite.status();
+      }
+    }
     const cudaError_t made = cudaGraphInstantiate(exec, graph, 0);
     (void)cudaGraphDestroy(graph);
     return Cuda(made, what + ": cudaGraphInstantiate");
@@ -167,6 +140,7 @@ StatusOr<std::unique_ptr<ReplayCalibration>> ReplayCalibration::Create(const std
   s.Spin(s.main);  // the spin kernel's module is loaded before anything is captured
   NIMBLE_RETURN_IF_ERROR(Cuda(cudaStreamSynchronize(s.main), "warm-up"));
   const int32_t n = std::max(kernels, 3);
+  s.chain_kernels = n;
   NIMBLE_RETURN_IF_ERROR(s.Capture(
       [&] {
         for (int32_t i = 0; i < n; ++i) s.Spin(s.main);
@@ -215,23 +189,27 @@ StatusOr<int64_t> ReplayCalibration::LaunchLatency(int32_t times) {
 }
 
 StatusOr<ReplayCalibration::NodeCosts> ReplayCalibration::MemsetNodeCosts(int32_t times) {
-  c10::cuda::CUDAGuard on_device(impl_->device);
-  const int32_t n = 32;
-  MemsetChains chains;
-  NIMBLE_RETURN_IF_ERROR(Cuda(cudaMalloc(&chains.word, sizeof(int32_t)), "cudaMalloc"));
-  NIMBLE_RETURN_IF_ERROR(chains.Make(n, /*replace=*/true, &chains.fills));
-  NIMBLE_RETURN_IF_ERROR(chains.Make(2 * n, /*replace=*/true, &chains.long_fills));
-  NIMBLE_RETURN_IF_ERROR(chains.Make(n, /*replace=*/false, &chains.memsets));
-  NIMBLE_RETURN_IF_ERROR(chains.Make(2 * n, /*replace=*/false, &chains.long_memsets));
-  for (cudaGraphExec_t exec : {chains.fills, chains.long_fills, chains.memsets, chains.long_memsets}) {
-    NIMBLE_RETURN_IF_ERROR(Cuda(cudaGraphLaunch(exec, impl_->main), "cudaGraphLaunch"));  // uploads it
+  Impl& s = *impl_;
+  c10::cuda::CUDAGuard on_device(s.device);
+  if (s.word == nullptr) NIMBLE_RETURN_IF_ERROR(Cuda(cudaMalloc(&s.word, sizeof(int32_t)), "cudaMalloc"));
+  auto marked_chain = [&]() -> Status {
+    for (int32_t i = 0; i < s.chain_kernels; ++i) {
+      NIMBLE_RETURN_IF_ERROR(Cuda(cudaMemsetAsync(s.word, 0, sizeof(int32_t), s.main), "cudaMemsetAsync"));
+      s.Spin(s.main);
+    }
+    return OkStatus();
+  };
+  if (s.memsets == nullptr) NIMBLE_RETURN_IF_ERROR(s.Capture(marked_chain, &s.memsets, "memset chain capture"));
+  if (s.fills == nullptr) NIMBLE_RETURN_IF_ERROR(s.Capture(marked_chain, &s.fills, "fill chain capture", true));
+  for (cudaGraphExec_t exec : {s.memsets, s.fills}) {
+    NIMBLE_RETURN_IF_ERROR(Cuda(cudaGraphLaunch(exec, s.main), "cudaGraphLaunch"));  // uploads it
   }
-  NIMBLE_RETURN_IF_ERROR(Cuda(cudaStreamSynchronize(impl_->main), "memset chains"));
-  NIMBLE_ASSIGN_OR_RETURN(const auto fills, TimeInterleaved(chains.fills, chains.long_fills, impl_->main, times));
-  NIMBLE_ASSIGN_OR_RETURN(const auto memsets, TimeInterleaved(chains.memsets, chains.long_memsets, impl_->main, times));
+  NIMBLE_RETURN_IF_ERROR(Cuda(cudaStreamSynchronize(s.main), "memset chains"));
+  NIMBLE_ASSIGN_OR_RETURN(const auto memsets, TimeInterleaved(s.chain, s.memsets, s.main, times));
+  NIMBLE_ASSIGN_OR_RETURN(const auto fills, TimeInterleaved(s.chain, s.fills, s.main, times));
   NodeCosts costs;
-  costs.fill_ns = std::max<int64_t>(0, (fills.second - fills.first) / n);
-  costs.memset_ns = std::max<int64_t>(0, (memsets.second - memsets.first) / n);
+  costs.memset_ns = std::max<int64_t>(0, (memsets.second - memsets.first) / s.chain_kernels);
+  costs.fill_ns = std::max<int64_t>(0, (fills.second - fills.first) / s.chain_kernels);
   return costs;
 }
 

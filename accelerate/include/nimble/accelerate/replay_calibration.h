@@ -32,9 +32,10 @@ class ReplayCalibration {
   // times, and the cost is 2 T(n) - T(2n) of their medians (kernels and gaps cancel). ns, at least 0.
   StatusOr<int64_t> LaunchLatency(int32_t times);
 
-  // What one small memset node adds to a replay, and one fill kernel node replacing it
-  // (memset_nodes.h): chains of 4-byte memset nodes, rewritten and not, n and 2n long, each timed
-  // `times` times without a collector; each cost is (T(2n) - T(n)) / n of their medians. ns, at least 0.
+  // What one small memset node adds to a replay between two kernels, and one fill kernel node replacing
+  // it (memset_nodes.h): the chain with a 4-byte memset before each of its n kernels, as captured and
+  // rewritten, each timed `times` times against the chain without a collector; each cost is
+  // (T(marked) - T(chain)) / n of their medians. ns, at least 0.
   struct NodeCosts {
     int64_t fill_ns = 0;
     int64_t memset_ns = 0;
