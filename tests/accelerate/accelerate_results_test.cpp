@@ -142,6 +142,7 @@ TEST(AccelerateResultsTest, RecordedModeIsStoredWithItsRecordsAndKeepsItsResults
   auto db = store::RunDatabase::Open(path, store::Access::kReadWrite);
   ASSERT_TRUE(db.ok()) << db.status().ToString();
   AccelerateResult r = Result();
+  r.replay_costs.graph_extra_nodes_ns = 6000;  // the capture's memset nodes, read back by calibrate
   ASSERT_TRUE(StoreResults(*db, r, TwoBranches(), {MultiRecording()}).ok());
   EXPECT_EQ(*db, nullptr) << "closed before the recorded run is written";
   EXPECT_EQ(r.stored_runs, (std::vector<RunMode>{RunMode::kAotSingle, RunMode::kAotMulti}));
@@ -176,6 +177,7 @@ TEST(AccelerateResultsTest, RecordedModeIsStoredWithItsRecordsAndKeepsItsResults
   EXPECT_DOUBLE_EQ(MetricOf(*metrics, "latency_median_ns"), 0.3e6);
   EXPECT_DOUBLE_EQ(MetricOf(*metrics, "peak_memory_bytes"), 10 << 20);
   EXPECT_DOUBLE_EQ(MetricOf(*metrics, "timed_iterations"), 200);
+  EXPECT_DOUBLE_EQ(MetricOf(*metrics, "replay_memset_nodes_ns"), 6000);
   EXPECT_EQ(reader.LoadAttribution(multi.id)->size(), 0u);
 
   // `report` finds the replays' iterations and stores nothing over the measured results.
@@ -363,6 +365,22 @@ TEST(AccelerateAnchorTest, MultiStreamPredictionsComeFromTheKernelsAnchoredOnThe
   // Kernels of 40 us: the fork, the four branches side by side, the join, and the replay costs.
   EXPECT_NEAR(r.multi.predicted_ms, as_recorded - 3 * 0.010, 1e-6);
   EXPECT_NEAR(r.memory_trials[0].predicted_ms, r.single.median_ms, 1e-6);  // one stream: the measurement
+}
+
+// The same replay with six memset nodes' kernels in it (0.7 us each): they are taken off before the
+// kernels are scaled, so the factor stays 0.8, and they are added back to the multi-stream replay once.
+TEST(AccelerateAnchorTest, MemsetNodesAreNotScaledWithTheKernels) {
+  Branches b = FourBranches();
+  b.options.graph_extra_nodes_ns = 6 * 700;
+  AccelerateResult r = Result();
+  r.single.median_ms = (5000 + 6 * 700 + 6 * 1000 + 6 * 40000) / 1e6;
+  r.multi.schedule = analysis::AssignStreams(b.dag);
+  ASSERT_TRUE(PredictMultiStreamAnchored(b.dag, b.workload, b.options, &r).ok());
+  EXPECT_NEAR(r.duration_scale, 0.8, 1e-12);
+  analysis::PredictionOptions without = b.options;
+  without.graph_extra_nodes_ns = 0;
+  const double as_recorded = analysis::PredictMultiStream(b.dag, b.workload, r.multi.schedule, without).value() / 1e6;
+  EXPECT_NEAR(r.multi.predicted_ms, as_recorded - 3 * 0.010 + 0.0042, 1e-6);
 }
 
 TEST(AccelerateAnchorTest, WithoutAUsableSingleStreamReplayTheKernelsAreUsedAsRecordedAndItSaysWhy) {

@@ -115,16 +115,34 @@ TEST_F(CalibrateWorkflowTest, ADatabaseWithoutMultiStreamRunsIsSkippedAndNoneIsA
   EXPECT_NE(some->skipped[0].find("no aot-multi run"), std::string::npos);
 }
 
-// Adds what nimble-accelerate stores since the precision picks the model: the multi-stream run's
-// sharing_precision (0 unknown, 1 float32, 2 half).
-void StorePrecision(const std::string& path, double precision) {
+// Adds a metric to the multi-stream run, as a later nimble-accelerate stores it.
+void StoreMultiMetric(const std::string& path, const std::string& name, double value, const std::string& unit) {
   sqlite3* raw = nullptr;
   ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
-  const std::string sql = "INSERT INTO metrics (runId, name, value, unit, windowIndex) SELECT runId, "
-                          "'sharing_precision', " + std::to_string(precision) +
-                          ", 'enum', -1 FROM runs WHERE mode = 'aot-multi'";
+  const std::string sql = "INSERT INTO metrics (runId, name, value, unit, windowIndex) SELECT runId, '" + name + "', " +
+                          std::to_string(value) + ", '" + unit + "', -1 FROM runs WHERE mode = 'aot-multi'";
   EXPECT_EQ(sqlite3_exec(raw, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(raw);
   sqlite3_close(raw);
+}
+
+// What nimble-accelerate stores since the precision picks the model: the multi-stream run's
+// sharing_precision (0 unknown, 1 float32, 2 half).
+void StorePrecision(const std::string& path, double precision) {
+  StoreMultiMetric(path, "sharing_precision", precision, "enum");
+}
+
+// A capture's memset nodes, stored as their cost per replay since the prediction counts them, enter the
+// rebuilt prediction once; a database stored before has none.
+TEST_F(CalibrateWorkflowTest, TheStoredMemsetNodeCostEntersTheRebuiltPrediction) {
+  auto before = Calibrate({{Copy("inception_v3_compare.db")}, "", "", /*anchor=*/false});
+  ASSERT_TRUE(before.ok()) << before.status().ToString();
+  const std::string db = Copy("inception_v3_compare.db");
+  StoreMultiMetric(db, "replay_memset_nodes_ns", 6000, "ns");
+  auto after = Calibrate({{db}, "", "", /*anchor=*/false});
+  ASSERT_TRUE(after.ok()) << after.status().ToString();
+  ASSERT_EQ(after->fit.cases.size(), 1u);
+  EXPECT_EQ(after->fit.cases[0].uncalibrated_ns - before->fit.cases[0].uncalibrated_ns, 6000);
+  EXPECT_EQ(after->fit.cases[0].measured_ns, before->fit.cases[0].measured_ns);
 }
 
 // A stored precision is final, "unknown" (a TF32 model) included, where the float32 inputs would say
