@@ -362,6 +362,8 @@ def main(argv: List[str]) -> int:
                         help="with --cpp: each model again with --keep-memset-nodes, side by side")
     parser.add_argument("--script", nargs=2, metavar=("MODEL", "PATH"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.memsets and not args.cpp:
+        parser.error("--memsets compares the C++ step's captures: add --cpp BIN")
     if args.script:
         script_model(*args.script)
         return 0

@@ -1,4 +1,4 @@
-// A memset node's write done by a kernel of Nimble's own (nimble/accelerate/memset_nodes.h says why): the
+// A memset node's write done by a kernel of Nimble's own (accelerate/src/memset_nodes.h says why): the
 // parameters of a graph kernel node that writes what a cudaMemsetParams describes. Plain CUDA (no
 // libtorch), so that nvcc compiles it alone.
 #pragma once

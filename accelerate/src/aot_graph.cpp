@@ -23,11 +23,11 @@
 #include "allocation_recorder.h"
 #include "aot_graph_impl.h"
 #include "nimble/accelerate/device_memory.h"
-#include "nimble/accelerate/memset_nodes.h"
 #include "record_stream_reuse.h"
 #include "failed_op_tracker.h"
 #include "graph_exec.h"
 #include "loaded_model_impl.h"
+#include "memset_nodes.h"
 
 namespace nimble::accelerate {
 

@@ -1,4 +1,4 @@
-#include "nimble/accelerate/memset_nodes.h"
+#include "memset_nodes.h"
 
 #include <string>
 #include <vector>
@@ -112,6 +112,14 @@ StatusOr<MemsetRewrite> RewriteMemsetNodes(cudaGraph_t graph, bool keep) {
   StatusOr<MemsetRewrite> rewrite = keep ? CountMemsetNodes(graph) : ReplaceMemsetNodes(graph);
   if (!rewrite.ok()) (void)cudaGetLastError();
   return rewrite;
+}
+
+StatusOr<MemsetRewrite> RewriteMemsetNodes(std::uintptr_t raw_graph, bool keep) {
+  if (raw_graph == 0) {
+    return InvalidArgument("no graph to rewrite (a null cudaGraph_t): capture with keep_graph=True and rewrite "
+                           "before instantiate()");
+  }
+  return RewriteMemsetNodes(reinterpret_cast<cudaGraph_t>(raw_graph), keep);
 }
 
 }  // namespace nimble::accelerate

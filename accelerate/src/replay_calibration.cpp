@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
-#include "nimble/accelerate/memset_nodes.h"
 #include "nimble/core/median.h"
+#include "memset_nodes.h"
 #include "torch_errors.h"
 
 namespace nimble::accelerate {
@@ -105,12 +105,13 @@ struct ReplayCalibration::Impl {
     NIMBLE_RETURN_IF_ERROR(queued);
     NIMBLE_RETURN_IF_ERROR(Cuda(ended, what + ": cudaStreamEndCapture"));
     if (fill_memsets) {
-      StatusOr<MemsetRewrite> rewrite = ReplaceMemsetNodes(graph);
+      StatusOr<MemsetRewrite> rewrite = RewriteMemsetNodes(graph, /*keep=*/false);
       if (!rewrite.ok() || rewrite->kept > 0) {
         (void)cudaGraphDestroy(graph);
         return rewrite.ok() ? FailedPrecondition("replay calibration: " + what + ": " + std::to_string(rewrite->kept) +
                                                  " memset nodes could not become fill kernels")
-                            : rewrite.status();
+                            : Status(rewrite.status().code(), "replay calibration: " + what + ": " +
+                                                                  rewrite.status().message());
       }
     }
     const cudaError_t made = cudaGraphInstantiate(exec, graph, 0);
@@ -189,6 +190,12 @@ StatusOr<int64_t> ReplayCalibration::LaunchLatency(int32_t times) {
 }
 
 StatusOr<ReplayCalibration::NodeCosts> ReplayCalibration::MemsetNodeCosts(int32_t times) {
+  StatusOr<NodeCosts> costs = TimeMemsetNodes(times);
+  if (!costs.ok()) (void)cudaGetLastError();  // cleared, so that no later launch check reports it
+  return costs;
+}
+
+StatusOr<ReplayCalibration::NodeCosts> ReplayCalibration::TimeMemsetNodes(int32_t times) {
   Impl& s = *impl_;
   c10::cuda::CUDAGuard on_device(s.device);
   if (s.word == nullptr) NIMBLE_RETURN_IF_ERROR(Cuda(cudaMalloc(&s.word, sizeof(int32_t)), "cudaMalloc"));

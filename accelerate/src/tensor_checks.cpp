@@ -19,6 +19,10 @@ std::string SizesText(c10::IntArrayRef sizes) {
   return text.empty() ? "a scalar" : text;
 }
 
+std::string TensorText(const at::Tensor& t) {
+  return SizesText(t.sizes()) + ":" + DtypeName(t.scalar_type()) + " on " + t.device().str();
+}
+
 Status CheckAgainstBuffer(const std::string& which, const at::Tensor& input, const at::Tensor& buffer) {
   if (!input.defined()) return InvalidArgument(which + " is undefined (None)");
   if (input.device() != buffer.device()) {
@@ -37,8 +41,11 @@ Status CheckAgainstBuffer(const std::string& which, const at::Tensor& input, con
 }
 
 double RelativeL2Distance(const std::vector<at::Tensor>& a, const std::vector<at::Tensor>& b) {
+  TORCH_CHECK(a.size() == b.size(), "nimble: relative distance between ", a.size(), " and ", b.size(), " tensors");
   double diff = 0, norm = 0;
-  for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
+  for (size_t i = 0; i < a.size(); ++i) {
+    TORCH_CHECK(a[i].sizes() == b[i].sizes(), "nimble: relative distance between shapes ", a[i].sizes(), " and ",
+                b[i].sizes(), " (tensor ", i, ")");
     diff += std::pow((a[i].to(at::kDouble) - b[i].to(at::kDouble)).norm().item<double>(), 2);
     norm += std::pow(b[i].to(at::kDouble).norm().item<double>(), 2);
   }

@@ -3,13 +3,11 @@
 // whose memory pool holds every temporary and the gradients (they are unset before the capture, so
 // backward writes them rather than adding to them, and each replay writes them again). Checking and
 // timing run eager steps on the same module and optimizer: the gradients are then the captured ones,
-// zeroed in place before each eager backward.
-//
+// zeroed in place before each eager backward. Small memset nodes become kernels (memset_nodes.h).
 // The forward is also lifted into a planned graph (training_schedule.h) and captured with it on one
 // stream and, where it has width, on several. Every capture is timed on the example batch and the fastest
 // kept (the multi-stream one only when more than 3 % faster than the fastest single-stream one under
 // kAuto); the others are destroyed, and the parameters' gradients are the kept one's.
-#include "nimble/accelerate/memset_nodes.h"
 #include "nimble/accelerate/training_step.h"
 
 #include <ATen/ATen.h>
@@ -39,6 +37,7 @@
 #include "export_program.h"
 #include "failed_op_tracker.h"
 #include "foreach_sgd.h"
+#include "memset_nodes.h"
 #include "module_save.h"
 #include "tensor_checks.h"
 #include "torch_errors.h"
@@ -80,10 +79,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::string Describe(const at::Tensor& t) {
-  return SizesText(t.sizes()) + ":" + DtypeName(t.scalar_type()) + " on " + t.device().str();
-}
-
 // The module's forward as eager PyTorch runs it: TorchScript's graph optimizations (autodiff subgraphs
 // with their symbolic gradients, fusion) off, so that eager and captured steps run eager autograd's
 // ops. (The captured step's time did not change with them on: bench/results/training.md.)
@@ -117,11 +112,14 @@ StatusOr<at::Tensor> EagerStep(TrainingStep::State& s, const std::vector<at::Ten
   return loss.detach();
 }
 
-// Runs `body` and turns a libtorch exception into a status naming the model and `what`.
+// Runs `body` and turns a libtorch exception into a status naming the model and `what` (Unavailable when
+// out of GPU memory).
 template <typename Body>
 auto Guarded(const TrainingStep::State& s, const std::string& what, Body body) -> decltype(body()) {
   try {
     return body();
+  } catch (const c10::OutOfMemoryError& e) {
+    return Unavailable(s.report.model_path + ": " + what + ": out of GPU memory: " + TorchMessage(e));
   } catch (const std::exception& e) {
     return FailedPrecondition(s.report.model_path + ": " + what + ": " + TorchMessage(e));
   }
@@ -191,6 +189,32 @@ double Tolerance(const TrainingStep::State& s) {
   if (dtype == at::kHalf) return 1e-2;
   if (dtype == at::kBFloat16) return 5e-2;
   return 1e-3;
+}
+
+// The step's state made from the examples (optimizer, static buffers, the capture's stream), the weights
+// as loaded kept in `loaded`, and the eager warm-up on the capture's stream.
+Status WarmUp(TrainingStep::State& s, const std::vector<at::Tensor>& example_inputs, const at::Tensor& example_target,
+              Snapshot* loaded) {
+  for (at::Tensor& p : s.parameters) p.requires_grad_(true);
+  s.sgd = std::make_unique<ForeachSgd>(s.parameters, s.options.sgd.lr, s.options.sgd.momentum,
+                                        s.options.sgd.weight_decay, s.options.sgd.nesterov);
+  for (const at::Tensor& t : example_inputs) s.inputs.push_back(t.detach().clone());
+  s.target = example_target.detach().clone();
+  s.stream = c10::cuda::getStreamFromPool(/*isHighPriority=*/false, example_inputs[0].device().index());
+  *loaded = Take(s);
+  c10::cuda::device_synchronize();  // the copies above ran on the caller's stream
+  // Warm-up on the capture stream, as the capture will run (cuDNN's and cuBLAS's choices, momentum).
+  c10::cuda::CUDAStreamGuard guard(*s.stream);
+  NIMBLE_ASSIGN_OR_RETURN(const at::Tensor output, Forward(s, s.inputs));
+  if (s.options.loss == TrainingLoss::kCrossEntropy && output.dim() < 2) {
+    return InvalidArgument(s.report.model_path + ": cross-entropy needs logits of shape [batch, classes], forward " +
+                           "returns " + TensorText(output));
+  }
+  for (int32_t i = 0; i < s.options.warmup_steps; ++i) {
+    NIMBLE_RETURN_IF_ERROR(EagerStep(s, s.inputs, s.target).status());
+  }
+  c10::cuda::device_synchronize();
+  return OkStatus();
 }
 
 // `check_steps` captured and eager steps on the example batch, each from `start` and from the same
@@ -436,7 +460,7 @@ Status CheckSettings(const std::string& path, const std::vector<at::Tensor>& inp
     return InvalidArgument(path + ": the example target must be a tensor on " + inputs[0].device().str());
   }
   if (o.loss == TrainingLoss::kCrossEntropy && target.scalar_type() != at::kLong) {
-    return InvalidArgument(path + ": cross-entropy needs int64 class indices as the target, not " + Describe(target));
+    return InvalidArgument(path + ": cross-entropy needs int64 class indices as the target, not " + TensorText(target));
   }
   const SgdSettings& sgd = o.sgd;
   if (!(sgd.lr > 0) || !(sgd.momentum >= 0) || !(sgd.weight_decay >= 0) || !std::isfinite(sgd.lr) ||
@@ -503,28 +527,8 @@ StatusOr<std::unique_ptr<TrainingStep>> TrainingStep::Capture(const std::string&
   at::globalContext().setBenchmarkCuDNN(options.cudnn_benchmark);
   const Clock::time_point start = Clock::now();
   Snapshot loaded;  // the weights as loaded: what checking and timing start from, and what the module keeps
-  NIMBLE_RETURN_IF_ERROR(Guarded(*s, "the eager training step failed", [&]() -> Status {
-    for (at::Tensor& p : s->parameters) p.requires_grad_(true);
-    s->sgd = std::make_unique<ForeachSgd>(s->parameters, options.sgd.lr, options.sgd.momentum,
-                                          options.sgd.weight_decay, options.sgd.nesterov);
-    for (const at::Tensor& t : example_inputs) s->inputs.push_back(t.detach().clone());
-    s->target = example_target.detach().clone();
-    s->stream = c10::cuda::getStreamFromPool(/*isHighPriority=*/false, device.index());
-    loaded = Take(*s);
-    c10::cuda::device_synchronize();  // the copies above ran on the caller's stream
-    // Warm-up on the capture stream, as the capture will run (cuDNN's and cuBLAS's choices, momentum).
-    c10::cuda::CUDAStreamGuard guard(*s->stream);
-    NIMBLE_ASSIGN_OR_RETURN(const at::Tensor output, Forward(*s, s->inputs));
-    if (options.loss == TrainingLoss::kCrossEntropy && output.dim() < 2) {
-      return InvalidArgument(model_path + ": cross-entropy needs logits of shape [batch, classes], forward returns " +
-                             Describe(output));
-    }
-    for (int32_t i = 0; i < options.warmup_steps; ++i) {
-      NIMBLE_RETURN_IF_ERROR(EagerStep(*s, s->inputs, s->target).status());
-    }
-    c10::cuda::device_synchronize();
-    return OkStatus();
-  }));
+  NIMBLE_RETURN_IF_ERROR(Guarded(*s, "the eager training step failed",
+                                 [&] { return WarmUp(*s, example_inputs, example_target, &loaded); }));
   NIMBLE_RETURN_IF_ERROR(CaptureGraph(*s));
   std::unique_ptr<TrainingStep> step(new TrainingStep(std::move(s)));
   State& state = *step->state_;

@@ -5,13 +5,14 @@
 
 #include <pybind11/stl.h>
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "bindings.h"
 #include "nimble/accelerate/artifact_meta.h"
-#include "nimble/accelerate/memset_nodes.h"
+#include "nimble/accelerate/memset_rewrite.h"
 #include "nimble/accelerate/tensor_runner.h"
 #include "status_errors.h"
 
@@ -54,10 +55,8 @@ std::vector<std::string> SpecTexts(const std::vector<TensorSpec>& specs) {
 }
 
 // `graph`: CUDAGraph.raw_cuda_graph(), captured and not yet instantiated.
-py::dict RewriteGraphMemsets(uintptr_t graph, bool keep) {
-  if (graph == 0) Check(InvalidArgument("rewrite_memset_nodes: no graph (capture with keep_graph=True)"));
-  const accelerate::MemsetRewrite rewrite =
-      Unwrap(accelerate::RewriteMemsetNodes(reinterpret_cast<cudaGraph_t>(graph), keep));
+py::dict RewriteGraphMemsets(std::uintptr_t graph, bool keep) {
+  const accelerate::MemsetRewrite rewrite = Unwrap(accelerate::RewriteMemsetNodes(graph, keep));
   py::dict d;
   d["memset_nodes_replaced"] = rewrite.replaced;
   d["memset_nodes_kept"] = rewrite.kept;

@@ -383,6 +383,31 @@ TEST(AccelerateAnchorTest, MemsetNodesAreNotScaledWithTheKernels) {
   EXPECT_NEAR(r.multi.predicted_ms, as_recorded - 3 * 0.010 + 0.0042, 1e-6);
 }
 
+// The captures' memset nodes are costed from the single-stream capture's counts, not where the ops were
+// timed one by one (their times include their memsets), and an untimed memset cost is said.
+TEST(AccelerateAnchorTest, ReplayCostsCountTheMemsetNodesOfRecordedOpsOnly) {
+  analysis::ReplayCosts costs;
+  costs.replays = 40;
+  costs.fill_node_ns = 900;
+  costs.memset_node_ns = 1800;
+  AccelerateResult r = Result();
+  r.single.memset_nodes_replaced = 6;
+  r.single.memset_nodes_kept = 1;
+  r.multi.memset_nodes_replaced = 99;  // not used while the single-stream capture is there
+  analysis::PredictionOptions options;
+  UseReplayCosts(costs, /*isolated_op_times=*/false, &options, &r);
+  EXPECT_EQ(options.graph_extra_nodes_ns, 6 * 900 + 1800);
+  EXPECT_EQ(r.replay_cost_source, "recorded on this device (40 calibration replays)");
+  UseReplayCosts(costs, /*isolated_op_times=*/true, &options, &r);
+  EXPECT_EQ(options.graph_extra_nodes_ns, 0);
+  costs.memset_costs_error = "replay calibration: cudaMalloc: out of memory";
+  r.single.captured = false;
+  UseReplayCosts(costs, false, &options, &r);
+  EXPECT_EQ(options.graph_extra_nodes_ns, 99 * 900);
+  EXPECT_NE(r.replay_cost_source.find("; memset nodes not timed: replay calibration: cudaMalloc"), std::string::npos)
+      << r.replay_cost_source;
+}
+
 TEST(AccelerateAnchorTest, WithoutAUsableSingleStreamReplayTheKernelsAreUsedAsRecordedAndItSaysWhy) {
   const Branches b = FourBranches();
   AccelerateResult r = Result();

@@ -1,4 +1,4 @@
-// Memset nodes replaced by fill kernels (nimble/accelerate/memset_nodes.h): a chain of memset nodes of each
+// Memset nodes replaced by fill kernels (accelerate/src/memset_nodes.h): a chain of memset nodes of each
 // element size, some in rows, with overlapping writes whose order matters and one too large to replace;
 // random single memsets; and a node with several dependencies and dependents, whose edges must join the
 // same nodes afterwards. Each rewritten graph must write exactly what the memset graph writes. Skips
@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "nimble/accelerate/memset_nodes.h"
+#include "memset_nodes.h"
 
 namespace nimble::testing {
 namespace {

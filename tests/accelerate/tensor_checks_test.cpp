@@ -52,10 +52,17 @@ TEST(TensorChecksTest, RelativeDistanceIsOverAllTensorsTogether) {
   // Against zeros, the absolute distance.
   const std::vector<at::Tensor> zeros = {at::zeros({2}), at::zeros({1})};
   EXPECT_NEAR(RelativeL2Distance(a, zeros), std::sqrt(16.0 + 1.0 + std::pow(std::sqrt(23.0) + 4.0, 2)), 1e-5);
-  // Half tensors are measured in double, not in their own precision.
-  const std::vector<at::Tensor> h = {at::full({1}, 2048.0, at::kHalf)};
-  const std::vector<at::Tensor> h1 = {at::full({1}, 2050.0, at::kHalf)};
-  EXPECT_NEAR(RelativeL2Distance(h1, h), 2.0 / 2048.0, 1e-9);
+  // Half tensors are measured in double: in half precision the norm of two 60000s (84853) would overflow
+  // the largest half (65504) and the distance would come out 0 or NaN.
+  const std::vector<at::Tensor> h = {at::full({2}, 60000.0, at::kHalf)};
+  const std::vector<at::Tensor> h1 = {at::full({2}, 60032.0, at::kHalf)};  // the next half after 60000
+  EXPECT_NEAR(RelativeL2Distance(h1, h), 32.0 / 60000.0, 1e-12);
+}
+
+TEST(TensorChecksTest, RelativeDistanceRefusesListsThatDoNotPair) {
+  const std::vector<at::Tensor> two = {at::ones({2}), at::ones({3})};
+  EXPECT_THROW(RelativeL2Distance(two, {at::ones({2})}), c10::Error);
+  EXPECT_THROW(RelativeL2Distance(two, {at::ones({2}), at::ones({1})}), c10::Error);  // no broadcasting
 }
 
 }  // namespace

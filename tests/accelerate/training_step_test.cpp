@@ -1,8 +1,9 @@
 // nimble::accelerate::TrainingStep. Without a GPU: the refusals that come before the device (a missing
 // file, a torch.export program, CPU inputs, settings it cannot capture). With one (each such test skips
 // without): the captured step against an eager training loop written here, on the same batches, with
-// its own check and report; the trained module saved and loaded back; a step that syncs with the host
-// refused with its operator named and the process still usable; bad batches refused.
+// its own check and report; the trained module saved and loaded back; its memset nodes replaced or kept;
+// a step that syncs with the host refused with its operator named and the process still usable; bad
+// batches refused.
 #include "nimble/accelerate/training_step.h"
 
 #include <ATen/ATen.h>
@@ -267,6 +268,42 @@ TEST(TrainingStepTest, AForwardWithoutWidthKeepsOneStreamAndSaysWhy) {
   EXPECT_NE((*step)->report().choice.find("lifted forward"), std::string::npos) << (*step)->report().choice;
   EXPECT_NE((*step)->report().choice.find("module forward"), std::string::npos) << (*step)->report().choice;
   EXPECT_GT((*step)->report().single_ms, 0);
+  std::remove(net.c_str());
+}
+
+// The step's memset nodes (backward kernels zero small buffers) run as kernels by default and stay memset
+// nodes with keep_memset_nodes. With cuDNN's heuristic picks both captures hold the same memsets, and the
+// two steps train alike from the same weights.
+TEST(TrainingStepTest, MemsetNodesRunAsKernelsOrAreKeptAndTheStepsTrainAlike) {
+  SKIP_WITHOUT_GPU();
+  const std::string net = SaveNet("memsets", kConvNet);
+  const auto batches = Batches(10);
+  TrainingOptions options;
+  options.cudnn_benchmark = false;
+  options.streams = TrainingStreams::kSingle;
+  options.check_steps = 3;
+  options.timing_steps = 0;
+  auto replaced = TrainingStep::Capture(net, {batches[0].first}, batches[0].second, options);
+  options.keep_memset_nodes = true;
+  auto kept = TrainingStep::Capture(net, {batches[0].first}, batches[0].second, options);
+  ASSERT_TRUE(replaced.ok()) << replaced.status().ToString();
+  ASSERT_TRUE(kept.ok()) << kept.status().ToString();
+  const TrainingReport& r = (*replaced)->report();
+  const TrainingReport& k = (*kept)->report();
+  std::printf("  memset nodes: %d replaced, %d kept; with keep_memset_nodes %d kept\n", r.memset_nodes_replaced,
+              r.memset_nodes_kept, k.memset_nodes_kept);
+  EXPECT_EQ(k.memset_nodes_replaced, 0);
+  EXPECT_EQ(k.memset_nodes_kept, r.memset_nodes_replaced + r.memset_nodes_kept);
+  EXPECT_TRUE(r.check_warning.empty()) << r.check_warning;
+  EXPECT_TRUE(k.check_warning.empty()) << k.check_warning;
+  for (size_t i = 0; i < batches.size(); ++i) {
+    auto a = (*replaced)->Step({batches[i].first}, batches[i].second);
+    ASSERT_TRUE(a.ok()) << a.status().ToString();
+    const double loss = a->item<double>();
+    auto b = (*kept)->Step({batches[i].first}, batches[i].second);
+    ASSERT_TRUE(b.ok()) << b.status().ToString();
+    EXPECT_NEAR(loss, b->item<double>(), 1e-3 * std::max(1.0, std::fabs(loss))) << "step " << i;
+  }
   std::remove(net.c_str());
 }
 

@@ -6,6 +6,16 @@
 
 namespace nimble::workflow {
 
+void UseReplayCosts(const analysis::ReplayCosts& costs, bool isolated_op_times, analysis::PredictionOptions* options,
+                    AccelerateResult* result) {
+  const ModeResult& m = result->single.captured ? result->single : result->multi;
+  analysis::ApplyReplayCosts(costs, isolated_op_times ? 0 : m.memset_nodes_replaced,
+                             isolated_op_times ? 0 : m.memset_nodes_kept, options);
+  const std::string& untimed = costs.memset_costs_error;
+  result->replay_cost_source = "recorded on this device (" + std::to_string(costs.replays) + " calibration replays" +
+                               (untimed.empty() ? "" : "; memset nodes not timed: " + untimed) + ")";
+}
+
 Status PredictMultiStreamAnchored(const analysis::Dag& dag, const analysis::Workload& workload,
                                   const analysis::PredictionOptions& options, AccelerateResult* result) {
   if (!result->multi.captured && result->memory_trials.empty()) return OkStatus();

@@ -9,7 +9,6 @@
 #include <cstdio>
 #include <limits>
 #include <filesystem>
-#include <iostream>
 #include <map>
 
 #include <unistd.h>
@@ -203,6 +202,7 @@ StatusOr<analysis::Workload> Session::LoadWorkload() {
   }
   NIMBLE_ASSIGN_OR_RETURN(std::vector<int64_t> times, TimeOpsInIsolation(model_, 3));
   for (size_t i = 0; i < times.size(); ++i) model_.graph.ops[i].gpu_time_ns = times[i];
+  op_times_isolated_ = true;
   NIMBLE_ASSIGN_OR_RETURN(GpuLimits limits, DeviceLimits(args_.device));
   result_.op_time_source = args_.record_kernels ? "op times measured op by op in isolation (the recording failed)"
                                                 : "op times measured op by op in isolation (--no-record)";
@@ -452,9 +452,7 @@ Status Session::Predict() {
   analysis::PredictionOptions options;
   StatusOr<analysis::ReplayCosts> costs = MeasureReplayCosts(args_.device);
   if (costs.ok()) {
-    const ModeResult& counted = result_.single.captured ? result_.single : result_.multi;  // one ops' memsets
-    analysis::ApplyReplayCosts(*costs, counted.memset_nodes_replaced, counted.memset_nodes_kept, &options);
-    result_.replay_cost_source = "recorded on this device (" + std::to_string(costs->replays) + " calibration replays)";
+    UseReplayCosts(*costs, op_times_isolated_, &options, &result_);
   } else {
     result_.replay_cost_source = "estimates (" + costs.status().message() + ")";
   }

@@ -126,6 +126,7 @@ class Session {
   accelerate::FrontEndOptions front_end_;          // as Load gave them
   bool measure_layout_ = false;                    // --memory-format measure: every model with convolutions
   std::optional<MeasuredWorkload> layout_workload_;  // ChooseLayout's recording of the layout it kept
+  bool op_times_isolated_ = false;  // the workload came from ops timed one by one (LoadWorkload)
   Plan plan_;
   ScheduledModel single_model_, multi_model_;
   std::unique_ptr<AotGraph> single_graph_, multi_graph_, unseeded_single_graph_, unseeded_multi_graph_;

@@ -23,6 +23,8 @@ StatusOr<analysis::ReplayCosts> MeasureReplayCosts(const std::string& device) {
   if (nodes.ok()) {
     costs.memset_node_ns = nodes->memset_ns;
     costs.fill_node_ns = nodes->fill_ns;
+  } else {
+    costs.memset_costs_error = nodes.status().message();
   }
   return costs;
 }

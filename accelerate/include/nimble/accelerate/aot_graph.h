@@ -46,7 +46,7 @@ struct CaptureOptions {
   bool branches = false;
   // Leave the capture's memset nodes as they are. By default each small one with plain edges is
   // replaced by a kernel writing the same bytes before instantiation (a memset node costs a replay more:
-  // memset_nodes.h).
+  // src/memset_nodes.h).
   bool keep_memset_nodes = false;
 };
 

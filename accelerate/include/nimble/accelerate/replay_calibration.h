@@ -1,9 +1,7 @@
-// Small CUDA graphs that show what a graph replay costs on this device beyond its kernels, when a
-// collector records their replays (analysis::MeasureReplayCosts reads the result): a chain of short
-// kernels on one stream, and a chain of fork-join diamonds over two streams, whose every join and
-// every fork to the second stream is a cross-stream dependency, as the syncs of a multi-stream schedule
-// become in a replay. A chain twice as long gives the launch latency by timing alone. The kernels spin
-// for a fixed number of cycles (about a microsecond). One thread.
+// Small CUDA graphs that show what a replay costs on this device beyond its kernels: a chain of spin
+// kernels (about 1 us each) and a chain of fork-join diamonds over two streams, recorded by a collector
+// (analysis::MeasureReplayCosts reads them); the chain timed against one twice as long (the launch) and
+// against itself with a memset before each kernel (memset and fill nodes). One thread.
 #pragma once
 
 #include <cstdint>
@@ -16,7 +14,8 @@ namespace nimble::accelerate {
 
 class ReplayCalibration {
  public:
-  // Captures both graphs on `device` ("cuda" or "cuda:N"), each of about `kernels` kernels.
+  // Captures the chains and the diamonds on `device` ("cuda" or "cuda:N"), each of about `kernels`
+  // kernels; the memset chains are made by MemsetNodeCosts.
   // Unavailable without that device; Internal naming the CUDA call that failed.
   static StatusOr<std::unique_ptr<ReplayCalibration>> Create(const std::string& device, int32_t kernels = 48);
   ~ReplayCalibration();
@@ -35,7 +34,8 @@ class ReplayCalibration {
   // What one small memset node adds to a replay between two kernels, and one fill kernel node replacing
   // it (memset_nodes.h): the chain with a 4-byte memset before each of its n kernels, as captured and
   // rewritten, each timed `times` times against the chain without a collector; each cost is
-  // (T(marked) - T(chain)) / n of their medians. ns, at least 0.
+  // (T(marked) - T(chain)) / n of their medians. ns, at least 0. On failure the runtime's last error is
+  // cleared, and the other costs stand.
   struct NodeCosts {
     int64_t fill_ns = 0;
     int64_t memset_ns = 0;
@@ -44,6 +44,7 @@ class ReplayCalibration {
 
  private:
   struct Impl;
+  StatusOr<NodeCosts> TimeMemsetNodes(int32_t times);
   explicit ReplayCalibration(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };

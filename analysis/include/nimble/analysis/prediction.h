@@ -29,7 +29,8 @@ struct PredictionOptions {
   int64_t event_host_ns = 2000;           // eager: host time of one event record or stream wait
   int64_t sync_latency_ns = 1000;         // a cross-stream dependency's extra delay
   // Replayed nodes that no op's kernels account for, in all: a capture's memset nodes and the kernels
-  // that replace them (the recording does not attribute memsets to ops). Added to every replay, once.
+  // that replace them (a recording attributes only kernels to ops; ops timed one by one include their
+  // memsets, and then this stays 0). Added to every replay, once.
   int64_t graph_extra_nodes_ns = 0;
   SharingModel sharing;                   // how kernels on several streams share the GPU (gpu_sharing.h)
 };

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "nimble/analysis/prediction.h"
 #include "nimble/core/status.h"
@@ -21,9 +22,10 @@ struct ReplayCosts {
   int32_t node_gaps = 0;              // samples behind node_gap_ns
   int32_t cross_stream_gaps = 0;      // samples behind cross_stream_gap_ns
   // What one small memset node adds to a replay, and one fill kernel node that replaces it (timed
-  // without a collector; 0: not measured).
+  // without a collector; 0: not measured, and why in memset_costs_error).
   int64_t memset_node_ns = 0;
   int64_t fill_node_ns = 0;
+  std::string memset_costs_error;
 };
 
 // Per replay (kernels sharing the launch's correlation id), in start order, each kernel's predecessor

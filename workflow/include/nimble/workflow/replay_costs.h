@@ -1,10 +1,7 @@
-// The replay-cost calibration behind the accelerate workflow's prediction: this device's costs of a
-// graph launch, of each graph node and of a cross-stream dependency, recorded with the in-process
-// collector while small calibration graphs replay (accelerate/replay_calibration.h,
-// analysis/replay_costs.h), except the launch latency and the memset nodes' costs, which are timed with
-// the collector off.
-// In a build without the collector (CUDA and CUPTI): Unimplemented, and the prediction keeps its
-// estimates. One call at a time per process (it owns CUPTI while it runs).
+// This device's replay costs for the accelerate workflow's prediction (accelerate/replay_calibration.h):
+// node gaps recorded with the in-process collector, the launch and the memset nodes timed without it.
+// Without the collector (CUDA and CUPTI): Unimplemented, and the prediction keeps its estimates. One
+// call at a time per process (it owns CUPTI while it runs).
 #pragma once
 
 #include <string>

@@ -1,14 +1,14 @@
-// Memset nodes of a captured graph replaced by kernel nodes doing the same write. cuDNN's fused attention
-// zeroes a 4-byte counter with cudaMemsetAsync before each launch, so a captured transformer holds one
-// memset node per layer, and in a replay each costs about 1.5 us more than a kernel writing the same
-// bytes (bench/results/zoo.md, "Memset nodes"). AotGraph and TrainingStep rewrite their captures so;
-// the Python package's training capture, taken with torch.cuda.CUDAGraph(keep_graph=True), through this.
+// Memset nodes of a captured graph replaced by kernel nodes doing the same write: cuDNN's fused attention
+// zeroes 4 bytes before each launch, and in a replay a memset node costs about 1.5 us more than a kernel
+// writing the same bytes (bench/results/zoo.md, "Memset nodes"). AotGraph, TrainingStep and, through
+// nimble/accelerate/memset_rewrite.h, the Python training capture rewrite their graphs so. Private.
 #pragma once
 
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
 
+#include "nimble/accelerate/memset_rewrite.h"
 #include "nimble/core/status.h"
 
 namespace nimble::accelerate {
@@ -16,13 +16,6 @@ namespace nimble::accelerate {
 // Memsets up to this size are replaced; larger ones stay memset nodes. Only 4-byte memsets were measured
 // (bench/diag/memset_node_cost.cu): the bound keeps large fills, such as zeroed buffers, as they were.
 inline constexpr int64_t kMaxReplacedMemsetBytes = 64 * 1024;
-
-struct MemsetRewrite {
-  int32_t replaced = 0;
-  // Left as they were: too large, nothing to write, an element size other than 1, 2 or 4, an edge of
-  // another type, or a kernel node the runtime would not add (no image of it for this GPU).
-  int32_t kept = 0;
-};
 
 // Replaces each memset node of `graph` (before it is instantiated) that writes at most
 // kMaxReplacedMemsetBytes with a fill kernel node on the same dependencies and dependents, when all of
