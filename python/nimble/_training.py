@@ -339,7 +339,7 @@ def _capture(forward: Callable[..., Any], body: Callable[..., torch.Tensor], opt
              params: Sequence[torch.nn.Parameter], static: Sequence[torch.Tensor], what: str) -> _Capture:
     optimizer.zero_grad(set_to_none=True)
     # The cudaGraph_t is kept until instantiate(), so that its small memset nodes become kernels first
-    # (a memset node costs a replay more; nimble/accelerate/memset_nodes.h), as nimble.accelerate's are.
+    # (a memset node costs a replay more; accelerate/src/memset_nodes.h), as nimble.accelerate's are.
     graph = torch.cuda.CUDAGraph(keep_graph=True)
     start = time.perf_counter()
     try:
