@@ -105,6 +105,11 @@ void AddAccelerateOptions(CLI::App& app, AccelerateArgs& args) {
   app.add_flag("--keep-memset-nodes", o.keep_memset_nodes,
                "leave the captured graphs' memset nodes as they are instead of replacing each small one with a "
                "kernel writing the same bytes (slower replays; for comparison: nimble-run always replaces them)");
+  app.add_option_function<std::string>(
+         "--smem-carveout", [&o](const std::string& v) { o.smem_carveout = v == "keep" ? -1 : std::stoi(v); },
+         "the shared-memory carveout asked for on every kernel of the captured graphs, in percent of the most an SM "
+         "offers, or keep: each kernel's own (for comparison; nimble-run always uses the default)")
+      ->check(CLI::IsMember({"keep"}) | CLI::Range(0, 100));
   app.add_flag("--cross-stream-reuse", o.cross_stream_reuse,
                "capture the multi-stream schedule on one stream with its streams as branches of the graph, ops "
                "interleaved as they run, so that the graph's memory pool reuses blocks across streams (each reuse "

@@ -28,6 +28,7 @@
 #include "graph_exec.h"
 #include "loaded_model_impl.h"
 #include "memset_nodes.h"
+#include "smem_carveout.h"
 
 namespace nimble::accelerate {
 
@@ -159,12 +160,16 @@ Status WriteDot(AotGraph::Impl& impl, const std::string& path) {
   return AppendEdgeTypes(impl.graph->raw_cuda_graph(), path);
 }
 
-// Before the kept graph is instantiated (memset_nodes.h); with keep_memset_nodes, only counted.
-Status RewriteCapturedMemsets(AotGraph::Impl& impl, const CaptureOptions& options) {
+// Before the kept graph is instantiated: its memset nodes (memset_nodes.h; with keep_memset_nodes, only
+// counted), then the carveout of every kernel node, the fill kernels included (smem_carveout.h).
+Status RewriteCapturedGraph(AotGraph::Impl& impl, const CaptureOptions& options) {
   StatusOr<MemsetRewrite> rewrite = RewriteMemsetNodes(impl.graph->raw_cuda_graph(), options.keep_memset_nodes);
   if (!rewrite.ok()) return {rewrite.status().code(), impl.model.path() + ": " + rewrite.status().message()};
   impl.stats.memset_nodes_replaced = rewrite->replaced;
   impl.stats.memset_nodes_kept = rewrite->kept;
+  StatusOr<int32_t> carveout = SetKernelCarveout(impl.graph->raw_cuda_graph(), options.smem_carveout);
+  if (!carveout.ok()) return {carveout.status().code(), impl.model.path() + ": " + carveout.status().message()};
+  impl.stats.carveout_nodes = *carveout;
   return OkStatus();
 }
 
@@ -213,7 +218,7 @@ Status WarmUpAndCapture(AotGraph::Impl& impl, const CaptureOptions& options, con
     if (out_of_memory) return Unavailable(impl.model.path() + ": out of GPU memory during the capture: " + op + message);
     return FailedPrecondition(impl.model.path() + ": cannot capture the model into a CUDA graph: " + op + message);
   }
-  NIMBLE_RETURN_IF_ERROR(RewriteCapturedMemsets(impl, options));
+  NIMBLE_RETURN_IF_ERROR(RewriteCapturedGraph(impl, options));
   NIMBLE_RETURN_IF_ERROR(impl.ReplayAndWait());  // instantiates a kept graph
   impl.stats.capture_ns = NowNs() - capture_start;
   if (!options.dot_path.empty()) NIMBLE_RETURN_IF_ERROR(WriteDot(impl, options.dot_path));  // after the timing

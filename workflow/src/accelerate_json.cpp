@@ -49,6 +49,8 @@ json ModeJson(const ModeResult& m) {
           {"hazard_edges", m.hazard_edges},
           {"memset_nodes_replaced", m.memset_nodes_replaced},
           {"memset_nodes_kept", m.memset_nodes_kept},
+          {"smem_carveout", m.smem_carveout},
+          {"carveout_nodes", m.carveout_nodes},
           {"delayed_values", m.delayed_values},
           {"branch_release_delay", m.branch_release_delay},
           {"branch_hold_max_bytes", m.branch_hold_max_bytes},

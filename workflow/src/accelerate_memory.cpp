@@ -53,6 +53,7 @@ void Session::TraceAllocations() {
     options.warmup_runs = 1;
     options.trace_allocations = true;
     options.keep_memset_nodes = args_.keep_memset_nodes;
+    options.smem_carveout = args_.smem_carveout.value_or(options.smem_carveout);
     graph = AotGraph::Capture(marked->model, options);
   }
   if (!graph.ok()) {

@@ -227,6 +227,7 @@ Status Session::CaptureMode(const StreamAssignment& schedule, ModeResult* mode, 
   CaptureOptions capture;
   capture.branches = branches;
   capture.keep_memset_nodes = args_.keep_memset_nodes;
+  capture.smem_carveout = args_.smem_carveout.value_or(capture.smem_carveout);
   const bool seeded = std::any_of(pool_seeds.begin(), pool_seeds.end(), [](int64_t b) { return b > 0; });
   // A branch capture's pool is one stream's, sized by its own requests (BranchSeeds).
   capture.trace_allocations = branches && args_.seed_pool && !seeded;
@@ -249,6 +250,8 @@ Status Session::CaptureMode(const StreamAssignment& schedule, ModeResult* mode, 
   mode->hazard_edges = stats.hazard_edges;
   mode->memset_nodes_replaced = stats.memset_nodes_replaced;
   mode->memset_nodes_kept = stats.memset_nodes_kept;
+  mode->smem_carveout = capture.smem_carveout;
+  mode->carveout_nodes = stats.carveout_nodes;
   mode->delayed_values = scheduled->summary.delayed_values;
   mode->branch_release_delay = branches ? branch_hold_.delay : 0;
   mode->branch_hold_max_bytes = branches && branch_hold_.delay > 0 ? branch_hold_.max_bytes : 0;

@@ -11,6 +11,7 @@
 
 #include "nimble/accelerate/host_tensor.h"
 #include "nimble/accelerate/loaded_model.h"
+#include "nimble/accelerate/smem_carveout.h"
 #include "nimble/core/allocation_trace.h"
 #include "nimble/core/status.h"
 
@@ -48,6 +49,9 @@ struct CaptureOptions {
   // replaced by a kernel writing the same bytes before instantiation (a memset node costs a replay more:
   // src/memset_nodes.h).
   bool keep_memset_nodes = false;
+  // The shared-memory carveout asked for on every kernel node, in percent (smem_carveout.h);
+  // kKeepCarveout leaves each kernel's own.
+  int32_t smem_carveout = kKeepCarveout;
 };
 
 struct CaptureStats {
@@ -70,6 +74,7 @@ struct CaptureStats {
   // replaceable).
   int32_t memset_nodes_replaced = 0;
   int32_t memset_nodes_kept = 0;
+  int32_t carveout_nodes = 0;  // kernel nodes given CaptureOptions::smem_carveout
 };
 
 class AotGraph {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,9 @@ struct AccelerateOptions {
   // Leave the captures' memset nodes as captured instead of replacing the small ones with fill kernels
   // (accelerate's CaptureOptions::keep_memset_nodes): for comparison.
   bool keep_memset_nodes = false;
+  // The shared-memory carveout asked for on every kernel node of the captures, in percent, or -1 for each
+  // kernel's own (accelerate's CaptureOptions::smem_carveout); unset: the capture's default. For comparison.
+  std::optional<int32_t> smem_carveout;
   // Capture each multi-stream schedule on one stream, its streams as branches of the graph, ops
   // interleaved as they would run (accelerate's CaptureOptions::branches, core/capture_order.h): the
   // graph's pool then reuses memory across streams, each reuse ordered after the free. Under a memory
@@ -167,6 +171,8 @@ struct ModeResult {
   // The capture's memset nodes replaced by fill kernels, and those left (CaptureStats).
   int32_t memset_nodes_replaced = 0;
   int32_t memset_nodes_kept = 0;
+  int32_t smem_carveout = -1;   // the carveout asked for on its kernel nodes (-1: each kernel's own)
+  int32_t carveout_nodes = 0;   // the kernel nodes it was asked for on
   int32_t delayed_values = 0;  // values held longer (AccelerateOptions::branch_release_delay)
   // The hold the branch capture used: a fraction of the simulated run, and the most bytes an op's
   // outputs take to be held (0: any); both 0: none. Chosen by the budget where the options leave it.

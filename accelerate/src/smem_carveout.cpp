@@ -1,0 +1,56 @@
+#include "smem_carveout.h"
+
+#include <string>
+#include <vector>
+
+#include "cuda_status.h"
+
+namespace nimble::accelerate {
+namespace {
+
+Status Call(cudaError_t code, const char* what) {
+  if (code != cudaSuccess) (void)cudaGetLastError();
+  return CudaStatus(code, std::string("shared-memory carveout: ") + what);
+}
+
+StatusOr<int32_t> SetEach(cudaGraph_t graph, int32_t percent) {
+  size_t count = 0;
+  NIMBLE_RETURN_IF_ERROR(Call(cudaGraphGetNodes(graph, nullptr, &count), "cudaGraphGetNodes"));
+  std::vector<cudaGraphNode_t> nodes(count);
+  if (count > 0) NIMBLE_RETURN_IF_ERROR(Call(cudaGraphGetNodes(graph, nodes.data(), &count), "cudaGraphGetNodes"));
+  nodes.resize(count);
+  cudaKernelNodeAttrValue value{};
+  value.sharedMemCarveout = static_cast<unsigned int>(percent);
+  int32_t set = 0;
+  for (cudaGraphNode_t node : nodes) {
+    cudaGraphNodeType type{};
+    NIMBLE_RETURN_IF_ERROR(Call(cudaGraphNodeGetType(node, &type), "cudaGraphNodeGetType"));
+    if (type != cudaGraphNodeTypeKernel) continue;
+    NIMBLE_RETURN_IF_ERROR(
+        Call(cudaGraphKernelNodeSetAttribute(node, cudaKernelNodeAttributePreferredSharedMemoryCarveout, &value),
+             "cudaGraphKernelNodeSetAttribute"));
+    ++set;
+  }
+  return set;
+}
+
+}  // namespace
+
+StatusOr<int32_t> SetKernelCarveout(cudaGraph_t graph, int32_t percent) {
+  if (percent == kKeepCarveout) return 0;
+  if (percent < 0 || percent > 100) {
+    return InvalidArgument("shared-memory carveout " + std::to_string(percent) +
+                           ": a percentage from 0 to 100, or -1 to leave each kernel's own");
+  }
+  return SetEach(graph, percent);
+}
+
+StatusOr<int32_t> SetKernelCarveout(std::uintptr_t raw_graph, int32_t percent) {
+  if (raw_graph == 0) {
+    return InvalidArgument("no graph to set the carveout of (a null cudaGraph_t): capture with keep_graph=True "
+                           "and set it before instantiate()");
+  }
+  return SetKernelCarveout(reinterpret_cast<cudaGraph_t>(raw_graph), percent);
+}
+
+}  // namespace nimble::accelerate
