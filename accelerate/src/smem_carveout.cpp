@@ -13,6 +13,23 @@ Status Call(cudaError_t code, const char* what) {
   return CudaStatus(code, std::string("shared-memory carveout: ") + what);
 }
 
+// Whether `node`'s kernel uses no shared memory, neither dynamic nor static. Unknown (false) where the
+// runtime cannot tell: a kernel another library launched through the driver has no runtime entry.
+bool UsesNoSharedMemory(cudaGraphNode_t node) {
+  cudaKernelNodeParams params{};
+  if (cudaGraphKernelNodeGetParams(node, &params) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  if (params.sharedMemBytes > 0) return false;
+  cudaFuncAttributes attributes{};
+  if (cudaFuncGetAttributes(&attributes, params.func) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  return attributes.sharedSizeBytes == 0;
+}
+
 StatusOr<int32_t> SetEach(cudaGraph_t graph, int32_t percent) {
   size_t count = 0;
   NIMBLE_RETURN_IF_ERROR(Call(cudaGraphGetNodes(graph, nullptr, &count), "cudaGraphGetNodes"));
@@ -25,7 +42,7 @@ StatusOr<int32_t> SetEach(cudaGraph_t graph, int32_t percent) {
   for (cudaGraphNode_t node : nodes) {
     cudaGraphNodeType type{};
     NIMBLE_RETURN_IF_ERROR(Call(cudaGraphNodeGetType(node, &type), "cudaGraphNodeGetType"));
-    if (type != cudaGraphNodeTypeKernel) continue;
+    if (type != cudaGraphNodeTypeKernel || !UsesNoSharedMemory(node)) continue;
     NIMBLE_RETURN_IF_ERROR(
         Call(cudaGraphKernelNodeSetAttribute(node, cudaKernelNodeAttributePreferredSharedMemoryCarveout, &value),
              "cudaGraphKernelNodeSetAttribute"));
