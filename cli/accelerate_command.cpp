@@ -294,6 +294,15 @@ void PrintCaptureDetails(const workflow::AccelerateResult& r, std::ostream& out)
     out << "memset nodes in the captured graph: " << memsets.memset_nodes_replaced << " run as kernels, "
         << memsets.memset_nodes_kept << " left as memsets\n";
   }
+  if (r.multi.carveout_alternate_ms > 0) {
+    auto carveout = [](int32_t percent) {
+      return percent < 0 ? std::string("each kernel's own") : std::to_string(percent) + " %";
+    };
+    out << "shared-memory carveout of the multi-stream graph: " << carveout(r.multi.smem_carveout);
+    if (r.multi.smem_carveout >= 0) out << " on its " << r.multi.carveout_nodes << " kernels without shared memory";
+    out << ", measured faster than " << carveout(r.multi.carveout_alternate) << " ("
+        << FormatMs(r.multi.carveout_alternate_ms) << " ms)\n";
+  }
 }
 
 void PrintAccelerateTable(const workflow::AccelerateResult& r, std::ostream& out) {

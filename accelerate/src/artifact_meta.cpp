@@ -77,13 +77,25 @@ StatusOr<std::vector<TensorSpec>> DecodeInputs(const json& j, const std::string&
 }
 
 json EncodeBucket(const ArtifactBucket& bucket) {
-  return {{"method", bucket.method},
-          {"mode", RunModeName(bucket.mode)},
-          {"input_shapes", SpecShapes(bucket.inputs)},
-          {"input_dtypes", EncodeDTypes(bucket.inputs)},
-          {"input_ranges", EncodeRanges(bucket.inputs)},
-          {"schedule", EncodeSchedule(bucket.schedule)},
-          {"figures", bucket.figures}};
+  json j = {{"method", bucket.method},
+            {"mode", RunModeName(bucket.mode)},
+            {"input_shapes", SpecShapes(bucket.inputs)},
+            {"input_dtypes", EncodeDTypes(bucket.inputs)},
+            {"input_ranges", EncodeRanges(bucket.inputs)},
+            {"schedule", EncodeSchedule(bucket.schedule)},
+            {"figures", bucket.figures}};
+  if (bucket.smem_carveout >= 0) j["smem_carveout"] = bucket.smem_carveout;
+  return j;
+}
+
+// "smem_carveout": a percentage, -1 when absent.
+StatusOr<int32_t> DecodeCarveout(const json& j, const std::string& file) {
+  const int32_t percent = j.value("smem_carveout", -1);
+  if (percent < -1 || percent > 100) {
+    return DataLoss(file + ": " + kArtifactMetaFile + " asks a shared-memory carveout of " + std::to_string(percent) +
+                    " %; a percentage from 0 to 100 is expected");
+  }
+  return percent;
 }
 
 StatusOr<RunMode> DecodeMode(const json& j, const std::string& file) {
@@ -103,6 +115,7 @@ StatusOr<ArtifactBucket> DecodeBucket(const json& j, const std::string& file) {
   NIMBLE_ASSIGN_OR_RETURN(bucket.inputs, DecodeInputs(j, file));
   bucket.schedule = DecodeSchedule(j.at("schedule"));
   bucket.figures = j.value("figures", std::map<std::string, double>{});
+  NIMBLE_ASSIGN_OR_RETURN(bucket.smem_carveout, DecodeCarveout(j, file));
   return bucket;
 }
 
@@ -116,7 +129,7 @@ std::string DeviceText(const std::string& name, const std::string& capability) {
 
 std::vector<ArtifactBucket> ArtifactBuckets(const ArtifactMeta& meta) {
   if (!meta.buckets.empty()) return meta.buckets;
-  return {ArtifactBucket{"forward", meta.inputs, meta.mode, meta.schedule, meta.figures}};
+  return {ArtifactBucket{"forward", meta.inputs, meta.mode, meta.schedule, meta.figures, meta.smem_carveout}};
 }
 
 std::string EncodeArtifactMeta(const ArtifactMeta& meta) {
@@ -133,6 +146,7 @@ std::string EncodeArtifactMeta(const ArtifactMeta& meta) {
       {"schedule", EncodeSchedule(meta.schedule)}, {"figures", meta.figures},
   };
   if (meta.branches) j["branches"] = true;
+  if (meta.smem_carveout >= 0) j["smem_carveout"] = meta.smem_carveout;
   if (!meta.buckets.empty()) {
     json buckets = json::array();
     for (const ArtifactBucket& bucket : meta.buckets) buckets.push_back(EncodeBucket(bucket));
@@ -158,6 +172,7 @@ StatusOr<ArtifactMeta> DecodeArtifactMeta(const std::string& text, const std::st
     meta.schedule = DecodeSchedule(j.at("schedule"));
     meta.figures = j.value("figures", std::map<std::string, double>{});
     meta.branches = meta.format_version >= kArtifactFormatVersionBranches && j.value("branches", false);
+    NIMBLE_ASSIGN_OR_RETURN(meta.smem_carveout, DecodeCarveout(j, file));
     if (meta.format_version >= 2 && j.contains("buckets")) {
       for (const json& bucket : j.at("buckets")) {
         NIMBLE_ASSIGN_OR_RETURN(ArtifactBucket decoded, DecodeBucket(bucket, file));

@@ -41,6 +41,7 @@ StatusOr<std::vector<std::unique_ptr<AotGraph>>> CaptureArtifact(const LoadedArt
     return InputBytes(artifact.buckets[a].inputs()) > InputBytes(artifact.buckets[b].inputs());
   });
   std::vector<std::unique_ptr<AotGraph>> graphs(artifact.buckets.size());
+  const std::vector<ArtifactBucket> carveouts = ArtifactBuckets(artifact.meta);  // in the buckets' order
   const AotGraph* first = nullptr;
   for (size_t index : order) {
     CaptureOptions capture;
@@ -48,6 +49,7 @@ StatusOr<std::vector<std::unique_ptr<AotGraph>>> CaptureArtifact(const LoadedArt
     capture.release_cache = options.release_cache;
     capture.share_pool_with = options.share_pool ? first : nullptr;
     capture.branches = artifact.meta.branches;
+    capture.smem_carveout = carveouts[index].smem_carveout;
     StatusOr<std::unique_ptr<AotGraph>> graph = AotGraph::Capture(artifact.buckets[index], capture);
     if (!graph.ok()) {
       if (artifact.buckets.size() == 1) return graph.status();

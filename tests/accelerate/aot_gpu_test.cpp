@@ -5,7 +5,8 @@
 // op and leaves the process able to capture again; timing replays the caller's inputs; "same"
 // padding computed on the GPU from x.size() is folded at load and captures; the replay costs the
 // prediction uses are recorded on the device; with --db, a new database receives the model's own
-// recording and both modes' recorded replays; several input shapes (buckets) in one model.nimble.
+// recording and both modes' recorded replays; several input shapes (buckets) in one model.nimble; the
+// multi-stream graph's shared-memory carveout measured both ways, the faster kept in model.nimble.
 // The memory tests (branch captures, allocation traces) are in aot_memory_gpu_test.cpp.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -23,6 +24,7 @@
 #include <vector>
 
 #include "nimble/accelerate/aot_graph.h"
+#include "nimble/accelerate/artifact.h"
 #include "nimble/accelerate/capturability.h"
 #include "nimble/accelerate/cuda_devices.h"
 #include "nimble/accelerate/model_graph.h"
@@ -225,6 +227,51 @@ TEST(AotGpuTest, ArtifactRunsInANewProcessAndRejectsWrongShapes) {
   EXPECT_NE(wrong.status().message().find("has shape 1x3x9x9, the graph was captured for 1x3x8x8"), std::string::npos)
       << wrong.status().message();
   EXPECT_TRUE(runner->Run({HostTensor::Random({1, 3, 8, 8}, 1)}).ok());
+}
+
+// Unless --smem-carveout is given, the multi-stream schedule is captured both ways (each kernel's own
+// carveout, and kMeasuredCarveout on kernels without shared memory), timed side by side, and the faster
+// kept: the report names both, and model.nimble asks nimble-run for the kept one. With the option, one
+// capture, as asked.
+TEST(AotGpuTest, TheMultiStreamCarveoutIsMeasuredBothWaysAndTheFasterKept) {
+  SKIP_WITHOUT_GPU();
+  const std::string model = testing::SaveTestModel(testing::TestModel::kForkJoin);
+  const std::string bin = std::string(NIMBLE_BINARY_DIR) + "/cli/";
+  const std::string dir = testing::TestDir();
+  auto accelerate = [&](const std::string& flags, const std::string& name) {
+    const std::string json = dir + "/" + name + ".json";
+    EXPECT_EQ(std::system((bin + "nimble-accelerate " + model + " --input 1x3x8x8 --iters 20 --mode multi --json " +
+                           flags + " -o " + dir + "/" + name + ".nimble > " + json).c_str()),
+              0);
+    std::ifstream in(json);
+    return nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  };
+  const nlohmann::json measured = accelerate("", "carveout");
+  ASSERT_FALSE(measured.is_discarded());
+  const nlohmann::json& multi = measured.at("multi");
+  const int kept = multi.at("smem_carveout").get<int>(), other = multi.at("carveout_alternate").get<int>();
+  EXPECT_TRUE((kept == -1 && other == 100) || (kept == 100 && other == -1)) << multi.dump();
+  EXPECT_GT(multi.at("carveout_alternate_ms").get<double>(), 0) << multi.dump();
+  EXPECT_LE(multi.at("measured_ms").get<double>(), multi.at("carveout_alternate_ms").get<double>()) << multi.dump();
+  if (kept == 100) {
+    EXPECT_GT(multi.at("carveout_nodes").get<int>(), 0) << multi.dump();
+  }
+  EXPECT_EQ(measured.at("single").at("smem_carveout").get<int>(), -1) << "one stream: each kernel's own";
+  StatusOr<LoadedArtifact> artifact = LoadArtifact(dir + "/carveout.nimble", "cuda");
+  ASSERT_TRUE(artifact.ok()) << artifact.status().ToString();
+  EXPECT_EQ(artifact->meta.mode, RunMode::kAotMulti);
+  EXPECT_EQ(artifact->meta.smem_carveout, kept);
+  EXPECT_EQ(std::system((bin + "nimble-run " + dir + "/carveout.nimble --iters 5").c_str()), 0);
+
+  const nlohmann::json asked = accelerate("--smem-carveout 100", "carveout_100");
+  ASSERT_FALSE(asked.is_discarded());
+  EXPECT_EQ(asked.at("multi").at("smem_carveout").get<int>(), 100);
+  EXPECT_EQ(asked.at("single").at("smem_carveout").get<int>(), 100);
+  EXPECT_EQ(asked.at("multi").at("carveout_alternate_ms").get<double>(), -1) << "no second capture when asked";
+  EXPECT_NE(std::system((bin + "nimble-accelerate " + model + " --input 1x3x8x8 --smem-carveout 101 -o " + dir +
+                         "/bad.nimble 2> /dev/null").c_str()),
+            0);
+  EXPECT_FALSE(std::filesystem::exists(dir + "/bad.nimble"));
 }
 
 TEST(AotGpuTest, CapturedGraphsAreWrittenAsDotWhenAsked) {

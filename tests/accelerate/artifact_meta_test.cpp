@@ -74,6 +74,40 @@ TEST(ArtifactMetaTest, ABranchCaptureIsFormat4) {
   EXPECT_FALSE(DecodeArtifactMeta(EncodeArtifactMeta(H100Meta()), "m.nimble")->branches);
 }
 
+// The carveout a graph was measured with (CaptureOptions::smem_carveout) is written only when one was
+// asked, for the file and for each bucket, without a new format: a file without it means each kernel's
+// own. A percentage out of range is refused naming the file.
+TEST(ArtifactMetaTest, TheMeasuredCarveoutIsKeptAndAnAbsentOneMeansEachKernelsOwn) {
+  ArtifactMeta meta = H100Meta();
+  EXPECT_EQ(EncodeArtifactMeta(meta).find("smem_carveout"), std::string::npos);
+  EXPECT_EQ(DecodeArtifactMeta(EncodeArtifactMeta(meta), "m.nimble")->smem_carveout, -1);
+  meta.smem_carveout = 100;
+  const std::string text = EncodeArtifactMeta(meta);
+  EXPECT_NE(text.find("\"smem_carveout\": 100"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"format_version\": 1"), std::string::npos) << text;
+  StatusOr<ArtifactMeta> decoded = DecodeArtifactMeta(text, "m.nimble");
+  ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+  EXPECT_EQ(*decoded, meta);
+  EXPECT_EQ(ArtifactBuckets(*decoded)[0].smem_carveout, 100);
+
+  ArtifactBucket second = ArtifactBuckets(meta)[0];
+  second.method = "forward_bucket_1";
+  second.smem_carveout = -1;
+  meta.buckets = {ArtifactBuckets(meta)[0], second};
+  decoded = DecodeArtifactMeta(EncodeArtifactMeta(meta), "m.nimble");
+  ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+  EXPECT_EQ(decoded->buckets[0].smem_carveout, 100);
+  EXPECT_EQ(decoded->buckets[1].smem_carveout, -1);
+
+  std::string bad = text;
+  bad.replace(bad.find("\"smem_carveout\": 100"), 20, "\"smem_carveout\": 101");
+  decoded = DecodeArtifactMeta(bad, "m.nimble");
+  ASSERT_FALSE(decoded.ok());
+  EXPECT_EQ(decoded.status().code(), StatusCode::kDataLoss);
+  EXPECT_NE(decoded.status().message().find("m.nimble"), std::string::npos) << decoded.status().message();
+  EXPECT_NE(decoded.status().message().find("101"), std::string::npos) << decoded.status().message();
+}
+
 TEST(ArtifactMetaTest, BucketsRoundTripAsFormat2AndOneGraphStaysFormat1) {
   ArtifactMeta meta = H100Meta();
   EXPECT_NE(EncodeArtifactMeta(meta).find("\"format_version\": 1"), std::string::npos);

@@ -141,7 +141,8 @@ StatusOr<AccelerateResult> RunBuckets(const AccelerateOptions& options, std::uni
     meta.format_version = std::max(meta.format_version, bucket_meta->format_version);
     meta.branches = meta.branches || bucket_meta->branches;
     meta.buckets.push_back({b == 0 ? "forward" : "forward_bucket_" + std::to_string(b), bucket_meta->inputs,
-                            bucket_meta->mode, bucket_meta->schedule, bucket_meta->figures});
+                            bucket_meta->mode, bucket_meta->schedule, bucket_meta->figures,
+                            bucket_meta->smem_carveout});
     models.push_back(session.ChosenModel());
     results.push_back(std::move(*result));
   }  // each session's graphs are released with it; its chosen scheduled model is kept in `models`

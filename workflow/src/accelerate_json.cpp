@@ -51,6 +51,8 @@ json ModeJson(const ModeResult& m) {
           {"memset_nodes_kept", m.memset_nodes_kept},
           {"smem_carveout", m.smem_carveout},
           {"carveout_nodes", m.carveout_nodes},
+          {"carveout_alternate", m.carveout_alternate},
+          {"carveout_alternate_ms", m.carveout_alternate_ms},
           {"delayed_values", m.delayed_values},
           {"branch_release_delay", m.branch_release_delay},
           {"branch_hold_max_bytes", m.branch_hold_max_bytes},

@@ -210,7 +210,8 @@ StatusOr<analysis::Workload> Session::LoadWorkload() {
 }
 
 Status Session::CaptureMode(const StreamAssignment& schedule, ModeResult* mode, ScheduledModel* scheduled,
-                            std::unique_ptr<AotGraph>* graph, const std::vector<int64_t>& pool_seeds) {
+                            std::unique_ptr<AotGraph>* graph, const std::vector<int64_t>& pool_seeds,
+                            std::optional<int32_t> carveout) {
   RewriteOptions rewrite;
   rewrite.pool_seeds = pool_seeds;
   rewrite.cross_stream_free = args_.keep_cross_stream_values     ? CrossStreamFree::kAtJoin
@@ -227,11 +228,11 @@ Status Session::CaptureMode(const StreamAssignment& schedule, ModeResult* mode, 
   CaptureOptions capture;
   capture.branches = branches;
   capture.keep_memset_nodes = args_.keep_memset_nodes;
-  capture.smem_carveout = args_.smem_carveout.value_or(capture.smem_carveout);
+  capture.smem_carveout = carveout.value_or(args_.smem_carveout.value_or(capture.smem_carveout));
   const bool seeded = std::any_of(pool_seeds.begin(), pool_seeds.end(), [](int64_t b) { return b > 0; });
   // A branch capture's pool is one stream's, sized by its own requests (BranchSeeds).
   capture.trace_allocations = branches && args_.seed_pool && !seeded;
-  if (!args_.dump_graphs_dir.empty()) {
+  if (!args_.dump_graphs_dir.empty() && !carveout) {  // the carveout alternate: the same graph, not dumped again
     const std::string name = std::string(schedule.num_streams > 1 ? "aot-multi-" : "aot-single-") +
                              std::to_string(schedule.num_streams) + "-streams" + (seeded ? "-seeded" : "") + ".dot";
     capture.dot_path = (std::filesystem::path(args_.dump_graphs_dir) / name).string();
@@ -287,6 +288,7 @@ Status Session::PlanAndCapture() {
     }
   }
   SeedPool(&result_.multi, &multi_model_, &multi_graph_, &unseeded_multi_graph_);
+  CaptureCarveoutAlternate();
   result_.prep_ns = NowNs() - prep_start;
   return OkStatus();
 }
@@ -409,11 +411,12 @@ Status Session::Measure() {
   return TimeGraphs();
 }
 
-// Every captured graph (each mode, and the unseeded capture a seeded one replaced) is timed in the same
-// rounds, each round replaying each graph about iters / kTimingRounds times, in reversed order every other
-// round: whatever changes the GPU's pace while the timings run affects every graph alike, so the modes
-// are compared side by side rather than one after the other (bench/results/concurrency.md, "Timed side
-// by side"). The unseeded captures are released after.
+// Every captured graph (each mode, the unseeded capture a seeded one replaced, and the multi-stream
+// capture's carveout alternate) is timed in the same rounds, each round replaying each graph about
+// iters / kTimingRounds times, in reversed order every other round: whatever changes the GPU's pace while
+// the timings run affects every graph alike, so the modes are compared side by side rather than one after
+// the other (bench/results/concurrency.md, "Timed side by side"). The unseeded captures and the slower
+// carveout are released after.
 Status Session::TimeGraphs() {
   struct Timed {
     AotGraph* graph;
@@ -423,6 +426,7 @@ Status Session::TimeGraphs() {
   if (unseeded_single_graph_ != nullptr) timed.push_back({unseeded_single_graph_.get(), {}});
   if (multi_graph_ != nullptr) timed.push_back({multi_graph_.get(), {}});
   if (unseeded_multi_graph_ != nullptr) timed.push_back({unseeded_multi_graph_.get(), {}});
+  if (carveout_graph_ != nullptr) timed.push_back({carveout_graph_.get(), {}});
   for (int32_t round = 0; round < kTimingRounds; ++round) {
     // iters replays in all: the remainder goes to the first rounds (with iters < 4, one to each of the first)
     const int32_t replays = args_.iters / kTimingRounds + (round < args_.iters % kTimingRounds ? 1 : 0);
@@ -443,6 +447,7 @@ Status Session::TimeGraphs() {
   if (unseeded_single_graph_ != nullptr) result_.single.unseeded_median_ms = median_of(unseeded_single_graph_.get());
   if (multi_graph_ != nullptr) result_.multi.median_ms = median_of(multi_graph_.get());
   if (unseeded_multi_graph_ != nullptr) result_.multi.unseeded_median_ms = median_of(unseeded_multi_graph_.get());
+  if (carveout_graph_ != nullptr) KeepFasterCarveout(median_of(carveout_graph_.get()));
   unseeded_single_graph_.reset();
   unseeded_multi_graph_.reset();
   return OkStatus();
@@ -551,48 +556,6 @@ Status Session::RecordReplays() {
     recordings_.push_back(std::move(*recording));
   }
   return OkStatus();
-}
-
-StatusOr<ArtifactMeta> Session::Meta() const {
-  const bool multi = result_.chosen == RunMode::kAotMulti;
-  ArtifactMeta meta;
-  NIMBLE_ASSIGN_OR_RETURN(ArtifactHost host, DescribeHost(args_.device));
-  meta.nimble_version = host.nimble_version;
-  meta.torch_version = host.torch_version;
-  meta.device_name = host.device_name;
-  meta.compute_capability = host.compute_capability;
-  meta.source_model = args_.model;
-  meta.mode = result_.chosen;
-  meta.inputs = specs_;
-  meta.float32_precision = Precision();  // Load set it for every run and check
-  meta.schedule = multi ? result_.multi.schedule : result_.single.schedule;
-  const std::vector<int64_t>& seeds = (multi ? result_.multi : result_.single).pool_seed_bytes;
-  if (std::any_of(seeds.begin(), seeds.end(), [](int64_t b) { return b > 0; })) {
-    meta.format_version = accelerate::kArtifactFormatVersionSeeded;  // its graph calls nimble::seed_pool
-  }
-  if (multi && result_.multi.branch_capture) {
-    meta.branches = true;
-    meta.format_version = accelerate::kArtifactFormatVersionBranches;
-  }
-  meta.figures = {{"baseline_ms", result_.baseline_ms},
-                  {"measured_aot_single_ms", result_.single.median_ms},
-                  {"measured_aot_multi_ms", result_.multi.median_ms},
-                  {"predicted_aot_single_ms", result_.single.predicted_ms},
-                  {"predicted_aot_multi_ms", result_.multi.predicted_ms},
-                  {"predicted_aot_multi_unanchored_ms", result_.multi.predicted_unanchored_ms},
-                  {"duration_scale", result_.duration_scale},
-                  {"prep_ms", static_cast<double>(result_.prep_ns) / 1e6}};
-  return meta;
-}
-
-LoadedModel Session::ChosenModel() const {
-  return result_.chosen == RunMode::kAotMulti ? multi_model_.model : single_model_.model;
-}
-
-Status Session::Save() {
-  progress_.Step("writing " + args_.output);
-  NIMBLE_ASSIGN_OR_RETURN(const ArtifactMeta meta, Meta());
-  return SaveArtifact(ChosenModel(), meta, args_.output);
 }
 
 }  // namespace nimble::workflow

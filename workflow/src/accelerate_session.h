@@ -82,8 +82,19 @@ class Session {
   analysis::Workload UseMeasured(MeasuredWorkload measured);  // its source and op times into the result
   bool HasDatabase() const { return db_ != nullptr && *db_ != nullptr; }
   std::string Precision() const;                 // kFloat32PrecisionIeee, or kFloat32PrecisionTf32 with --tf32
+  // `carveout`: CaptureOptions::smem_carveout for this capture; unset: AccelerateOptions::smem_carveout, else
+  // the capture's default.
   Status CaptureMode(const StreamAssignment& schedule, ModeResult* mode, ScheduledModel* scheduled,
-                     std::unique_ptr<AotGraph>* graph, const std::vector<int64_t>& pool_seeds = {});
+                     std::unique_ptr<AotGraph>* graph, const std::vector<int64_t>& pool_seeds = {},
+                     std::optional<int32_t> carveout = std::nullopt);
+  // After the multi-stream capture and its seeding, unless AccelerateOptions::smem_carveout is given, a
+  // memory budget holds or it is a branch capture: its schedule captured again with kMeasuredCarveout
+  // (accelerate_carveout.cpp) into carveout_graph_, which TimeGraphs times beside it and hands to
+  // KeepFasterCarveout. A failed capture warns and leaves the first alone.
+  void CaptureCarveoutAlternate();
+  // The faster of multi_graph_ and carveout_graph_ becomes the multi-stream mode; the other is released
+  // and its time kept in ModeResult::carveout_alternate_ms.
+  void KeepFasterCarveout(double alternate_ms);
   // `graph`'s outputs against both references (CheckOutputs); its errors go into `mode`.
   Status CheckGraph(AotGraph& graph, ModeResult* mode);
   // The multi-stream capture under the memory budget: plan_.multi, then folded onto half as many
@@ -130,6 +141,9 @@ class Session {
   Plan plan_;
   ScheduledModel single_model_, multi_model_;
   std::unique_ptr<AotGraph> single_graph_, multi_graph_, unseeded_single_graph_, unseeded_multi_graph_;
+  ScheduledModel carveout_model_;  // CaptureCarveoutAlternate's, until KeepFasterCarveout
+  ModeResult carveout_mode_;
+  std::unique_ptr<AotGraph> carveout_graph_;
   AccelerateResult result_;
   std::vector<ReplayRecording> recordings_;
   std::optional<AllocationTrace> single_trace_;

@@ -42,6 +42,7 @@ struct ArtifactBucket {
   RunMode mode = RunMode::kAotSingle;
   StreamAssignment schedule;
   std::map<std::string, double> figures;
+  int32_t smem_carveout = -1;  // "smem_carveout": CaptureOptions::smem_carveout of its graph; absent: -1
   friend bool operator==(const ArtifactBucket&, const ArtifactBucket&) = default;
 };
 
@@ -62,6 +63,10 @@ struct ArtifactMeta {
   // (method "forward"). Empty: the one graph above.
   std::vector<ArtifactBucket> buckets;
   bool branches = false;  // every graph captured with CaptureOptions::branches (format 4)
+  // The carveout the graph was measured with, asked again when it is captured (CaptureOptions::
+  // smem_carveout; -1, or absent in the file: each kernel's own). A hint to the driver that changes no
+  // result, so files without it, and nimbles that ignore it, run the same model.
+  int32_t smem_carveout = -1;
   friend bool operator==(const ArtifactMeta&, const ArtifactMeta&) = default;
 };
 

@@ -24,6 +24,10 @@ namespace nimble::workflow {
 enum class ModeChoice { kAuto, kSingle, kMulti };
 enum class BranchHoldOrder { kSize, kWait };
 
+// The carveout the multi-stream capture is also tried with (AccelerateOptions::smem_carveout): the most
+// shared memory, so that SMs running kernels without any still take other kernels' blocks.
+inline constexpr int32_t kMeasuredCarveout = 100;
+
 struct AccelerateOptions {
   std::string model;
   std::vector<TensorSpec> inputs;
@@ -58,8 +62,9 @@ struct AccelerateOptions {
   // Leave the captures' memset nodes as captured instead of replacing the small ones with fill kernels
   // (accelerate's CaptureOptions::keep_memset_nodes): for comparison.
   bool keep_memset_nodes = false;
-  // The shared-memory carveout asked for on every kernel node of the captures, in percent, or -1 for each
-  // kernel's own (accelerate's CaptureOptions::smem_carveout); unset: the capture's default. For comparison.
+  // The shared-memory carveout asked for on the captures' kernel nodes that use no shared memory, in
+  // percent, or -1 for each kernel's own (accelerate's CaptureOptions::smem_carveout). Unset: each
+  // kernel's own, and the multi-stream schedule captured with kMeasuredCarveout too, the faster kept.
   std::optional<int32_t> smem_carveout;
   // Capture each multi-stream schedule on one stream, its streams as branches of the graph, ops
   // interleaved as they would run (accelerate's CaptureOptions::branches, core/capture_order.h): the
@@ -173,6 +178,10 @@ struct ModeResult {
   int32_t memset_nodes_kept = 0;
   int32_t smem_carveout = -1;   // the carveout asked for on its kernel nodes (-1: each kernel's own)
   int32_t carveout_nodes = 0;   // the kernel nodes it was asked for on
+  // The multi-stream schedule captured the other way too (Session::CaptureCarveoutAlternate): that
+  // capture's carveout and replay time (-1: not captured).
+  int32_t carveout_alternate = -1;
+  double carveout_alternate_ms = -1;
   int32_t delayed_values = 0;  // values held longer (AccelerateOptions::branch_release_delay)
   // The hold the branch capture used: a fraction of the simulated run, and the most bytes an op's
   // outputs take to be held (0: any); both 0: none. Chosen by the budget where the options leave it.
