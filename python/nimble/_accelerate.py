@@ -36,7 +36,10 @@ class ModeReport:
     ``branch_hold_max_bytes_per_us``: under ``branch_hold_order="wait"``, the values held are those
     costing at most this many bytes per microsecond of wait saved (0: not chosen that way).
     ``memset_nodes_replaced``: the captured graph's small memset nodes replaced by kernels writing the
-    same bytes (a memset node costs a replay more); ``memset_nodes_kept``: those left as they were."""
+    same bytes (a memset node costs a replay more); ``memset_nodes_kept``: those left as they were.
+    ``smem_carveout``: the shared-memory carveout asked for on its kernels without shared memory, in
+    percent (None: each kernel's own); ``carveout_alternate_ms``: the multi-stream schedule captured with
+    the other carveout and timed beside it, the slower (None: not captured twice)."""
 
     def __init__(self, data: Dict[str, Any]) -> None:
         self._data = data
@@ -71,6 +74,10 @@ class ModeReport:
         self.hazard_edges: int = int(data.get("hazard_edges", 0))
         self.memset_nodes_replaced: int = int(data.get("memset_nodes_replaced", 0))
         self.memset_nodes_kept: int = int(data.get("memset_nodes_kept", 0))
+        carveout = int(data.get("smem_carveout", -1))
+        self.smem_carveout: Optional[int] = carveout if carveout >= 0 else None
+        alternate = float(data.get("carveout_alternate_ms", -1))
+        self.carveout_alternate_ms: Optional[float] = alternate if alternate > 0 else None
         self.branch_release_delay: float = float(data.get("branch_release_delay", 0))
         self.branch_hold_max_bytes: int = int(data.get("branch_hold_max_bytes", 0))
         self.branch_hold_max_bytes_per_us: float = float(data.get("branch_hold_max_bytes_per_us", 0))
