@@ -161,7 +161,8 @@ Status WriteDot(AotGraph::Impl& impl, const std::string& path) {
 }
 
 // Before the kept graph is instantiated: its memset nodes (memset_nodes.h; with keep_memset_nodes, only
-// counted), then the carveout of every kernel node, the fill kernels included (smem_carveout.h).
+// counted), then the carveout of its kernel nodes without shared memory, the fill kernels included
+// (smem_carveout.h; with kKeepCarveout, only counted).
 Status RewriteCapturedGraph(AotGraph::Impl& impl, const CaptureOptions& options) {
   StatusOr<MemsetRewrite> rewrite = RewriteMemsetNodes(impl.graph->raw_cuda_graph(), options.keep_memset_nodes);
   if (!rewrite.ok()) return {rewrite.status().code(), impl.model.path() + ": " + rewrite.status().message()};

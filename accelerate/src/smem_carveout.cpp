@@ -38,36 +38,29 @@ StatusOr<int32_t> SetEach(cudaGraph_t graph, int32_t percent) {
   nodes.resize(count);
   cudaKernelNodeAttrValue value{};
   value.sharedMemCarveout = static_cast<unsigned int>(percent);
-  int32_t set = 0;
+  int32_t eligible = 0;
   for (cudaGraphNode_t node : nodes) {
     cudaGraphNodeType type{};
     NIMBLE_RETURN_IF_ERROR(Call(cudaGraphNodeGetType(node, &type), "cudaGraphNodeGetType"));
     if (type != cudaGraphNodeTypeKernel || !UsesNoSharedMemory(node)) continue;
-    NIMBLE_RETURN_IF_ERROR(
-        Call(cudaGraphKernelNodeSetAttribute(node, cudaKernelNodeAttributePreferredSharedMemoryCarveout, &value),
-             "cudaGraphKernelNodeSetAttribute"));
-    ++set;
+    if (percent != kKeepCarveout) {
+      NIMBLE_RETURN_IF_ERROR(
+          Call(cudaGraphKernelNodeSetAttribute(node, cudaKernelNodeAttributePreferredSharedMemoryCarveout, &value),
+               "cudaGraphKernelNodeSetAttribute"));
+    }
+    ++eligible;
   }
-  return set;
+  return eligible;
 }
 
 }  // namespace
 
 StatusOr<int32_t> SetKernelCarveout(cudaGraph_t graph, int32_t percent) {
-  if (percent == kKeepCarveout) return 0;
-  if (percent < 0 || percent > 100) {
+  if (percent != kKeepCarveout && (percent < 0 || percent > 100)) {
     return InvalidArgument("shared-memory carveout " + std::to_string(percent) +
                            ": a percentage from 0 to 100, or -1 to leave each kernel's own");
   }
   return SetEach(graph, percent);
-}
-
-StatusOr<int32_t> SetKernelCarveout(std::uintptr_t raw_graph, int32_t percent) {
-  if (raw_graph == 0) {
-    return InvalidArgument("no graph to set the carveout of (a null cudaGraph_t): capture with keep_graph=True "
-                           "and set it before instantiate()");
-  }
-  return SetKernelCarveout(reinterpret_cast<cudaGraph_t>(raw_graph), percent);
 }
 
 }  // namespace nimble::accelerate

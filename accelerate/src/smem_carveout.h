@@ -3,9 +3,10 @@
 // that block's shared memory free. An ATen elementwise kernel uses none, so the SMs it runs on are set
 // for almost none: a kernel that another branch of the graph dispatches while it drains can go only to
 // the SMs already free, and a grid of fewer blocks than SMs is packed onto those few for its whole run
-// (32 blocks on 1-3 SMs, 13x as long: bench/diag/graph_placement.cu, bench/results/concurrency.md,
-// "Shared-memory carveout"). Asking the same carveout of every kernel node keeps the SMs' split alike,
-// so blocks are placed by what they use. Private; the CUDA-free entry is nimble/accelerate/smem_carveout.h.
+// (32 blocks on 2-3 SMs, 12.5x as long: bench/diag/graph_placement.cu, bench/results/concurrency.md,
+// "Shared-memory carveout"). Asking a large carveout of the kernels without shared memory lets such
+// blocks join their SMs. Kernels with shared memory of their own keep their split: asked of every
+// kernel node, it cost float32 MoE 6-10 %. Private; the constants are in nimble/accelerate/smem_carveout.h.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -17,10 +18,12 @@
 
 namespace nimble::accelerate {
 
-// Sets cudaLaunchAttributePreferredSharedMemoryCarveout to `percent` on each kernel node of `graph` (its
-// own nodes, not those of child graphs), before it is instantiated; kKeepCarveout sets none. The kernel
-// nodes set. InvalidArgument for a percentage out of range; a failed CUDA call is an error naming it
-// (CudaStatus), the runtime's last error cleared, and the graph may then be part set.
+// The kernel nodes of `graph` (its own, not those of child graphs) that use no shared memory, dynamic or
+// static, as far as the runtime knows (a kernel another library launched through the driver is unknown
+// to it, and left out); each is given cudaLaunchAttributePreferredSharedMemoryCarveout = `percent`
+// before the graph is instantiated, unless `percent` is kKeepCarveout. Returns how many there are.
+// InvalidArgument for a percentage out of range; a failed CUDA call is an error naming it (CudaStatus),
+// the runtime's last error cleared, and the graph may then be part set.
 StatusOr<int32_t> SetKernelCarveout(cudaGraph_t graph, int32_t percent);
 
 }  // namespace nimble::accelerate

@@ -9,8 +9,8 @@
 #   bash bench/diag/carveout_ab.sh BUILD_DIR OUT_DIR [PERCENT|measured] [--models "..."] [--dtypes "..."]
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
-build=${1:?usage: carveout_ab.sh BUILD_DIR OUT_DIR [PERCENT] [--models ...] [--dtypes ...]}
-out=${2:?usage: carveout_ab.sh BUILD_DIR OUT_DIR [PERCENT] [--models ...] [--dtypes ...]}
+build=${1:?usage: carveout_ab.sh BUILD_DIR OUT_DIR [PERCENT|measured] [--models ...] [--dtypes ...]}
+out=${2:?usage: carveout_ab.sh BUILD_DIR OUT_DIR [PERCENT|measured] [--models ...] [--dtypes ...]}
 shift 2
 percent=100
 [ $# -gt 0 ] && [ "${1#--}" = "$1" ] && { percent=$1; shift; }

@@ -1,12 +1,13 @@
 // The shared-memory carveout pass (accelerate/src/smem_carveout.h) on a built graph: a kernel using no
 // shared memory is given the carveout, one launched with dynamic shared memory and a memset node are
-// left, kKeepCarveout sets nothing, bad percentages and a null graph are refused, and the graph still
-// writes what it wrote. Skips without a CUDA device (the argument checks run everywhere).
+// left, kKeepCarveout counts without setting, bad percentages are refused, and the graph still writes
+// what it wrote. Skips without a CUDA device (the argument check runs everywhere).
 #include <gtest/gtest.h>
 
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "fill_kernel.h"
@@ -75,17 +76,13 @@ std::vector<uint8_t> LaunchOnce(cudaGraph_t graph, uint8_t* device) {
   return out;
 }
 
-TEST(SmemCarveoutTest, BadPercentagesAndANullGraphAreRefused) {
+TEST(SmemCarveoutTest, BadPercentagesAreRefusedBeforeTheGraphIsRead) {
   for (int32_t percent : {-2, 101}) {
-    StatusOr<int32_t> set = SetKernelCarveout(std::uintptr_t{1}, percent);
+    StatusOr<int32_t> set = SetKernelCarveout(static_cast<cudaGraph_t>(nullptr), percent);
     ASSERT_FALSE(set.ok());
     EXPECT_EQ(set.status().code(), StatusCode::kInvalidArgument);
     EXPECT_NE(set.status().message().find(std::to_string(percent)), std::string::npos) << set.status().message();
   }
-  StatusOr<int32_t> null = SetKernelCarveout(std::uintptr_t{0}, 100);
-  ASSERT_FALSE(null.ok());
-  EXPECT_EQ(null.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_NE(null.status().message().find("keep_graph=True"), std::string::npos) << null.status().message();
 }
 
 TEST(SmemCarveoutGpuTest, OnlyKernelsWithoutSharedMemoryAreGivenTheCarveout) {
@@ -100,15 +97,16 @@ TEST(SmemCarveoutGpuTest, OnlyKernelsWithoutSharedMemoryAreGivenTheCarveout) {
 
   Graph kept(device);
   const unsigned before = CarveoutOf(kept.plain);
-  StatusOr<int32_t> none = SetKernelCarveout(kept.graph, kKeepCarveout);
-  ASSERT_TRUE(none.ok()) << none.status().message();
-  EXPECT_EQ(*none, 0);
+  StatusOr<int32_t> counted = SetKernelCarveout(kept.graph, kKeepCarveout);
+  ASSERT_TRUE(counted.ok()) << counted.status().message();
+  EXPECT_EQ(*counted, 1) << "counted, not set";
   EXPECT_EQ(CarveoutOf(kept.plain), before);
 
-  for (int32_t percent : {100, 0, 37}) {
-    Graph g(device);
-    const unsigned shared_before = CarveoutOf(g.with_shared);
-    StatusOr<int32_t> set = SetKernelCarveout(reinterpret_cast<std::uintptr_t>(g.graph), percent);
+  // One graph set three times: each value differs from the one before, so each read shows a write.
+  Graph g(device);
+  const unsigned shared_before = CarveoutOf(g.with_shared);
+  for (int32_t percent : {100, 37, 1}) {
+    StatusOr<int32_t> set = SetKernelCarveout(g.graph, percent);
     ASSERT_TRUE(set.ok()) << set.status().message();
     EXPECT_EQ(*set, 1) << "the fill kernel without shared memory, not the one launched with some";
     EXPECT_EQ(CarveoutOf(g.plain), static_cast<unsigned>(percent));

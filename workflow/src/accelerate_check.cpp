@@ -149,7 +149,7 @@ Status Session::CheckOutputs() {
   }
   // The carveout alternate is the multi-stream schedule captured once more: its errors count as that mode's.
   for (auto [graph, mode] : {std::pair{single_graph_.get(), &result_.single}, {multi_graph_.get(), &result_.multi},
-                             {carveout_graph_.get(), &result_.multi}}) {
+                             {carveout_.graph.get(), &result_.multi}}) {
     if (graph != nullptr) NIMBLE_RETURN_IF_ERROR(CheckGraph(*graph, mode));
   }
   if (!check_file_reference_.empty()) {

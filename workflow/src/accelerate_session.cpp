@@ -426,7 +426,7 @@ Status Session::TimeGraphs() {
   if (unseeded_single_graph_ != nullptr) timed.push_back({unseeded_single_graph_.get(), {}});
   if (multi_graph_ != nullptr) timed.push_back({multi_graph_.get(), {}});
   if (unseeded_multi_graph_ != nullptr) timed.push_back({unseeded_multi_graph_.get(), {}});
-  if (carveout_graph_ != nullptr) timed.push_back({carveout_graph_.get(), {}});
+  if (carveout_.graph != nullptr) timed.push_back({carveout_.graph.get(), {}});
   for (int32_t round = 0; round < kTimingRounds; ++round) {
     // iters replays in all: the remainder goes to the first rounds (with iters < 4, one to each of the first)
     const int32_t replays = args_.iters / kTimingRounds + (round < args_.iters % kTimingRounds ? 1 : 0);
@@ -447,7 +447,7 @@ Status Session::TimeGraphs() {
   if (unseeded_single_graph_ != nullptr) result_.single.unseeded_median_ms = median_of(unseeded_single_graph_.get());
   if (multi_graph_ != nullptr) result_.multi.median_ms = median_of(multi_graph_.get());
   if (unseeded_multi_graph_ != nullptr) result_.multi.unseeded_median_ms = median_of(unseeded_multi_graph_.get());
-  if (carveout_graph_ != nullptr) KeepFasterCarveout(median_of(carveout_graph_.get()));
+  if (carveout_.graph != nullptr) KeepFasterCarveout(median_of(carveout_.graph.get()));
   unseeded_single_graph_.reset();
   unseeded_multi_graph_.reset();
   return OkStatus();

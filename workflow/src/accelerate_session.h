@@ -88,12 +88,13 @@ class Session {
                      std::unique_ptr<AotGraph>* graph, const std::vector<int64_t>& pool_seeds = {},
                      std::optional<int32_t> carveout = std::nullopt);
   // After the multi-stream capture and its seeding, unless AccelerateOptions::smem_carveout is given, a
-  // memory budget holds or it is a branch capture: its schedule captured again with kMeasuredCarveout
-  // (accelerate_carveout.cpp) into carveout_graph_, which TimeGraphs times beside it and hands to
-  // KeepFasterCarveout. A failed capture warns and leaves the first alone.
+  // memory budget holds, it is a branch capture or it has no kernel without shared memory: its schedule
+  // captured again with kMeasuredCarveout (accelerate_carveout.cpp) into carveout_, which CheckOutputs
+  // checks and TimeGraphs times beside it as the multi-stream mode's, then hands to KeepFasterCarveout.
+  // A failed capture warns and leaves the first alone.
   void CaptureCarveoutAlternate();
-  // The faster of multi_graph_ and carveout_graph_ becomes the multi-stream mode; the other is released
-  // and its time kept in ModeResult::carveout_alternate_ms.
+  // carveout_ becomes the multi-stream mode where it measured more than kMinCarveoutGain faster; either
+  // way the other is released and its carveout and time kept in ModeResult::carveout_alternate(_ms).
   void KeepFasterCarveout(double alternate_ms);
   // `graph`'s outputs against both references (CheckOutputs); its errors go into `mode`.
   Status CheckGraph(AotGraph& graph, ModeResult* mode);
@@ -141,9 +142,11 @@ class Session {
   Plan plan_;
   ScheduledModel single_model_, multi_model_;
   std::unique_ptr<AotGraph> single_graph_, multi_graph_, unseeded_single_graph_, unseeded_multi_graph_;
-  ScheduledModel carveout_model_;  // CaptureCarveoutAlternate's, until KeepFasterCarveout
-  ModeResult carveout_mode_;
-  std::unique_ptr<AotGraph> carveout_graph_;
+  struct CarveoutAlternate {  // CaptureCarveoutAlternate's capture, until KeepFasterCarveout
+    ScheduledModel model;
+    ModeResult mode;
+    std::unique_ptr<AotGraph> graph;
+  } carveout_;
   AccelerateResult result_;
   std::vector<ReplayRecording> recordings_;
   std::optional<AllocationTrace> single_trace_;

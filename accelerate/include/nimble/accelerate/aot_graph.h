@@ -49,8 +49,8 @@ struct CaptureOptions {
   // replaced by a kernel writing the same bytes before instantiation (a memset node costs a replay more:
   // src/memset_nodes.h).
   bool keep_memset_nodes = false;
-  // The shared-memory carveout asked for on every kernel node, in percent (smem_carveout.h);
-  // kKeepCarveout leaves each kernel's own.
+  // The shared-memory carveout asked for on the kernel nodes that use no shared memory, in percent
+  // (src/smem_carveout.h); kKeepCarveout leaves each kernel's own.
   int32_t smem_carveout = kKeepCarveout;
 };
 
@@ -74,7 +74,8 @@ struct CaptureStats {
   // replaceable).
   int32_t memset_nodes_replaced = 0;
   int32_t memset_nodes_kept = 0;
-  int32_t carveout_nodes = 0;  // kernel nodes given CaptureOptions::smem_carveout
+  // Kernel nodes without shared memory: those given CaptureOptions::smem_carveout (unless kKeepCarveout).
+  int32_t carveout_nodes = 0;
 };
 
 class AotGraph {
