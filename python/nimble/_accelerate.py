@@ -39,7 +39,8 @@ class ModeReport:
     same bytes (a memset node costs a replay more); ``memset_nodes_kept``: those left as they were.
     ``smem_carveout``: the shared-memory carveout asked for on its kernels without shared memory, in
     percent (None: each kernel's own); ``carveout_alternate_ms``: the multi-stream schedule captured with
-    the other carveout and timed beside it, the slower (None: not captured twice)."""
+    the other carveout and timed beside it, the capture not kept (None: not captured twice; 100 % is kept
+    only where more than 1 % faster)."""
 
     def __init__(self, data: Dict[str, Any]) -> None:
         self._data = data

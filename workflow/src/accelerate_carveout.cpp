@@ -2,8 +2,8 @@
 // with kMeasuredCarveout asked for on its kernel nodes that use no shared memory (accelerate/src/
 // smem_carveout.h), and that capture kept where it replays faster by more than kMinCarveoutGain. On the
 // H200 it takes ResNet-50 float32's multi-stream replay from 2.36 to 2.02 ms, where a 32-block
-// convolution dispatched beside a draining elementwise kernel was packed onto a few SMs, and costs
-// float32 MoE's 5 % (bench/results/concurrency.md, "Shared-memory carveout"): which way a model goes is
+// convolution dispatched beside a draining elementwise kernel was packed onto a few SMs; on float32 MoE
+// it would cost 5 % (bench/results/concurrency.md, "Shared-memory carveout"): which way a model goes is
 // measured, not assumed.
 #include <string>
 #include <utility>
