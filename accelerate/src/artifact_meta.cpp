@@ -88,14 +88,15 @@ json EncodeBucket(const ArtifactBucket& bucket) {
   return j;
 }
 
-// "smem_carveout": a percentage, -1 when absent.
+// "smem_carveout": a whole percentage, -1 when absent.
 StatusOr<int32_t> DecodeCarveout(const json& j, const std::string& file) {
-  const int32_t percent = j.value("smem_carveout", -1);
-  if (percent < -1 || percent > 100) {
-    return DataLoss(file + ": " + kArtifactMetaFile + " asks a shared-memory carveout of " + std::to_string(percent) +
-                    " %; a percentage from 0 to 100 is expected");
+  if (!j.contains("smem_carveout")) return -1;
+  const json& value = j.at("smem_carveout");
+  if (!value.is_number_integer() || value.get<int64_t>() < -1 || value.get<int64_t>() > 100) {
+    return DataLoss(file + ": " + kArtifactMetaFile + " asks a shared-memory carveout of " + value.dump() +
+                    "; a whole percentage from 0 to 100 is expected");
   }
-  return percent;
+  return value.get<int32_t>();
 }
 
 StatusOr<RunMode> DecodeMode(const json& j, const std::string& file) {

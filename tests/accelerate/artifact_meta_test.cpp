@@ -106,6 +106,13 @@ TEST(ArtifactMetaTest, TheMeasuredCarveoutIsKeptAndAnAbsentOneMeansEachKernelsOw
   EXPECT_EQ(decoded.status().code(), StatusCode::kDataLoss);
   EXPECT_NE(decoded.status().message().find("m.nimble"), std::string::npos) << decoded.status().message();
   EXPECT_NE(decoded.status().message().find("101"), std::string::npos) << decoded.status().message();
+  for (const char* value : {"37.5", "\"100\"", "4294967396"}) {
+    std::string odd = text;
+    odd.replace(odd.find("\"smem_carveout\": 100"), 20, std::string("\"smem_carveout\": ") + value);
+    decoded = DecodeArtifactMeta(odd, "m.nimble");
+    ASSERT_FALSE(decoded.ok()) << value;
+    EXPECT_EQ(decoded.status().code(), StatusCode::kDataLoss) << value;
+  }
 }
 
 TEST(ArtifactMetaTest, BucketsRoundTripAsFormat2AndOneGraphStaysFormat1) {
