@@ -14,19 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "block_clock.cuh"
 #include "cuda_check.h"
-
-__device__ unsigned SmId() {
-  unsigned id;
-  asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
-  return id;
-}
-
-__device__ unsigned long long GlobalNs() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
 
 // Each block: `iters` dependent FMAs per thread; block 0..n-1 records its SM, start and end.
 __global__ void Chain(int iters, float* sink, unsigned* sm, unsigned long long* start, unsigned long long* end) {

@@ -17,21 +17,10 @@
 #include <set>
 #include <vector>
 
+#include "block_clock.cuh"
 #include "cuda_check.h"
 
 namespace {
-
-__device__ unsigned SmId() {
-  unsigned id;
-  asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
-  return id;
-}
-
-__device__ unsigned long long GlobalNs() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
 
 struct Blocks {
   unsigned* sm;
