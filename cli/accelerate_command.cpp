@@ -243,7 +243,6 @@ void PrintBucketTable(const workflow::AccelerateResult& r, std::ostream& out) {
       << FormatMiB(r.separate_pool_bytes) << " MiB for the buckets' captures above, a pool each\n";
 }
 
-// The captures' graph pools (predicted, seeded), branch capture and memset nodes, a line each where any.
 // The multi-stream graph's carveout where both were captured (Session::KeepFasterCarveout).
 void PrintCarveout(const workflow::AccelerateResult& r, std::ostream& out) {
   const workflow::ModeResult& m = r.multi;
@@ -258,6 +257,8 @@ void PrintCarveout(const workflow::AccelerateResult& r, std::ostream& out) {
       << " ms; a carveout is kept only where more than 1% faster)\n";
 }
 
+// The captures' graph pools (predicted, seeded), branch capture, memset nodes and carveout, a line each
+// where any.
 void PrintCaptureDetails(const workflow::AccelerateResult& r, std::ostream& out) {
   std::string predicted;
   for (const workflow::ModeResult* mode : {&r.single, &r.multi}) {
