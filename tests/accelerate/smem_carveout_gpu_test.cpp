@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "fill_kernel.h"
+#include "nimble/accelerate/cuda_devices.h"
 #include "smem_carveout.h"
 
 namespace nimble::testing {
@@ -19,13 +20,6 @@ namespace {
 using ::nimble::accelerate::kKeepCarveout;
 namespace kernels = ::nimble::accelerate::kernels;
 using ::nimble::accelerate::SetKernelCarveout;
-
-bool HaveGpu() {
-  int count = 0;
-  const bool have = cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
-  (void)cudaGetLastError();
-  return have;
-}
 
 cudaMemsetParams Memset(void* dst, unsigned value, size_t bytes) {
   cudaMemsetParams m{};
@@ -86,7 +80,7 @@ TEST(SmemCarveoutTest, BadPercentagesAreRefusedBeforeTheGraphIsRead) {
 }
 
 TEST(SmemCarveoutGpuTest, OnlyKernelsWithoutSharedMemoryAreGivenTheCarveout) {
-  if (!HaveGpu()) GTEST_SKIP() << "no CUDA device";
+  if (accelerate::CudaDeviceCount() == 0) GTEST_SKIP() << "no CUDA device";
   uint8_t* device = nullptr;
   ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&device), 512), cudaSuccess);
   Graph reference(device);
