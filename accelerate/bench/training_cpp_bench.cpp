@@ -5,9 +5,12 @@
 // bench/training_bench.py --cpp scripts the paper's CNNs and runs this on each.
 //   nimble_training_cpp_bench MODEL.pt BATCH CHANNELS HEIGHT WIDTH CLASSES [STEPS=100] [CHECK=100] [--tf32]
 //                             [--deterministic] [--single | --multi] [--keep-memset-nodes]
+//                             [--smem-carveout PERCENT|keep]
 // The step keeps its single- or multi-stream capture as TrainingStreams::kAuto chooses (the line says
 // which, with both measured), or the one asked for. --keep-memset-nodes leaves the captures' memset
 // nodes as they are (TrainingOptions::keep_memset_nodes); the line counts them either way.
+// --smem-carveout asks a carveout of every capture's kernel nodes without shared memory instead of the
+// multi-stream one measured both ways (TrainingOptions::smem_carveout); the line says which was kept.
 // SGD lr 0.002, momentum 0.9 (the Python bench's settings), cross-entropy, float32 inputs, TF32 off (IEEE
 // float32 in convolutions and matmuls, as the Python bench) unless --tf32. --deterministic: PyTorch's
 // deterministic algorithms (warn only), cuDNN's deterministic mode and heuristic picks, on both sides of
@@ -27,7 +30,7 @@ int main(int argc, char** argv) {
   if (argc < 7) {
     std::fprintf(stderr,
                  "usage: %s MODEL.pt BATCH CHANNELS HEIGHT WIDTH CLASSES [STEPS=100] [CHECK=100] [--tf32] "
-                 "[--deterministic] [--single | --multi] [--keep-memset-nodes]\n",
+                 "[--deterministic] [--single | --multi] [--keep-memset-nodes] [--smem-carveout PERCENT|keep]\n",
                  argv[0]);
     return 2;
   }
@@ -46,6 +49,16 @@ int main(int argc, char** argv) {
     if (std::string(argv[i]) == "--single") options.streams = nimble::accelerate::TrainingStreams::kSingle;
     if (std::string(argv[i]) == "--multi") options.streams = nimble::accelerate::TrainingStreams::kMulti;
     options.keep_memset_nodes |= std::string(argv[i]) == "--keep-memset-nodes";
+    if (std::string(argv[i]) == "--smem-carveout" && i + 1 < argc) {
+      const std::string value = argv[++i];
+      char* end = nullptr;
+      const long percent = std::strtol(value.c_str(), &end, 10);
+      if (value != "keep" && (value.empty() || *end != '\0' || percent < 0 || percent > 100)) {
+        std::fprintf(stderr, "--smem-carveout %s: a percentage from 0 to 100, or keep\n", value.c_str());
+        return 2;
+      }
+      options.smem_carveout = value == "keep" ? nimble::accelerate::kKeepCarveout : static_cast<int32_t>(percent);
+    }
   }
   at::globalContext().setAllowTF32CuDNN(tf32);
   at::globalContext().setAllowTF32CuBLAS(tf32);
@@ -90,7 +103,10 @@ int main(int argc, char** argv) {
                         {"single_ms", r.single_ms},
                         {"multi_ms", r.multi_ms},
                         {"memset_nodes_replaced", r.memset_nodes_replaced},
-                        {"memset_nodes_kept", r.memset_nodes_kept}};
+                        {"memset_nodes_kept", r.memset_nodes_kept},
+                        {"smem_carveout", r.smem_carveout},
+                        {"carveout_nodes", r.carveout_nodes},
+                        {"carveout_other_ms", r.carveout_other_ms}};
   std::printf("%s\n", out.dump().c_str());
   return 0;
 }

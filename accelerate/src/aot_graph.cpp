@@ -23,6 +23,7 @@
 #include "allocation_recorder.h"
 #include "aot_graph_impl.h"
 #include "nimble/accelerate/device_memory.h"
+#include "cuda_status.h"
 #include "record_stream_reuse.h"
 #include "failed_op_tracker.h"
 #include "graph_exec.h"
@@ -34,6 +35,36 @@ namespace nimble::accelerate {
 
 void CapturedGraph::EndGeneratorCaptures() noexcept {
   for (auto& [state, wholegraph_increment] : captured_generator_states_) state->capturing_ = false;
+}
+
+CapturedGraph::~CapturedGraph() { DropAlternate(); }
+
+Status CapturedGraph::InstantiateAlternate() {
+  if (!has_graph_ || !has_graph_exec_ || alternate_ != nullptr) {
+    return FailedPrecondition("a second executable graph needs the captured graph kept and instantiated, once");
+  }
+  unsigned long long flags = 0;
+  NIMBLE_RETURN_IF_ERROR(CudaStatus(cudaGraphExecGetFlags(graph_exec_, &flags), "cudaGraphExecGetFlags"));
+  cudaGraphExec_t exec = nullptr;
+  const cudaError_t code = cudaGraphInstantiateWithFlags(&exec, graph_, flags);
+  if (code != cudaSuccess) {
+    (void)cudaGetLastError();
+    return CudaStatus(code, "instantiating the graph a second time (cudaGraphInstantiateWithFlags)");
+  }
+  alternate_ = exec;
+  return OkStatus();
+}
+
+void CapturedGraph::SwapAlternate() noexcept {
+  if (alternate_ != nullptr) std::swap(graph_exec_, alternate_);
+}
+
+void CapturedGraph::DropAlternate() noexcept {
+  if (alternate_ == nullptr) return;
+  (void)cudaDeviceSynchronize();  // the alternate may have been launched last
+  (void)cudaGraphExecDestroy(alternate_);
+  (void)cudaGetLastError();
+  alternate_ = nullptr;
 }
 
 namespace {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "nimble/accelerate/aot_graph.h"
+#include "nimble/core/status.h"
 #include "stream_context.h"
 
 namespace nimble::accelerate {
@@ -22,12 +23,30 @@ namespace nimble::accelerate {
 // capture that threw first, every later random op on the device would fail ("Offset increment outside
 // graph capture"). CUDAGeneratorState::capture_epilogue is not exported by libtorch_cuda 2.11; what it
 // does is clear the state's public `capturing_` flag, which this does for each registered state.
+//
+// And a second executable graph: instantiated from the kept cudaGraph_t after its nodes' attributes
+// changed (the shared-memory carveout, smem_carveout.h), it replays the same nodes on the same memory,
+// with the same random-generator prologue, so that both can be timed without a second capture.
 class CapturedGraph : public at::cuda::CUDAGraph {
  public:
   // keep_graph: the captured cudaGraph_t stays after capture_end (raw_cuda_graph()), to be rewritten
   // (memset_nodes.h) or written out, and the graph is instantiated at the first replay instead.
   explicit CapturedGraph(bool keep_graph = false) : at::cuda::CUDAGraph(keep_graph) {}
+  ~CapturedGraph();
   void EndGeneratorCaptures() noexcept;
+
+  // With the graph kept and instantiated: instantiates it again as it now stands, with the first
+  // executable's flags, as the alternate. FailedPrecondition without a kept, instantiated graph or with
+  // an alternate already made; a failed CUDA call is an error naming it.
+  Status InstantiateAlternate();
+  bool has_alternate() const { return alternate_ != nullptr; }
+  // Trades the executable replay() launches with the alternate. No-op without one.
+  void SwapAlternate() noexcept;
+  // Destroys the alternate (the one not launched), waiting for the device first.
+  void DropAlternate() noexcept;
+
+ private:
+  cudaGraphExec_t alternate_ = nullptr;
 };
 
 // Cleans up after a capture on `stream` that threw anywhere between capture_begin and the end of

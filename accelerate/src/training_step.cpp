@@ -5,9 +5,7 @@
 // timing run eager steps on the same module and optimizer: the gradients are then the captured ones,
 // zeroed in place before each eager backward. Small memset nodes become kernels (memset_nodes.h).
 // The forward is also lifted into a planned graph (training_schedule.h) and captured with it on one
-// stream and, where it has width, on several. Every capture is timed on the example batch and the fastest
-// kept (the multi-stream one only when more than 3 % faster than the fastest single-stream one under
-// kAuto); the others are destroyed, and the parameters' gradients are the kept one's.
+// stream and, where it has width, on several; the fastest capture is kept (training_choice.cpp).
 #include "nimble/accelerate/training_step.h"
 
 #include <ATen/ATen.h>
@@ -22,58 +20,27 @@
 #include <ATen/core/grad_mode.h>
 #include <torch/csrc/jit/api/module.h>
 #include <torch/csrc/jit/runtime/graph_executor.h>
-#include <torch/csrc/jit/serialization/import.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
 #include <mutex>
 #include <optional>
-#include <system_error>
 
 #include "aot_graph_impl.h"
-#include "export_program.h"
 #include "failed_op_tracker.h"
 #include "foreach_sgd.h"
 #include "memset_nodes.h"
+#include "smem_carveout.h"
 #include "module_save.h"
 #include "tensor_checks.h"
 #include "torch_errors.h"
 #include "training_schedule.h"
+#include "training_settings.h"
+#include "training_step_state.h"
 
 namespace nimble::accelerate {
-
-// One capture of the step: its graph, memory pool, loss and the gradients its backward writes.
-struct StepCapture {
-  std::unique_ptr<CapturedGraph> graph;
-  MemsetRewrite memsets;
-  c10::MempoolId_t pool{0, 0};
-  at::Tensor loss;
-  std::vector<at::Tensor> grads;
-};
-
-struct TrainingStep::State {
-  TrainingOptions options;
-  TrainingReport report;
-  torch::jit::Module module;
-  std::vector<at::Tensor> parameters, buffers;
-  std::unique_ptr<ForeachSgd> sgd;
-  std::optional<c10::cuda::CUDAStream> stream;       // the capture's
-  std::optional<c10::cuda::CUDAStream> last_stream;  // the last Step's
-  std::vector<at::Tensor> inputs;               // static buffers the graph reads
-  at::Tensor target;
-  at::Tensor loss;  // the graph's output
-  c10::MempoolId_t pool{0, 0};
-  std::unique_ptr<TrainingSchedule> schedule;  // the multi-stream forward, where planned
-  MemsetRewrite memsets;                       // the graph's
-  std::unique_ptr<CapturedGraph> graph;  // last: destroyed first
-
-  ~State() {
-    if (graph != nullptr) (void)cudaDeviceSynchronize();
-  }
-};
 
 namespace {
 
@@ -99,31 +66,6 @@ at::Tensor Loss(const TrainingStep::State& s, const at::Tensor& output, const at
   return at::cross_entropy_loss(output, target);
 }
 
-// zero_grad (in place, so that gradients the capture holds stay where they are), forward, loss,
-// backward, SGD. `scheduled`: the multi-stream forward, its side streams joined after backward.
-StatusOr<at::Tensor> EagerStep(TrainingStep::State& s, const std::vector<at::Tensor>& inputs,
-                               const at::Tensor& target, bool scheduled = false) {
-  s.sgd->ZeroGrad(/*set_to_none=*/false);
-  NIMBLE_ASSIGN_OR_RETURN(at::Tensor output, Forward(s, inputs, scheduled));
-  at::Tensor loss = Loss(s, output, target);
-  loss.backward();
-  if (scheduled) JoinSideStreams(*s.schedule);
-  s.sgd->Step();
-  return loss.detach();
-}
-
-// Runs `body` and turns a libtorch exception into a status naming the model and `what` (Unavailable when
-// out of GPU memory).
-template <typename Body>
-auto Guarded(const TrainingStep::State& s, const std::string& what, Body body) -> decltype(body()) {
-  try {
-    return body();
-  } catch (const c10::OutOfMemoryError& e) {
-    return Unavailable(s.report.model_path + ": " + what + ": out of GPU memory: " + TorchMessage(e));
-  } catch (const std::exception& e) {
-    return FailedPrecondition(s.report.model_path + ": " + what + ": " + TorchMessage(e));
-  }
-}
 
 struct Snapshot {
   std::vector<at::Tensor> parameters, buffers;
@@ -145,43 +87,6 @@ void Restore(TrainingStep::State& s, const Snapshot& snap) {
   s.sgd->ZeroMomentum();
 }
 
-Status CaptureGraph(TrainingStep::State& s, bool scheduled = false) {
-  s.sgd->ZeroGrad(/*set_to_none=*/true);
-  c10::cuda::device_synchronize();
-  s.pool = at::cuda::graph_pool_handle();
-  s.graph = std::make_unique<CapturedGraph>(/*keep_graph=*/true);  // for the memset rewrite
-  c10::cuda::CUDAStreamGuard guard(*s.stream);
-  FailedOpTracker failed_op;
-  try {
-    s.graph->capture_begin(s.pool);
-    StatusOr<at::Tensor> output = Forward(s, s.inputs, scheduled);
-    if (!output.ok()) throw std::runtime_error(output.status().message());
-    at::Tensor loss = Loss(s, *output, s.target);
-    loss.backward();
-    if (scheduled) JoinSideStreams(*s.schedule);  // backward work autograd queued on the side streams
-    s.sgd->Step();
-    s.graph->capture_end();
-    s.loss = loss.detach();
-  } catch (const std::exception& e) {
-    const std::string op = failed_op.op().empty() ? "" : failed_op.op() + " failed: ";
-    if (scheduled) {
-      try {
-        JoinSideStreams(*s.schedule);  // so that the capture can end; an invalidated one refuses, and ends anyway
-      } catch (const std::exception&) {
-      }
-    }
-    AbandonGraphCapture(*s.stream, s.graph, s.pool);
-    return FailedPrecondition(s.report.model_path + ": cannot capture the training step into a CUDA graph: " + op +
-                              TorchMessage(e));
-  }
-  StatusOr<MemsetRewrite> memsets = RewriteMemsetNodes(s.graph->raw_cuda_graph(), s.options.keep_memset_nodes);
-  if (!memsets.ok()) return {memsets.status().code(), s.report.model_path + ": " + memsets.status().message()};
-  s.memsets = *memsets;
-  return Guarded(s, "instantiating the captured step", [&]() -> Status {
-    s.graph->instantiate();
-    return OkStatus();
-  });
-}
 
 double Tolerance(const TrainingStep::State& s) {
   if (s.options.check_tolerance > 0) return s.options.check_tolerance;
@@ -299,11 +204,68 @@ Status Time(TrainingStep& step, TrainingStep::State& s) {
   return OkStatus();
 }
 
-// The current capture taken out of the state, its gradients with it (the parameters' are unset).
+}  // namespace
+
+StatusOr<at::Tensor> EagerStep(TrainingStep::State& s, const std::vector<at::Tensor>& inputs,
+                               const at::Tensor& target, bool scheduled) {
+  s.sgd->ZeroGrad(/*set_to_none=*/false);
+  NIMBLE_ASSIGN_OR_RETURN(at::Tensor output, Forward(s, inputs, scheduled));
+  at::Tensor loss = Loss(s, output, target);
+  loss.backward();
+  if (scheduled) JoinSideStreams(*s.schedule);
+  s.sgd->Step();
+  return loss.detach();
+}
+
+Status CaptureGraph(TrainingStep::State& s, bool scheduled) {
+  s.sgd->ZeroGrad(/*set_to_none=*/true);
+  c10::cuda::device_synchronize();
+  s.pool = at::cuda::graph_pool_handle();
+  s.graph = std::make_unique<CapturedGraph>(/*keep_graph=*/true);  // for the memset rewrite
+  c10::cuda::CUDAStreamGuard guard(*s.stream);
+  FailedOpTracker failed_op;
+  try {
+    s.graph->capture_begin(s.pool);
+    StatusOr<at::Tensor> output = Forward(s, s.inputs, scheduled);
+    if (!output.ok()) throw std::runtime_error(output.status().message());
+    at::Tensor loss = Loss(s, *output, s.target);
+    loss.backward();
+    if (scheduled) JoinSideStreams(*s.schedule);  // backward work autograd queued on the side streams
+    s.sgd->Step();
+    s.graph->capture_end();
+    s.loss = loss.detach();
+  } catch (const std::exception& e) {
+    const std::string op = failed_op.op().empty() ? "" : failed_op.op() + " failed: ";
+    if (scheduled) {
+      try {
+        JoinSideStreams(*s.schedule);  // so that the capture can end; an invalidated one refuses, and ends anyway
+      } catch (const std::exception&) {
+      }
+    }
+    AbandonGraphCapture(*s.stream, s.graph, s.pool);
+    return FailedPrecondition(s.report.model_path + ": cannot capture the training step into a CUDA graph: " + op +
+                              TorchMessage(e));
+  }
+  StatusOr<MemsetRewrite> memsets = RewriteMemsetNodes(s.graph->raw_cuda_graph(), s.options.keep_memset_nodes);
+  if (!memsets.ok()) return {memsets.status().code(), s.report.model_path + ": " + memsets.status().message()};
+  s.memsets = *memsets;
+  // A carveout asked for goes on every capture; measured, the multi-stream one gets an alternate later.
+  s.carveout = s.options.smem_carveout == kMeasureCarveout ? kKeepCarveout : s.options.smem_carveout;
+  StatusOr<int32_t> carveout = SetKernelCarveout(s.graph->raw_cuda_graph(), s.carveout);
+  if (!carveout.ok()) return {carveout.status().code(), s.report.model_path + ": " + carveout.status().message()};
+  s.carveout_nodes = *carveout;
+  return Guarded(s, "instantiating the captured step", [&]() -> Status {
+    s.graph->instantiate();
+    return OkStatus();
+  });
+}
+
 StepCapture Park(TrainingStep::State& s) {
   StepCapture c;
   c.graph = std::move(s.graph);
   c.memsets = s.memsets;
+  c.carveout = s.carveout;
+  c.carveout_nodes = s.carveout_nodes;
   c.pool = s.pool;
   c.loss = s.loss;
   for (at::Tensor& p : s.parameters) {
@@ -316,194 +278,12 @@ StepCapture Park(TrainingStep::State& s) {
 void Unpark(TrainingStep::State& s, StepCapture c) {
   s.graph = std::move(c.graph);
   s.memsets = c.memsets;
+  s.carveout = c.carveout;
+  s.carveout_nodes = c.carveout_nodes;
   s.pool = c.pool;
   s.loss = c.loss;
   for (size_t i = 0; i < s.parameters.size(); ++i) s.parameters[i].mutable_grad() = c.grads[i];
 }
-
-// Milliseconds per step of the current capture: `n` steps on the example batch after 3, wall clock.
-StatusOr<double> StepMs(TrainingStep& step, TrainingStep::State& s, int32_t n) {
-  for (int32_t i = 0; i < 3; ++i) NIMBLE_RETURN_IF_ERROR(step.Step(s.inputs, s.target).status());
-  c10::cuda::device_synchronize();
-  const Clock::time_point start = Clock::now();
-  for (int32_t i = 0; i < n; ++i) NIMBLE_RETURN_IF_ERROR(step.Step(s.inputs, s.target).status());
-  c10::cuda::device_synchronize();
-  return std::chrono::duration<double>(Clock::now() - start).count() * 1e3 / n;
-}
-
-// One candidate capture of the choice: the forward it runs (null: the module as written) and its timing.
-struct Candidate {
-  std::string name;  // "module", "lifted", "multi-stream"
-  std::unique_ptr<TrainingSchedule> schedule;
-  StepCapture capture;
-  double ms = 0;
-};
-
-// Warms up `c`'s forward (cuDNN's and cuBLAS's state on its streams) and captures the step with it.
-Status CaptureCandidate(TrainingStep::State& s, Candidate& c) {
-  s.schedule = std::move(c.schedule);
-  Status status = [&]() -> Status {
-    try {
-      c10::cuda::CUDAStreamGuard guard(*s.stream);
-      for (int32_t i = 0; i < std::max(2, s.options.warmup_steps); ++i) {
-        NIMBLE_RETURN_IF_ERROR(EagerStep(s, s.inputs, s.target, /*scheduled=*/true).status());
-      }
-      c10::cuda::device_synchronize();
-    } catch (const std::exception& e) {
-      return FailedPrecondition(s.report.model_path + ": the " + c.name + " forward failed in its warm-up: " +
-                                TorchMessage(e));
-    }
-    return CaptureGraph(s, /*scheduled=*/true);
-  }();
-  c.schedule = std::move(s.schedule);
-  if (status.ok()) c.capture = Park(s);
-  return status;
-}
-
-// With the module's own single-stream capture made (which also shows the step never syncs with the host,
-// what dropping batch norm's checks relies on, training_schedule.h): plans the forward, lifted, on one
-// stream and, where it has width, on several; captures each; times every capture (two rounds of
-// `choice_steps`, alternating, the faster round kept) and keeps the fastest single-stream one, or the
-// multi-stream one where TrainingStreams asks for it or (kAuto) it is more than 3 % faster.
-Status ChooseCapture(TrainingStep& step, TrainingStep::State& s) {
-  TrainingReport& r = s.report;
-  std::vector<Candidate> candidates;
-  candidates.push_back(Candidate{.name = "module", .schedule = nullptr, .capture = Park(s)});
-  std::string why;
-  const bool one_stream = s.options.streams == TrainingStreams::kSingle || s.options.max_streams == 1;
-  for (const int32_t streams : {1, one_stream ? -1 : s.options.max_streams}) {
-    if (streams < 0) break;
-    StatusOr<TrainingSchedule> planned = ScheduleTrainingForward(s.module, s.inputs, r.model_path, streams);
-    if (!planned.ok()) {
-      why = planned.status().message();
-      break;
-    }
-    Candidate c{.name = streams == 1 ? "lifted" : "multi-stream",
-                .schedule = std::make_unique<TrainingSchedule>(std::move(*planned)),
-                .capture = {}};
-    r.forward_ops = c.schedule->ops;
-    r.forward_width = c.schedule->width;
-    if (streams != 1) {
-      r.multi_streams = c.schedule->streams;
-      r.multi_syncs = c.schedule->syncs;
-    }
-    if (Status captured = CaptureCandidate(s, c); !captured.ok()) {
-      if (s.options.streams == TrainingStreams::kMulti && streams != 1) return captured;
-      why = c.name + " capture failed: " + captured.message();
-      break;
-    }
-    candidates.push_back(std::move(c));
-  }
-  const int32_t n = std::max(1, s.options.choice_steps);
-  for (int32_t round = 0; round < 2; ++round) {
-    for (Candidate& c : candidates) {
-      Unpark(s, std::move(c.capture));
-      NIMBLE_ASSIGN_OR_RETURN(const double ms, StepMs(step, s, n));
-      c.capture = Park(s);
-      c.ms = round == 0 ? ms : std::min(c.ms, ms);
-    }
-  }
-  c10::cuda::device_synchronize();  // the captures not kept go below
-  size_t single = 0;
-  for (size_t i = 0; i < candidates.size(); ++i) {
-    if (candidates[i].name != "multi-stream" && candidates[i].ms < candidates[single].ms) single = i;
-  }
-  size_t kept = single;
-  r.single_ms = candidates[single].ms;
-  char text[200];
-  std::snprintf(text, sizeof text, "%s forward on one stream %.3f ms", candidates[single].name.c_str(),
-                candidates[single].ms);
-  std::string choice = text;
-  for (const Candidate& c : candidates) {
-    if (&c == &candidates[single]) continue;
-    std::snprintf(text, sizeof text, ", %s %.3f ms", c.name == "multi-stream" ? "multi-stream" : (c.name + " forward").c_str(), c.ms);
-    choice += text;
-  }
-  if (candidates.back().name == "multi-stream") {
-    const Candidate& multi = candidates.back();
-    r.multi_ms = multi.ms;
-    if (s.options.streams == TrainingStreams::kMulti || multi.ms < r.single_ms * 0.97) {
-      kept = candidates.size() - 1;
-      choice += ": multi-stream kept";
-    } else {
-      choice += ": multi-stream not more than 3 % faster, so one stream";
-    }
-  } else {
-    choice += one_stream && why.empty() ? ": one stream, as asked" : ": one stream (" + why + ")";
-  }
-  Candidate& chosen = candidates[kept];
-  Unpark(s, std::move(chosen.capture));
-  s.schedule = std::move(chosen.schedule);
-  r.mode = chosen.name == "multi-stream" ? "aot-multi" : "aot-single";
-  r.streams = s.schedule != nullptr ? s.schedule->streams : 1;
-  r.syncs = s.schedule != nullptr ? s.schedule->syncs : 0;
-  r.forward = chosen.name == "module" ? "module" : "lifted";
-  r.choice = choice;
-  candidates.clear();  // the device is idle: the other graphs and their memory can go
-  return OkStatus();
-}
-
-Status CheckSettings(const std::string& path, const std::vector<at::Tensor>& inputs, const at::Tensor& target,
-                     const TrainingOptions& o) {
-  if (inputs.empty()) return InvalidArgument(path + ": no example inputs");
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    const std::string name = "example input " + std::to_string(i);
-    if (!inputs[i].defined()) return InvalidArgument(path + ": " + name + " is undefined");
-    if (!inputs[i].is_cuda()) return InvalidArgument(path + ": " + name + " is on " + inputs[i].device().str() +
-                                                     ": the step is captured on a CUDA device");
-    if (inputs[i].device() != inputs[0].device()) {
-      return InvalidArgument(path + ": " + name + " is on " + inputs[i].device().str() + ", input 0 on " +
-                             inputs[0].device().str());
-    }
-  }
-  if (!target.defined() || target.device() != inputs[0].device()) {
-    return InvalidArgument(path + ": the example target must be a tensor on " + inputs[0].device().str());
-  }
-  if (o.loss == TrainingLoss::kCrossEntropy && target.scalar_type() != at::kLong) {
-    return InvalidArgument(path + ": cross-entropy needs int64 class indices as the target, not " + TensorText(target));
-  }
-  const SgdSettings& sgd = o.sgd;
-  if (!(sgd.lr > 0) || !(sgd.momentum >= 0) || !(sgd.weight_decay >= 0) || !std::isfinite(sgd.lr) ||
-      !std::isfinite(sgd.momentum) || !std::isfinite(sgd.weight_decay) || !std::isfinite(sgd.dampening)) {
-    return InvalidArgument(path + ": SGD needs a finite lr > 0 and finite momentum, weight decay >= 0");
-  }
-  if (sgd.momentum > 0 && sgd.dampening != 0) {
-    return InvalidArgument(path + ": SGD dampening with momentum is not supported (the captured momentum buffers "
-                                  "start at zero, which is PyTorch's first step only without dampening)");
-  }
-  if (sgd.nesterov && (sgd.momentum <= 0 || sgd.dampening != 0)) {
-    return InvalidArgument(path + ": Nesterov momentum needs a momentum above 0 and no dampening");
-  }
-  if (o.warmup_steps < 1 || o.check_steps < 0 || o.timing_steps < 0 || o.check_tolerance < 0 || o.max_streams < 0 ||
-      o.choice_steps < 0) {
-    return InvalidArgument(path + ": warm-up steps must be at least 1; check, timing and choice steps, the tolerance "
-                                  "and the most streams not negative");
-  }
-  return OkStatus();
-}
-
-// The file, before anything is asked of the device: there, and not a torch.export program.
-Status CheckModelFile(const std::string& path) {
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) return NotFound(path + ": no such model file");
-  if (LooksLikeExportArchive(path)) {
-    return FailedPrecondition(path + ": a torch.export program (.pt2) is an inference graph without trainable "
-                              "parameters; training takes a TorchScript module (torch.jit.script(model).save)");
-  }
-  return OkStatus();
-}
-
-StatusOr<torch::jit::Module> LoadForTraining(const std::string& path, const c10::Device& device) {
-  try {
-    torch::jit::Module module = torch::jit::load(path, device);
-    module.train(true);
-    return module;
-  } catch (const std::exception& e) {
-    return DataLoss(path + ": cannot be loaded as a TorchScript module: " + TorchMessage(e));
-  }
-}
-
-}  // namespace
 
 StatusOr<std::unique_ptr<TrainingStep>> TrainingStep::Capture(const std::string& model_path,
                                                                const std::vector<at::Tensor>& example_inputs,
@@ -536,6 +316,8 @@ StatusOr<std::unique_ptr<TrainingStep>> TrainingStep::Capture(const std::string&
   state.report.capture_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
   state.report.memset_nodes_replaced = state.memsets.replaced;
   state.report.memset_nodes_kept = state.memsets.kept;
+  state.report.smem_carveout = state.carveout;
+  state.report.carveout_nodes = state.carveout_nodes;
   if (options.check_steps > 0) {
     NIMBLE_RETURN_IF_ERROR(Guarded(state, "the check against eager training failed",
                                    [&] { return Check(*step, state, loaded); }));

@@ -459,7 +459,9 @@ void ExpectLayoutChosen(const nlohmann::json& result) {
   EXPECT_GT(contiguous, 0);
   EXPECT_GT(nhwc, 0);
   // The times print to the microsecond; the choice compares nanoseconds, so a printed tie says nothing.
-  if (nhwc != contiguous) EXPECT_EQ(m[3], nhwc < contiguous ? "channels_last" : "contiguous");
+  if (nhwc != contiguous) {
+    EXPECT_EQ(m[3], nhwc < contiguous ? "channels_last" : "contiguous");
+  }
   EXPECT_EQ(result["memory_format"], m[3]);
 }
 

@@ -2,6 +2,7 @@
 // file, a torch.export program, CPU inputs, settings it cannot capture). With one (each such test skips
 // without): the captured step against an eager training loop written here, on the same batches, with
 // its own check and report; the trained module saved and loaded back; its memset nodes replaced or kept;
+// the multi-stream capture's shared-memory carveout measured both ways, or as asked;
 // a step that syncs with the host refused with its operator named and the process still usable; bad
 // batches refused.
 #include "nimble/accelerate/training_step.h"
@@ -307,6 +308,61 @@ TEST(TrainingStepTest, MemsetNodesRunAsKernelsOrAreKeptAndTheStepsTrainAlike) {
   std::remove(net.c_str());
 }
 
+// The multi-stream capture's kernel nodes without shared memory: measured by default with each kernel's
+// own carveout and with 100 % (one capture, two executable graphs), the second kept only where more than
+// kMinCarveoutGain faster; a carveout asked for is set on the capture and not measured. The carveout
+// changes no arithmetic: with deterministic kernels all three steps train to the same losses (to 1e-6).
+TEST(TrainingStepTest, TheMultiStreamCarveoutIsMeasuredBothWaysOrAsAskedAndTrainsAlike) {
+  SKIP_WITHOUT_GPU();
+  DeterministicKernels deterministic;
+  const std::string net = SaveBranchNet("carveout");
+  const auto batches = Batches(6);
+  TrainingOptions options;
+  options.streams = TrainingStreams::kMulti;
+  options.cudnn_benchmark = false;
+  options.check_steps = 2;
+  options.timing_steps = 0;
+  options.choice_steps = 5;
+  options.require_check = true;
+  auto measured = TrainingStep::Capture(net, {batches[0].first}, batches[0].second, options);
+  options.smem_carveout = 100;
+  auto full = TrainingStep::Capture(net, {batches[0].first}, batches[0].second, options);
+  options.smem_carveout = kKeepCarveout;
+  auto own = TrainingStep::Capture(net, {batches[0].first}, batches[0].second, options);
+  ASSERT_TRUE(measured.ok()) << measured.status().ToString();
+  ASSERT_TRUE(full.ok()) << full.status().ToString();
+  ASSERT_TRUE(own.ok()) << own.status().ToString();
+  const TrainingReport& m = (*measured)->report();
+  std::printf("  %s\n", m.choice.c_str());
+  ASSERT_EQ(m.mode, "aot-multi") << m.choice;
+  EXPECT_GT(m.carveout_nodes, 0);
+  ASSERT_GT(m.carveout_other_ms, 0);
+  EXPECT_NE(m.choice.find("carveout"), std::string::npos) << m.choice;
+  if (m.smem_carveout == 100) {
+    EXPECT_LT(m.multi_ms, m.carveout_other_ms * (1 - kMinCarveoutGain));
+  } else {
+    EXPECT_EQ(m.smem_carveout, kKeepCarveout);
+    EXPECT_GE(m.carveout_other_ms, m.multi_ms * (1 - kMinCarveoutGain));
+  }
+  for (const auto* r : {&(*full)->report(), &(*own)->report()}) {
+    EXPECT_EQ(r->carveout_other_ms, 0.0) << r->choice;
+    EXPECT_EQ(r->carveout_nodes, m.carveout_nodes);
+  }
+  EXPECT_EQ((*full)->report().smem_carveout, 100);
+  EXPECT_EQ((*own)->report().smem_carveout, kKeepCarveout);
+  for (size_t i = 0; i < batches.size(); ++i) {
+    std::vector<double> losses;
+    for (auto* step : {&*measured, &*full, &*own}) {
+      auto loss = (*step)->Step({batches[i].first}, batches[i].second);
+      ASSERT_TRUE(loss.ok()) << loss.status().ToString();
+      losses.push_back(loss->item<double>());
+    }
+    EXPECT_NEAR(losses[0], losses[1], 1e-6 * std::max(1.0, std::fabs(losses[0]))) << "step " << i;
+    EXPECT_NEAR(losses[0], losses[2], 1e-6 * std::max(1.0, std::fabs(losses[0]))) << "step " << i;
+  }
+  std::remove(net.c_str());
+}
+
 // Dropout draws its masks from the device's generator: the check runs eager and captured steps from the
 // same random-number state, so a model with dropout checks as close as one without.
 TEST(TrainingStepTest, TheCheckStartsEagerAndCapturedStepsFromOneRandomState) {
@@ -363,6 +419,11 @@ TEST(TrainingStepTest, BadBatchesAndSettingsAreRefusedNamingWhat) {
   damped.sgd.momentum = 0.9;
   damped.sgd.dampening = 0.1;
   EXPECT_EQ(TrainingStep::Capture(net, {x}, y, damped).status().code(), StatusCode::kInvalidArgument);
+  TrainingOptions carveout;
+  carveout.smem_carveout = 101;
+  auto past = TrainingStep::Capture(net, {x}, y, carveout);
+  EXPECT_EQ(past.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(past.status().message().find("carveout 101"), std::string::npos) << past.status().ToString();
   auto float_target = TrainingStep::Capture(net, {x}, y.to(at::kFloat));
   EXPECT_EQ(float_target.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(float_target.status().message().find("int64"), std::string::npos);

@@ -1,6 +1,6 @@
-// The values CaptureOptions::smem_carveout takes: a percentage of the most shared memory an SM offers,
-// asked for on a captured graph's kernel nodes that use no shared memory, or kKeepCarveout. What it does
-// and why: accelerate/src/smem_carveout.h.
+// The values CaptureOptions::smem_carveout and TrainingOptions::smem_carveout take: a percentage of the
+// most shared memory an SM offers, asked for on a captured graph's kernel nodes that use no shared
+// memory, or kKeepCarveout, or (training) kMeasureCarveout. What it does and why: src/smem_carveout.h.
 #pragma once
 
 #include <cstdint>
@@ -9,5 +9,15 @@ namespace nimble::accelerate {
 
 // Leave each kernel's carveout to its function and the driver.
 inline constexpr int32_t kKeepCarveout = -1;
+
+// The carveout a multi-stream capture is also timed with, where the choice is measured: the most shared
+// memory, so that SMs running kernels without any still take other kernels' blocks.
+inline constexpr int32_t kTriedCarveout = 100;
+
+// TrainingOptions::smem_carveout only (CaptureOptions refuses it): the multi-stream capture timed with
+// each kernel's own carveout and with kTriedCarveout, the second kept only where faster by more than
+// kMinCarveoutGain (a lower time alone picks by noise where the two are within it).
+inline constexpr int32_t kMeasureCarveout = -2;
+inline constexpr double kMinCarveoutGain = 0.01;
 
 }  // namespace nimble::accelerate

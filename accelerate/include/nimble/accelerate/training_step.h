@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "nimble/accelerate/smem_carveout.h"
 #include "nimble/core/status.h"
 
 namespace at {
@@ -84,6 +85,12 @@ struct TrainingOptions {
   // Leave each capture's memset nodes as they are; by default the small ones become kernels
   // (memset_nodes.h), as AotGraph's captures do.
   bool keep_memset_nodes = false;
+  // The shared-memory carveout asked for on the kernel nodes that use no shared memory
+  // (nimble/accelerate/smem_carveout.h). kMeasureCarveout: the multi-stream capture is timed with each
+  // kernel's own and with kTriedCarveout (one capture, instantiated twice) and the second kept only
+  // where more than kMinCarveoutGain faster, as nimble-accelerate chooses; a percentage (0-100) or
+  // kKeepCarveout is asked of every capture.
+  int32_t smem_carveout = kMeasureCarveout;
 };
 
 struct TrainingReport {
@@ -117,6 +124,12 @@ struct TrainingReport {
   // The kept capture's memset nodes replaced by kernels and those left as they were (memset_nodes.h).
   int32_t memset_nodes_replaced = 0;
   int32_t memset_nodes_kept = 0;
+  // The kept capture's carveout on its kernel nodes without shared memory (-1: each kernel's own) and
+  // how many there are; the multi-stream capture's step time with the carveout it was not kept with
+  // (0: not measured, as when one is asked for or none of its nodes is without shared memory).
+  int32_t smem_carveout = -1;
+  int32_t carveout_nodes = 0;
+  double carveout_other_ms = 0;
 };
 
 class TrainingStep {
