@@ -28,7 +28,8 @@ every side unless --tf32. Writes one JSON line per model to OUT/training.jsonl a
 mode (torch.jit.script, saved to OUT/models), and BIN (accelerate/bench/training_cpp_bench.cpp) captures it with
 nimble::accelerate::TrainingStep, checks 100 captured steps against 100 eager steps of the same TorchScript
 module in C++, and times both; Python's eager variant runs beside it, in its own process. --memsets
-(with --cpp) runs BIN once more per model with --keep-memset-nodes and tabulates the two captures.
+(with --cpp) runs BIN once more per model with --keep-memset-nodes and tabulates the two captures. Where
+the C++ step measured its multi-stream capture with both shared-memory carveouts, a table gives both.
 Writes OUT/training_cpp.jsonl and prints a markdown table.
 """
 
@@ -158,7 +159,9 @@ def run_one(name: str, variant: str, steps: int, tf32: bool) -> Dict[str, Any]:
         out.update(mode=r["chosen"], single_ms=r["single_ms"], multi_ms=r["multi_ms"], streams=r["multi_streams"],
                    syncs=r["multi_syncs"], logical_concurrency=r["logical_concurrency"], capture_s=r["capture_s"],
                    choice_reason=r["choice_reason"], memset_nodes_replaced=r.get("memset_nodes_replaced"),
-                   memset_nodes_kept=r.get("memset_nodes_kept"))
+                   memset_nodes_kept=r.get("memset_nodes_kept"), smem_carveout=r.get("smem_carveout"),
+                   carveout_nodes=r.get("carveout_nodes"), multi_smem_carveout=r.get("multi_smem_carveout"),
+                   carveout_other_ms=r.get("carveout_other_ms"))
     elif variant == "deterministic":
         torch.use_deterministic_algorithms(True, warn_only=True)
         torch.backends.cudnn.deterministic = True
@@ -300,6 +303,15 @@ def drive_cpp(args) -> int:
             f"({c['speedup']:.2f}x) | {pe / c['captured_ms']:.2f}x | {c['captured_samples_per_s']:.0f} | "
             f"{c['max_loss_difference']:.1e} / {c['max_parameter_difference']:.1e} | {c['capture_s']:.1f} |"
             if pe else f"| {r['model']} | failed | | | | | | |")
+    carveout = [r for r in rows if r.get("cpp", {}).get("carveout_other_ms")]
+    if carveout:  # the multi-stream capture timed both ways in the choice (TrainingOptions::smem_carveout)
+        lines += ["", "| model | mode kept | multi-stream carveout kept | its step (choice) | the other carveout | "
+                  "change | nodes without shared memory |", "| --- | --- | --- | --- | --- | --- | --- |"]
+        for r in carveout:
+            c = r["cpp"]
+            kept = "100 %" if c["multi_smem_carveout"] == 100 else "each kernel's own"
+            lines.append(f"| {r['model']} | {c['mode']} | {kept} | {c['multi_ms']:.3f} | {c['carveout_other_ms']:.3f} | "
+                         f"{(c['multi_ms'] / c['carveout_other_ms'] - 1) * 100:+.1f} % | {c['carveout_nodes']} (kept capture) |")
     if args.memsets:
         lines += ["", "| model | memset nodes (replaced / kept) | C++ Nimble | memset nodes kept | change |",
                   "| --- | --- | --- | --- | --- |"]

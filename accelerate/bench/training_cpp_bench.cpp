@@ -106,6 +106,7 @@ int main(int argc, char** argv) {
                         {"memset_nodes_kept", r.memset_nodes_kept},
                         {"smem_carveout", r.smem_carveout},
                         {"carveout_nodes", r.carveout_nodes},
+                        {"multi_smem_carveout", r.multi_smem_carveout},
                         {"carveout_other_ms", r.carveout_other_ms}};
   std::printf("%s\n", out.dump().c_str());
   return 0;

@@ -63,4 +63,12 @@ StatusOr<int32_t> SetKernelCarveout(cudaGraph_t graph, int32_t percent) {
   return SetEach(graph, percent);
 }
 
+StatusOr<int32_t> SetGraphKernelCarveout(std::uintptr_t raw_graph, int32_t percent) {
+  if (raw_graph == 0) {
+    return InvalidArgument("no graph to set (a null cudaGraph_t): capture with keep_graph=True and set the carveout "
+                           "before instantiate()");
+  }
+  return SetKernelCarveout(reinterpret_cast<cudaGraph_t>(raw_graph), percent);
+}
+
 }  // namespace nimble::accelerate

@@ -196,7 +196,10 @@ Status ChooseCapture(TrainingStep& step, TrainingStep::State& s) {
   NIMBLE_ASSIGN_OR_RETURN(std::vector<Candidate> candidates, MakeCandidates(s, &why));
   NIMBLE_RETURN_IF_ERROR(TimeCandidates(step, s, candidates));
   c10::cuda::device_synchronize();  // the captures and executables not kept go below
-  if (candidates.back().name == "multi-stream") KeepFasterCarveout(s, candidates.back());
+  if (candidates.back().name == "multi-stream") {
+    KeepFasterCarveout(s, candidates.back());
+    r.multi_smem_carveout = candidates.back().capture.carveout;
+  }
   const bool one_stream = s.options.streams == TrainingStreams::kSingle || s.options.max_streams == 1;
   std::string choice;
   Candidate& chosen = candidates[PickCandidate(s, candidates, one_stream, why, &choice)];

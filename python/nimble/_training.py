@@ -11,7 +11,7 @@ import json
 import statistics
 import time
 import warnings
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import torch
 
@@ -21,6 +21,13 @@ from . import _C, _progress, _train_graph, _train_state
 # float32. Replays run the eager step's kernels, so what differs is the order of atomic adds in some
 # backward kernels (cuDNN weight gradients), which a few SGD steps amplify.
 _CHECK_TOLERANCE = {torch.float32: 1e-3, torch.float16: 1e-2, torch.bfloat16: 5e-2}
+
+# The shared-memory carveout the multi-stream capture is also made with, on its kernel nodes that use no
+# shared memory (accelerate/src/smem_carveout.h), and the gain it must measure to be kept, as
+# nimble-accelerate and the C++ TrainingStep choose.
+_TRIED_CARVEOUT = 100
+_MIN_CARVEOUT_GAIN = 0.01
+_CARVEOUT_ALTERNATE = "aot-multi carveout"
 
 
 class TrainingReport:
@@ -45,6 +52,13 @@ class TrainingReport:
         # The kept capture's small memset nodes replaced by kernels writing the same bytes, and those left.
         self.memset_nodes_replaced: int = data.get("memset_nodes_replaced", 0)
         self.memset_nodes_kept: int = data.get("memset_nodes_kept", 0)
+        # The kept capture's shared-memory carveout on its kernel nodes without shared memory (-1: each
+        # kernel's own), how many there are, and the multi-stream step measured with the other carveout
+        # (None: not measured).
+        self.smem_carveout: int = data.get("smem_carveout", -1)
+        self.carveout_nodes: int = data.get("carveout_nodes", 0)
+        self.carveout_other_ms: Optional[float] = data.get("carveout_other_ms")
+        self.multi_smem_carveout: Optional[int] = data.get("multi_smem_carveout")  # the multi-stream capture's
 
     @property
     def step_ms(self) -> float:
@@ -78,6 +92,11 @@ class TrainingReport:
             rows.append(f"| aot-multi | {self.multi_ms:.3f} | {self.batch_size / self.multi_ms * 1e3:.0f} | "
                         f"{self.eager_ms / self.multi_ms:.2f}x | {self.streams} | {self.syncs} |")
         rows.append(f"chosen: {self.chosen}: {self.choice_reason}")
+        if self.carveout_other_ms is not None and self.multi_ms is not None:
+            kept = "100 %" if self.multi_smem_carveout == _TRIED_CARVEOUT else "each kernel's own"
+            other = "each kernel's own" if self.multi_smem_carveout == _TRIED_CARVEOUT else "100 %"
+            rows.append(f"multi-stream shared-memory carveout: {kept} ({self.multi_ms:.3f} ms), "
+                        f"{other} {self.carveout_other_ms:.3f} ms")
         if self.memset_nodes_replaced or self.memset_nodes_kept:
             rows.append(f"memset nodes: {self.memset_nodes_replaced} run as kernels, {self.memset_nodes_kept} kept")
         c = self.check
@@ -91,12 +110,14 @@ class _Capture:
     """One captured step: the graph, the loss it writes and the gradients it fills."""
 
     def __init__(self, graph: torch.cuda.CUDAGraph, loss: torch.Tensor, grads: List[Optional[torch.Tensor]],
-                 capture_s: float, memsets: Dict[str, int]) -> None:
+                 capture_s: float, memsets: Dict[str, int], carveout: int, carveout_nodes: int) -> None:
         self.graph = graph
         self.loss = loss
         self.grads = grads
         self.capture_s = capture_s
         self.memsets = memsets  # memset_nodes_replaced / memset_nodes_kept
+        self.carveout = carveout  # asked of its kernel nodes without shared memory; -1: each kernel's own
+        self.carveout_nodes = carveout_nodes
 
 
 class TrainingStep:
@@ -151,7 +172,7 @@ def accelerate_training(model: torch.nn.Module, loss_fn: Callable[..., torch.Ten
                         optimizer: torch.optim.Optimizer, example_batch: Sequence[torch.Tensor], *,
                         num_inputs: int = 1, mode: str = "auto", max_streams: Optional[int] = None,
                         iters: int = 50, warmup: int = 3, check_steps: int = 3, cudnn_benchmark: bool = True,
-                        copy_loss: bool = True) -> TrainingStep:
+                        copy_loss: bool = True, smem_carveout: Union[str, int] = "measure") -> TrainingStep:
     """Captures ``model``'s training step ahead of time and returns it as a callable.
 
     ``example_batch``: the batch tensors, the model's ``num_inputs`` inputs first, then what
@@ -164,9 +185,14 @@ def accelerate_training(model: torch.nn.Module, loss_fn: Callable[..., torch.Ten
     ``check_steps``: steps of the parity check against eager training (0 to skip); a difference above
     the tolerance of the parameters' dtype warns. ``cudnn_benchmark``: let cuDNN time its convolution
     algorithms during the warm-up, so that the capture holds the fastest for these shapes (the
-    process's own ``torch.backends.cudnn.benchmark`` is set back afterwards). The model, its buffers and the optimizer state are
-    left as they were given: the warm-up, the timing and the check do not train it."""
+    process's own ``torch.backends.cudnn.benchmark`` is set back afterwards). ``smem_carveout``: the
+    shared-memory carveout of the kernels that use no shared memory; "measure" captures the multi-stream
+    step with each kernel's own and with 100 %, and keeps the second only where it is more than 1 % faster
+    (SMs running such kernels otherwise turn away the blocks of a concurrent kernel that needs shared
+    memory); a percentage (0-100) or "keep" is asked of every capture. The model, its buffers and the
+    optimizer state are left as they were given: the warm-up, the timing and the check do not train it."""
     what = "nimble.accelerate_training"
+    carveout = _carveout_percent(smem_carveout, what)
     params, batch, device = _validate(model, loss_fn, optimizer, example_batch, num_inputs, mode, max_streams,
                                       iters, warmup, check_steps, what)
     inputs, targets = list(batch[:num_inputs]), list(batch[num_inputs:])
@@ -196,8 +222,12 @@ def accelerate_training(model: torch.nn.Module, loss_fn: Callable[..., torch.Ten
         with counters:
             _warm_up(forwards, body, optimizer, static, warmup, what)
             snapshot.restore()
-            captures = {name: _capture(forward, body, optimizer, params, static, what)
+            asked = -1 if carveout is None else carveout
+            captures = {name: _capture(forward, body, optimizer, params, static, what, asked)
                         for name, forward in forwards.items()}
+            if carveout is None and "aot-multi" in captures and captures["aot-multi"].carveout_nodes:
+                captures[_CARVEOUT_ALTERNATE] = _capture(forwards["aot-multi"], body, optimizer, params, static,
+                                                         what, _TRIED_CARVEOUT)
     finally:
         torch.backends.cudnn.benchmark = user_benchmark
 
@@ -214,8 +244,10 @@ def accelerate_training(model: torch.nn.Module, loss_fn: Callable[..., torch.Ten
             graph.replay()
         return run
 
-    eager_ms = _time_ms(eager, iters)
-    timed = {name: _time_ms(replay(name), iters) for name in captures}
+    runs = {"eager": eager, **{name: replay(name) for name in captures}}
+    timed = _time_side_by_side(runs, iters)
+    eager_ms = timed.pop("eager")
+    carveout_other_ms = _keep_faster_carveout(captures, timed)
     snapshot.restore()
     chosen, reason = _choose(mode, timed, no_multi)
     check = _check(reference, loss_fn, inputs, targets, captures[chosen], params, static, check_steps, what)
@@ -234,7 +266,9 @@ def accelerate_training(model: torch.nn.Module, loss_fn: Callable[..., torch.Ten
         "logical_concurrency": assignment["logical_concurrency"] if assignment else None,
         "capture_s": {name: c.capture_s for name, c in captures.items()},
         "check": check, "iters": iters, "batch_norm_counters": len(counters.counters),
-        **captures[chosen].memsets,
+        **captures[chosen].memsets, "smem_carveout": captures[chosen].carveout,
+        "carveout_nodes": captures[chosen].carveout_nodes, "carveout_other_ms": carveout_other_ms,
+        "multi_smem_carveout": captures["aot-multi"].carveout if "aot-multi" in captures else None,
     })
     kept = captures[chosen]
     return TrainingStep(model, optimizer, static, kept, _train_state.hyperparameters(optimizer), report, copy_loss,
@@ -335,8 +369,21 @@ def _warm_up(forwards: Dict[str, Callable[..., Any]], body: Callable[..., torch.
     torch.cuda.synchronize()
 
 
+def _carveout_percent(smem_carveout: Union[str, int], what: str) -> Optional[int]:
+    """None for "measure", -1 for "keep", else the percentage, checked."""
+    if smem_carveout == "measure":
+        return None
+    if smem_carveout == "keep":
+        return -1
+    if isinstance(smem_carveout, bool) or not isinstance(smem_carveout, int) or not 0 <= smem_carveout <= 100:
+        raise ValueError(f"{what}: smem_carveout {smem_carveout!r}: expected 'measure', 'keep' or a percentage "
+                         "from 0 to 100")
+    return smem_carveout
+
+
 def _capture(forward: Callable[..., Any], body: Callable[..., torch.Tensor], optimizer: torch.optim.Optimizer,
-             params: Sequence[torch.nn.Parameter], static: Sequence[torch.Tensor], what: str) -> _Capture:
+             params: Sequence[torch.nn.Parameter], static: Sequence[torch.Tensor], what: str,
+             carveout: int) -> _Capture:
     optimizer.zero_grad(set_to_none=True)
     # The cudaGraph_t is kept until instantiate(), so that its small memset nodes become kernels first
     # (a memset node costs a replay more; accelerate/src/memset_nodes.h), as nimble.accelerate's are.
@@ -348,6 +395,7 @@ def _capture(forward: Callable[..., Any], body: Callable[..., torch.Tensor], opt
             if isinstance(forward, _train_graph.StreamForward):
                 forward.join(torch.cuda.current_stream())  # backward work autograd queued on side streams
         memsets = _C.rewrite_memset_nodes(graph.raw_cuda_graph())
+        carveout_nodes = _C.set_kernel_carveout(graph.raw_cuda_graph(), carveout)
         graph.instantiate()
     except RuntimeError as e:
         raise RuntimeError(f"{what}: the training step could not be captured into a CUDA graph: {e}") from e
@@ -355,23 +403,42 @@ def _capture(forward: Callable[..., Any], body: Callable[..., torch.Tensor], opt
     grads = [p.grad for p in params]
     # Detached, so that the capture's autograd graph is freed: kept alive, its AccumulateGrad nodes would
     # serve later backward passes on the capture's streams.
-    return _Capture(graph, loss.detach(), grads, time.perf_counter() - start, dict(memsets))
+    return _Capture(graph, loss.detach(), grads, time.perf_counter() - start, dict(memsets), carveout,
+                    carveout_nodes)
 
 
-def _time_ms(fn: Callable[[], None], iters: int) -> float:
-    """Wall-clock ms per call over `iters` calls, after 3 untimed ones: steps per second as a training
-    loop sees them. Median of 3 rounds."""
-    for _ in range(3):
-        fn()
-    rounds = []
-    for _ in range(3):
-        torch.cuda.synchronize()
-        start = time.perf_counter()
-        for _ in range(iters):
-            fn()
-        torch.cuda.synchronize()
-        rounds.append((time.perf_counter() - start) * 1e3 / iters)
-    return statistics.median(rounds)
+def _time_side_by_side(runs: Dict[str, Callable[[], None]], iters: int) -> Dict[str, float]:
+    """Wall-clock ms per call of each run over `iters` calls, after 3 untimed ones: steps per second as a
+    training loop sees them. Median of 3 rounds; in each round every run is timed once, the first one
+    rotating from round to round, so that a drift in clocks or temperature falls on all of them."""
+    names = list(runs)
+    for name in names:
+        for _ in range(3):
+            runs[name]()
+    rounds: Dict[str, List[float]] = {name: [] for name in names}
+    for r in range(3):
+        for name in names[r % len(names):] + names[:r % len(names)]:
+            torch.cuda.synchronize()
+            start = time.perf_counter()
+            for _ in range(iters):
+                runs[name]()
+            torch.cuda.synchronize()
+            rounds[name].append((time.perf_counter() - start) * 1e3 / iters)
+    return {name: statistics.median(times) for name, times in rounds.items()}
+
+
+def _keep_faster_carveout(captures: Dict[str, _Capture], timed: Dict[str, float]) -> Optional[float]:
+    """The multi-stream capture made with _TRIED_CARVEOUT replaces the other where it measured more than
+    _MIN_CARVEOUT_GAIN faster; the one not kept is dropped. Returns its time (None: none was made)."""
+    if _CARVEOUT_ALTERNATE not in captures:
+        return None
+    alternate, alternate_ms = captures.pop(_CARVEOUT_ALTERNATE), timed.pop(_CARVEOUT_ALTERNATE)
+    if alternate_ms < timed["aot-multi"] * (1 - _MIN_CARVEOUT_GAIN):
+        captures["aot-multi"], alternate = alternate, captures["aot-multi"]
+        timed["aot-multi"], alternate_ms = alternate_ms, timed["aot-multi"]
+    torch.cuda.synchronize()
+    alternate.graph.reset()
+    return alternate_ms
 
 
 def _choose(mode: str, timed: Dict[str, float], no_multi: Optional[str]) -> Tuple[str, str]:

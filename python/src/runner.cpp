@@ -13,6 +13,7 @@
 #include "bindings.h"
 #include "nimble/accelerate/artifact_meta.h"
 #include "nimble/accelerate/memset_rewrite.h"
+#include "nimble/accelerate/smem_carveout.h"
 #include "nimble/accelerate/tensor_runner.h"
 #include "status_errors.h"
 
@@ -66,6 +67,12 @@ py::dict RewriteGraphMemsets(std::uintptr_t graph, bool keep) {
 }  // namespace
 
 void BindRunner(py::module_& m) {
+  m.def(
+      "set_kernel_carveout",
+      [](std::uintptr_t graph, int32_t percent) { return Unwrap(accelerate::SetGraphKernelCarveout(graph, percent)); },
+      py::arg("graph"), py::arg("percent"),
+      "Asks `percent` (0-100) of the shared-memory carveout of a captured cudaGraph_t's kernel nodes that use "
+      "no shared memory (CUDAGraph.raw_cuda_graph(), before instantiate()); -1 only counts them. Returns how many.");
   m.def("rewrite_memset_nodes", &RewriteGraphMemsets, py::arg("graph"), py::arg("keep") = false,
         "Replaces the small memset nodes of a captured cudaGraph_t (CUDAGraph.raw_cuda_graph(), before "
         "instantiate()) with kernels writing the same bytes; keep=True only counts them.");

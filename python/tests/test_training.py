@@ -152,6 +152,9 @@ def test_bad_arguments_are_refused() -> None:
         nimble.accelerate_training(model, F.mse_loss, optimizer, batch, mode="fast")
     with pytest.raises(ValueError, match="num_inputs"):
         nimble.accelerate_training(model, F.mse_loss, optimizer, batch, num_inputs=3)
+    for value in (101, -1, "fast", 50.0, True):
+        with pytest.raises(ValueError, match="smem_carveout"):
+            nimble.accelerate_training(model, F.mse_loss, optimizer, batch, smem_carveout=value)
     other = torch.optim.SGD(Branches().parameters(), lr=0.1)
     with pytest.raises(ValueError, match="not one of the model's parameters"):
         nimble.accelerate_training(model, F.mse_loss, other, batch)
@@ -347,6 +350,58 @@ def test_wrong_batches_and_changed_settings_are_refused() -> None:
 def test_rewrite_memset_nodes_refuses_a_graph_that_was_not_kept() -> None:
     with pytest.raises(ValueError, match="keep_graph=True"):
         _C.rewrite_memset_nodes(0)
+
+
+def test_set_kernel_carveout_refuses_a_graph_that_was_not_kept() -> None:
+    with pytest.raises(ValueError, match="keep_graph=True"):
+        _C.set_kernel_carveout(0, 100)
+
+
+@pytest.mark.gpu
+def test_the_carveout_goes_on_the_kernel_nodes_without_shared_memory_only() -> None:
+    """The elementwise add and multiply use no shared memory; a softmax over rows of 4096 reduces each
+    row in a block through shared memory. Counting (-1) and setting find the same two nodes, a percentage
+    past 100 is refused, and the graph computes the same either way."""
+    x = torch.randn(64, 4096, device="cuda")
+    counts = []
+    for percent in (-1, 100):
+        graph = torch.cuda.CUDAGraph(keep_graph=True)
+        with torch.cuda.graph(graph):
+            y = torch.softmax((x + 1) * 2, dim=1)
+        if percent == 100:
+            with pytest.raises(ValueError, match="carveout 101"):
+                _C.set_kernel_carveout(graph.raw_cuda_graph(), 101)
+        counts.append(_C.set_kernel_carveout(graph.raw_cuda_graph(), percent))
+        graph.instantiate()
+        graph.replay()
+        torch.testing.assert_close(y, torch.softmax((x + 1) * 2, dim=1))
+    assert counts[0] == counts[1] == 2, counts
+
+
+@pytest.mark.gpu
+@pytest.mark.usefixtures("deterministic")
+def test_the_multi_stream_carveout_is_measured_both_ways_or_as_asked_and_trains_alike() -> None:
+    """By default the multi-stream step is captured with each kernel's own carveout and with 100 %, and
+    the second kept only where more than 1 % faster; one asked for goes on every capture and is not
+    measured. The carveout changes no arithmetic: both steps train to the same losses."""
+    sgd = lambda p: torch.optim.SGD(p, lr=0.05, momentum=0.9)  # noqa: E731
+    model, optimizer, twin, twin_optimizer, batches = gpu_setup(sgd)
+    measured = nimble.accelerate_training(model, F.cross_entropy, optimizer, batches[0], mode="multi", iters=5,
+                                          cudnn_benchmark=False)
+    asked = nimble.accelerate_training(twin, F.cross_entropy, twin_optimizer, batches[0], mode="multi", iters=5,
+                                       cudnn_benchmark=False, smem_carveout=100)
+    m, a = measured.report, asked.report
+    assert m.carveout_nodes > 0 and m.carveout_other_ms is not None, m.to_dict()
+    assert m.smem_carveout == m.multi_smem_carveout  # the multi-stream capture was kept
+    if m.multi_smem_carveout == 100:
+        assert m.multi_ms < m.carveout_other_ms * 0.99
+    else:
+        assert m.multi_smem_carveout == -1 and m.carveout_other_ms >= m.multi_ms * 0.99
+    assert "carveout" in str(m)
+    assert a.smem_carveout == 100 and a.carveout_other_ms is None and a.carveout_nodes == m.carveout_nodes
+    got = [measured(*batches[k % len(batches)]) for k in range(8)]
+    expected = [asked(*batches[k % len(batches)]) for k in range(8)]
+    torch.testing.assert_close(torch.stack(got), torch.stack(expected), rtol=1e-6, atol=1e-7)
 
 
 def _capture_memsets(keep: bool):

@@ -338,6 +338,7 @@ TEST(TrainingStepTest, TheMultiStreamCarveoutIsMeasuredBothWaysOrAsAskedAndTrain
   EXPECT_GT(m.carveout_nodes, 0);
   ASSERT_GT(m.carveout_other_ms, 0);
   EXPECT_NE(m.choice.find("carveout"), std::string::npos) << m.choice;
+  EXPECT_EQ(m.smem_carveout, m.multi_smem_carveout);  // the multi-stream capture was kept
   if (m.smem_carveout == 100) {
     EXPECT_LT(m.multi_ms, m.carveout_other_ms * (1 - kMinCarveoutGain));
   } else {

@@ -125,10 +125,12 @@ struct TrainingReport {
   int32_t memset_nodes_replaced = 0;
   int32_t memset_nodes_kept = 0;
   // The kept capture's carveout on its kernel nodes without shared memory (-1: each kernel's own) and
-  // how many there are; the multi-stream capture's step time with the carveout it was not kept with
-  // (0: not measured, as when one is asked for or none of its nodes is without shared memory).
+  // how many there are; the multi-stream capture's carveout (kept or not) and its step time with the
+  // carveout it was not kept with (0: not measured, as when one is asked for or none of its nodes is
+  // without shared memory).
   int32_t smem_carveout = -1;
   int32_t carveout_nodes = 0;
+  int32_t multi_smem_carveout = -1;
   double carveout_other_ms = 0;
 };
 
