@@ -1,5 +1,7 @@
 #include "smem_carveout.h"
 
+#include <cuda.h>
+
 #include <string>
 #include <vector>
 
@@ -13,24 +15,55 @@ Status Call(cudaError_t code, const char* what) {
   return CudaStatus(code, std::string("shared-memory carveout: ") + what);
 }
 
-// Whether `node`'s kernel uses no shared memory, neither dynamic nor static. Unknown (false) where the
-// runtime cannot tell: a kernel another library launched through the driver has no runtime entry.
-bool UsesNoSharedMemory(cudaGraphNode_t node) {
-  cudaKernelNodeParams params{};
-  if (cudaGraphKernelNodeGetParams(node, &params) != cudaSuccess) {
+// The driver calls that read a kernel node whatever launched its kernel. The runtime's own
+// (cudaGraphKernelNodeGetParams) fails with cudaErrorInvalidDeviceFunction for a kernel another library
+// launched through the driver (cuBLASLt's, cuDNN's), an error that compute-sanitizer reports at every
+// such node. Taken through the runtime's entry-point query, so that nothing links libcuda.
+struct DriverCalls {
+  CUresult (*node_params)(CUgraphNode, CUDA_KERNEL_NODE_PARAMS_v2*) = nullptr;
+  CUresult (*kernel_function)(CUfunction*, CUkernel) = nullptr;
+  CUresult (*func_attribute)(int*, CUfunction_attribute, CUfunction) = nullptr;
+};
+
+template <typename Fn>
+Status Resolve(const char* symbol, unsigned int version, Fn* fn) {
+  void* address = nullptr;
+  cudaDriverEntryPointQueryResult found{};
+  const cudaError_t code = cudaGetDriverEntryPointByVersion(symbol, &address, version, cudaEnableDefault, &found);
+  if (code != cudaSuccess || found != cudaDriverEntryPointSuccess || address == nullptr) {
     (void)cudaGetLastError();
+    return Internal(std::string("shared-memory carveout: the driver has no ") + symbol + " (CUDA " +
+                    std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10) + ")");
+  }
+  *fn = reinterpret_cast<Fn>(address);
+  return OkStatus();
+}
+
+StatusOr<DriverCalls> LoadDriverCalls() {
+  DriverCalls calls;
+  NIMBLE_RETURN_IF_ERROR(Resolve("cuGraphKernelNodeGetParams", 12000, &calls.node_params));
+  NIMBLE_RETURN_IF_ERROR(Resolve("cuKernelGetFunction", 12000, &calls.kernel_function));
+  NIMBLE_RETURN_IF_ERROR(Resolve("cuFuncGetAttribute", 2020, &calls.func_attribute));
+  return calls;
+}
+
+// Whether `node`'s kernel uses no shared memory, neither dynamic nor static; false where the driver
+// cannot tell.
+bool UsesNoSharedMemory(const DriverCalls& driver, cudaGraphNode_t node) {
+  CUDA_KERNEL_NODE_PARAMS_v2 params{};
+  if (driver.node_params(node, &params) != CUDA_SUCCESS || params.sharedMemBytes > 0) return false;
+  CUfunction function = params.func;
+  if (function == nullptr && (params.kern == nullptr || driver.kernel_function(&function, params.kern) != CUDA_SUCCESS)) {
     return false;
   }
-  if (params.sharedMemBytes > 0) return false;
-  cudaFuncAttributes attributes{};
-  if (cudaFuncGetAttributes(&attributes, params.func) != cudaSuccess) {
-    (void)cudaGetLastError();
-    return false;
-  }
-  return attributes.sharedSizeBytes == 0;
+  int static_bytes = -1;
+  if (driver.func_attribute(&static_bytes, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, function) != CUDA_SUCCESS) return false;
+  return static_bytes == 0;
 }
 
 StatusOr<int32_t> SetEach(cudaGraph_t graph, int32_t percent) {
+  static const StatusOr<DriverCalls> driver = LoadDriverCalls();
+  if (!driver.ok()) return driver.status();
   size_t count = 0;
   NIMBLE_RETURN_IF_ERROR(Call(cudaGraphGetNodes(graph, nullptr, &count), "cudaGraphGetNodes"));
   std::vector<cudaGraphNode_t> nodes(count);
@@ -42,7 +75,7 @@ StatusOr<int32_t> SetEach(cudaGraph_t graph, int32_t percent) {
   for (cudaGraphNode_t node : nodes) {
     cudaGraphNodeType type{};
     NIMBLE_RETURN_IF_ERROR(Call(cudaGraphNodeGetType(node, &type), "cudaGraphNodeGetType"));
-    if (type != cudaGraphNodeTypeKernel || !UsesNoSharedMemory(node)) continue;
+    if (type != cudaGraphNodeTypeKernel || !UsesNoSharedMemory(*driver, node)) continue;
     if (percent != kKeepCarveout) {
       NIMBLE_RETURN_IF_ERROR(
           Call(cudaGraphKernelNodeSetAttribute(node, cudaKernelNodeAttributePreferredSharedMemoryCarveout, &value),

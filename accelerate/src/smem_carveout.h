@@ -19,8 +19,9 @@
 namespace nimble::accelerate {
 
 // The kernel nodes of `graph` (its own, not those of child graphs) that use no shared memory, dynamic or
-// static, as far as the runtime knows (a kernel another library launched through the driver is unknown
-// to it, and left out); each is given cudaLaunchAttributePreferredSharedMemoryCarveout = `percent`
+// static, whatever launched them (read through the driver: the runtime cannot read a kernel another
+// library launched through the driver); each is given
+// cudaLaunchAttributePreferredSharedMemoryCarveout = `percent`
 // before the graph is instantiated, unless `percent` is kKeepCarveout. Returns how many there are.
 // InvalidArgument for a percentage out of range; a failed CUDA call is an error naming it (CudaStatus),
 // the runtime's last error cleared, and the graph may then be part set.
