@@ -169,6 +169,56 @@ def test_relative_difference_and_parameter_distance() -> None:
     assert _training.parameter_distance(b, b) == 0.0
 
 
+class _FakeGraph:
+    def __init__(self) -> None:
+        self.was_reset = False
+
+    def reset(self) -> None:
+        self.was_reset = True
+
+
+class _FakeCapture:
+    def __init__(self, carveout: int) -> None:
+        self.graph = _FakeGraph()
+        self.carveout = carveout
+
+
+@pytest.mark.parametrize("alternate_ms, kept", [(9.8, 100), (9.95, -1), (10.5, -1)])
+def test_the_carveout_capture_replaces_the_multi_stream_one_only_when_more_than_1_percent_faster(
+        monkeypatch, alternate_ms, kept) -> None:
+    """The multi-stream capture at 10 ms: one with the 100 % carveout at 9.8 ms is kept (2 % faster); at
+    9.95 ms (0.5 %) or slower it is dropped. Either way the one not kept is reset and its time returned,
+    and the single-stream entry is left alone."""
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda: None)
+    own, alternate = _FakeCapture(-1), _FakeCapture(100)
+    single = _FakeCapture(-1)
+    captures = {"aot-single": single, "aot-multi": own, _training._CARVEOUT_ALTERNATE: alternate}
+    timed = {"aot-single": 12.0, "aot-multi": 10.0, _training._CARVEOUT_ALTERNATE: alternate_ms}
+    other_ms = _training._keep_faster_carveout(captures, timed)
+    assert set(captures) == set(timed) == {"aot-single", "aot-multi"}
+    assert captures["aot-single"] is single and timed["aot-single"] == 12.0
+    assert captures["aot-multi"].carveout == kept
+    dropped = own if kept == 100 else alternate
+    assert dropped.graph.was_reset and not captures["aot-multi"].graph.was_reset
+    assert timed["aot-multi"] == (alternate_ms if kept == 100 else 10.0)
+    assert other_ms == (10.0 if kept == 100 else alternate_ms)
+    assert _training._keep_faster_carveout({"aot-multi": own}, {"aot-multi": 10.0}) is None  # none made
+
+
+def test_the_report_names_the_multi_stream_carveout_and_the_other_ways_time() -> None:
+    data = {"model": "Net", "device": "cuda:0", "batch_size": 8, "ops": 12, "eager_ms": 3.0, "single_ms": 2.0,
+            "multi_ms": 1.5, "chosen": "aot-multi", "choice_reason": "faster", "streams": 3, "syncs": 4,
+            "logical_concurrency": 3, "check": {"steps": 0}, "smem_carveout": 100, "multi_smem_carveout": 100,
+            "carveout_nodes": 7, "carveout_other_ms": 1.6}
+    text = str(_training.TrainingReport(data))
+    assert "multi-stream shared-memory carveout: 100 % (1.500 ms), each kernel's own 1.600 ms" in text, text
+    data.update(smem_carveout=-1, multi_smem_carveout=-1, carveout_other_ms=1.55)
+    text = str(_training.TrainingReport(data))
+    assert "carveout: each kernel's own (1.500 ms), 100 % 1.550 ms" in text, text
+    data.update(carveout_other_ms=None)  # not measured: nothing said
+    assert "carveout" not in str(_training.TrainingReport(data))
+
+
 # ---- on a GPU ----------------------------------------------------------------------------------------
 
 
