@@ -26,6 +26,32 @@
 
 #include "nimble/accelerate/training_step.h"
 
+namespace {
+
+// The flags after CHECK; false (said on stderr) for a --smem-carveout without a valid value.
+bool ParseFlags(int argc, char** argv, nimble::accelerate::TrainingOptions* options, bool* tf32, bool* deterministic) {
+  for (int i = 9; i < argc; ++i) {
+    const std::string flag = argv[i];
+    *tf32 |= flag == "--tf32";
+    *deterministic |= flag == "--deterministic";
+    if (flag == "--single") options->streams = nimble::accelerate::TrainingStreams::kSingle;
+    if (flag == "--multi") options->streams = nimble::accelerate::TrainingStreams::kMulti;
+    options->keep_memset_nodes |= flag == "--keep-memset-nodes";
+    if (flag != "--smem-carveout") continue;
+    const std::string value = i + 1 < argc ? argv[++i] : "";
+    char* end = nullptr;
+    const long percent = std::strtol(value.c_str(), &end, 10);
+    if (value != "keep" && (value.empty() || *end != '\0' || percent < 0 || percent > 100)) {
+      std::fprintf(stderr, "--smem-carveout '%s': a percentage from 0 to 100, or keep\n", value.c_str());
+      return false;
+    }
+    options->smem_carveout = value == "keep" ? nimble::accelerate::kKeepCarveout : static_cast<int32_t>(percent);
+  }
+  return true;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   if (argc < 7) {
     std::fprintf(stderr,
@@ -43,23 +69,7 @@ int main(int argc, char** argv) {
   options.timing_steps = argc > 7 ? std::atoi(argv[7]) : 100;
   options.check_steps = argc > 8 ? std::atoi(argv[8]) : 100;
   bool tf32 = false, deterministic = false;
-  for (int i = 9; i < argc; ++i) {
-    tf32 |= std::string(argv[i]) == "--tf32";
-    deterministic |= std::string(argv[i]) == "--deterministic";
-    if (std::string(argv[i]) == "--single") options.streams = nimble::accelerate::TrainingStreams::kSingle;
-    if (std::string(argv[i]) == "--multi") options.streams = nimble::accelerate::TrainingStreams::kMulti;
-    options.keep_memset_nodes |= std::string(argv[i]) == "--keep-memset-nodes";
-    if (std::string(argv[i]) == "--smem-carveout" && i + 1 < argc) {
-      const std::string value = argv[++i];
-      char* end = nullptr;
-      const long percent = std::strtol(value.c_str(), &end, 10);
-      if (value != "keep" && (value.empty() || *end != '\0' || percent < 0 || percent > 100)) {
-        std::fprintf(stderr, "--smem-carveout %s: a percentage from 0 to 100, or keep\n", value.c_str());
-        return 2;
-      }
-      options.smem_carveout = value == "keep" ? nimble::accelerate::kKeepCarveout : static_cast<int32_t>(percent);
-    }
-  }
+  if (!ParseFlags(argc, argv, &options, &tf32, &deterministic)) return 2;
   at::globalContext().setAllowTF32CuDNN(tf32);
   at::globalContext().setAllowTF32CuBLAS(tf32);
   if (deterministic) {

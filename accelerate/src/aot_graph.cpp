@@ -18,14 +18,15 @@
 #include <fstream>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "allocation_recorder.h"
 #include "aot_graph_impl.h"
 #include "nimble/accelerate/device_memory.h"
 #include "cuda_status.h"
-#include "record_stream_reuse.h"
 #include "failed_op_tracker.h"
+#include "record_stream_reuse.h"
 #include "graph_exec.h"
 #include "loaded_model_impl.h"
 #include "memset_nodes.h"
@@ -44,7 +45,10 @@ Status CapturedGraph::InstantiateAlternate() {
     return FailedPrecondition("a second executable graph needs the captured graph kept and instantiated, once");
   }
   unsigned long long flags = 0;
-  NIMBLE_RETURN_IF_ERROR(CudaStatus(cudaGraphExecGetFlags(graph_exec_, &flags), "cudaGraphExecGetFlags"));
+  if (const cudaError_t code = cudaGraphExecGetFlags(graph_exec_, &flags); code != cudaSuccess) {
+    (void)cudaGetLastError();
+    return CudaStatus(code, "reading the executable graph's flags (cudaGraphExecGetFlags)");
+  }
   cudaGraphExec_t exec = nullptr;
   const cudaError_t code = cudaGraphInstantiateWithFlags(&exec, graph_, flags);
   if (code != cudaSuccess) {
@@ -61,8 +65,7 @@ void CapturedGraph::SwapAlternate() noexcept {
 
 void CapturedGraph::DropAlternate() noexcept {
   if (alternate_ == nullptr) return;
-  (void)cudaDeviceSynchronize();  // the alternate may have been launched last
-  (void)cudaGraphExecDestroy(alternate_);
+  (void)cudaGraphExecDestroy(alternate_);  // in flight, it is freed when it completes
   (void)cudaGetLastError();
   alternate_ = nullptr;
 }

@@ -33,6 +33,8 @@ class CapturedGraph : public at::cuda::CUDAGraph {
   // (memset_nodes.h) or written out, and the graph is instantiated at the first replay instead.
   explicit CapturedGraph(bool keep_graph = false) : at::cuda::CUDAGraph(keep_graph) {}
   ~CapturedGraph();
+  CapturedGraph(const CapturedGraph&) = delete;
+  CapturedGraph& operator=(const CapturedGraph&) = delete;
   void EndGeneratorCaptures() noexcept;
 
   // With the graph kept and instantiated: instantiates it again as it now stands, with the first
@@ -42,7 +44,7 @@ class CapturedGraph : public at::cuda::CUDAGraph {
   bool has_alternate() const { return alternate_ != nullptr; }
   // Trades the executable replay() launches with the alternate. No-op without one.
   void SwapAlternate() noexcept;
-  // Destroys the alternate (the one not launched), waiting for the device first.
+  // Destroys the alternate (the one not launched; one still running is freed when it ends).
   void DropAlternate() noexcept;
 
  private:

@@ -1,7 +1,9 @@
 #include "smem_carveout.h"
 
 #include <cuda.h>
+#include <cudaTypedefs.h>
 
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -20,9 +22,9 @@ Status Call(cudaError_t code, const char* what) {
 // launched through the driver (cuBLASLt's, cuDNN's), an error that compute-sanitizer reports at every
 // such node. Taken through the runtime's entry-point query, so that nothing links libcuda.
 struct DriverCalls {
-  CUresult (*node_params)(CUgraphNode, CUDA_KERNEL_NODE_PARAMS_v2*) = nullptr;
-  CUresult (*kernel_function)(CUfunction*, CUkernel) = nullptr;
-  CUresult (*func_attribute)(int*, CUfunction_attribute, CUfunction) = nullptr;
+  PFN_cuGraphKernelNodeGetParams_v12000 node_params = nullptr;
+  PFN_cuKernelGetFunction_v12000 kernel_function = nullptr;
+  PFN_cuFuncGetAttribute_v2020 func_attribute = nullptr;
 };
 
 template <typename Fn>
@@ -39,31 +41,40 @@ Status Resolve(const char* symbol, unsigned int version, Fn* fn) {
   return OkStatus();
 }
 
+// Resolved once; a failed lookup is not kept, so a later call asks again.
 StatusOr<DriverCalls> LoadDriverCalls() {
+  static std::mutex mutex;
+  static DriverCalls resolved;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (resolved.func_attribute != nullptr) return resolved;
   DriverCalls calls;
   NIMBLE_RETURN_IF_ERROR(Resolve("cuGraphKernelNodeGetParams", 12000, &calls.node_params));
   NIMBLE_RETURN_IF_ERROR(Resolve("cuKernelGetFunction", 12000, &calls.kernel_function));
   NIMBLE_RETURN_IF_ERROR(Resolve("cuFuncGetAttribute", 2020, &calls.func_attribute));
-  return calls;
+  resolved = calls;
+  return resolved;
 }
 
-// Whether `node`'s kernel uses no shared memory, neither dynamic nor static; false where the driver
-// cannot tell.
-bool UsesNoSharedMemory(const DriverCalls& driver, cudaGraphNode_t node) {
+enum class SharedMemory { kNone, kSome, kUnreadable };
+
+// Whether `node`'s kernel uses shared memory, dynamic or static, or the driver cannot tell.
+SharedMemory KernelSharedMemory(const DriverCalls& driver, cudaGraphNode_t node) {
   CUDA_KERNEL_NODE_PARAMS_v2 params{};
-  if (driver.node_params(node, &params) != CUDA_SUCCESS || params.sharedMemBytes > 0) return false;
+  if (driver.node_params(node, &params) != CUDA_SUCCESS) return SharedMemory::kUnreadable;
+  if (params.sharedMemBytes > 0) return SharedMemory::kSome;
   CUfunction function = params.func;
   if (function == nullptr && (params.kern == nullptr || driver.kernel_function(&function, params.kern) != CUDA_SUCCESS)) {
-    return false;
+    return SharedMemory::kUnreadable;
   }
   int static_bytes = -1;
-  if (driver.func_attribute(&static_bytes, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, function) != CUDA_SUCCESS) return false;
-  return static_bytes == 0;
+  if (driver.func_attribute(&static_bytes, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, function) != CUDA_SUCCESS) {
+    return SharedMemory::kUnreadable;
+  }
+  return static_bytes == 0 ? SharedMemory::kNone : SharedMemory::kSome;
 }
 
 StatusOr<int32_t> SetEach(cudaGraph_t graph, int32_t percent) {
-  static const StatusOr<DriverCalls> driver = LoadDriverCalls();
-  if (!driver.ok()) return driver.status();
+  NIMBLE_ASSIGN_OR_RETURN(const DriverCalls driver, LoadDriverCalls());
   size_t count = 0;
   NIMBLE_RETURN_IF_ERROR(Call(cudaGraphGetNodes(graph, nullptr, &count), "cudaGraphGetNodes"));
   std::vector<cudaGraphNode_t> nodes(count);
@@ -71,17 +82,26 @@ StatusOr<int32_t> SetEach(cudaGraph_t graph, int32_t percent) {
   nodes.resize(count);
   cudaKernelNodeAttrValue value{};
   value.sharedMemCarveout = static_cast<unsigned int>(percent);
-  int32_t eligible = 0;
+  int32_t eligible = 0, kernels = 0, unreadable = 0;
   for (cudaGraphNode_t node : nodes) {
     cudaGraphNodeType type{};
     NIMBLE_RETURN_IF_ERROR(Call(cudaGraphNodeGetType(node, &type), "cudaGraphNodeGetType"));
-    if (type != cudaGraphNodeTypeKernel || !UsesNoSharedMemory(*driver, node)) continue;
+    if (type != cudaGraphNodeTypeKernel) continue;
+    ++kernels;
+    const SharedMemory shared = KernelSharedMemory(driver, node);
+    unreadable += shared == SharedMemory::kUnreadable;
+    if (shared != SharedMemory::kNone) continue;
     if (percent != kKeepCarveout) {
       NIMBLE_RETURN_IF_ERROR(
           Call(cudaGraphKernelNodeSetAttribute(node, cudaKernelNodeAttributePreferredSharedMemoryCarveout, &value),
                "cudaGraphKernelNodeSetAttribute"));
     }
     ++eligible;
+  }
+  // Asked to set a carveout and unable to read a single kernel: an error rather than a graph left as it was.
+  if (percent != kKeepCarveout && kernels > 0 && unreadable == kernels) {
+    return Internal("shared-memory carveout: the driver could read none of the graph's " + std::to_string(kernels) +
+                    " kernel nodes (cuGraphKernelNodeGetParams, cuFuncGetAttribute)");
   }
   return eligible;
 }

@@ -23,8 +23,10 @@ namespace nimble::accelerate {
 // library launched through the driver); each is given
 // cudaLaunchAttributePreferredSharedMemoryCarveout = `percent`
 // before the graph is instantiated, unless `percent` is kKeepCarveout. Returns how many there are.
-// InvalidArgument for a percentage out of range; a failed CUDA call is an error naming it (CudaStatus),
-// the runtime's last error cleared, and the graph may then be part set.
+// A kernel node the driver cannot read counts as using shared memory. InvalidArgument for a percentage
+// out of range; Internal when the driver's calls are missing or, setting a percentage, it could read
+// none of the kernel nodes; a failed CUDA call is an error naming it (CudaStatus), the runtime's last
+// error cleared, and the graph may then be part set.
 StatusOr<int32_t> SetKernelCarveout(cudaGraph_t graph, int32_t percent);
 
 }  // namespace nimble::accelerate

@@ -10,7 +10,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <memory>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "smem_carveout.h"
 #include "training_step_state.h"
@@ -38,6 +41,7 @@ struct Candidate {
   StepCapture capture;
   double ms = 0;
   double alternate_ms = 0;  // with kTriedCarveout (CapturedGraph's alternate); 0: none
+  std::string carveout_note = {};  // why the carveout was not measured, where it failed
 };
 
 // Warms up `c`'s forward (cuDNN's and cuBLAS's state on its streams) and captures the step with it.
@@ -62,14 +66,15 @@ Status CaptureCandidate(TrainingStep::State& s, Candidate& c) {
 }
 
 // With the carveout measured, the multi-stream capture's graph is given kTriedCarveout on its kernel
-// nodes without shared memory and instantiated a second time, as its alternate (smem_carveout.h).
-Status PrepareCarveoutAlternate(const TrainingStep::State& s, StepCapture& c) {
-  if (s.options.smem_carveout != kMeasureCarveout || c.carveout_nodes == 0) return OkStatus();
-  StatusOr<int32_t> set = SetKernelCarveout(c.graph->raw_cuda_graph(), kTriedCarveout);
-  if (!set.ok()) return {set.status().code(), s.report.model_path + ": " + set.status().message()};
-  Status made = c.graph->InstantiateAlternate();
-  if (!made.ok()) return {made.code(), s.report.model_path + ": " + made.message()};
-  return OkStatus();
+// nodes without shared memory and instantiated a second time, as its alternate (smem_carveout.h). The
+// first executable is not touched: where this fails, the capture stays as it was and the choice says
+// why. (Where each kernel's own carveout is kept, the kept cudaGraph_t's nodes still ask for
+// kTriedCarveout; only the executables are replayed.)
+void PrepareCarveoutAlternate(const TrainingStep::State& s, Candidate& c) {
+  if (s.options.smem_carveout != kMeasureCarveout || c.capture.carveout_nodes == 0) return;
+  StatusOr<int32_t> set = SetKernelCarveout(c.capture.graph->raw_cuda_graph(), kTriedCarveout);
+  const Status made = set.ok() ? c.capture.graph->InstantiateAlternate() : set.status();
+  if (!made.ok()) c.carveout_note = "carveout not measured: " + made.message();
 }
 
 // The module's own single-stream capture (already made) and, unless one stream is asked for or the
@@ -97,7 +102,7 @@ StatusOr<std::vector<Candidate>> MakeCandidates(TrainingStep::State& s, std::str
       r.multi_syncs = c.schedule->syncs;
     }
     Status captured = CaptureCandidate(s, c);
-    if (captured.ok() && streams != 1) captured = PrepareCarveoutAlternate(s, c.capture);
+    if (captured.ok() && streams != 1) PrepareCarveoutAlternate(s, c);
     if (!captured.ok()) {
       if (s.options.streams == TrainingStreams::kMulti && streams != 1) return captured;
       *why = c.name + " capture failed: " + captured.message();
@@ -107,6 +112,22 @@ StatusOr<std::vector<Candidate>> MakeCandidates(TrainingStep::State& s, std::str
   }
   return candidates;
 }
+
+// The graph's alternate executable swapped in for a scope, whatever leaves it.
+class AlternateSwapped {
+ public:
+  AlternateSwapped(CapturedGraph& graph, bool swap) : graph_(swap ? &graph : nullptr) {
+    if (graph_ != nullptr) graph_->SwapAlternate();
+  }
+  ~AlternateSwapped() {
+    if (graph_ != nullptr) graph_->SwapAlternate();
+  }
+  AlternateSwapped(const AlternateSwapped&) = delete;
+  AlternateSwapped& operator=(const AlternateSwapped&) = delete;
+
+ private:
+  CapturedGraph* graph_;
+};
 
 // Times every candidate in two rounds of `choice_steps`, the faster round kept; a capture with an
 // alternate executable is timed both ways in each round, the first way alternating between rounds.
@@ -118,9 +139,10 @@ Status TimeCandidates(TrainingStep& step, TrainingStep::State& s, std::vector<Ca
       const int32_t ways = s.graph->has_alternate() ? 2 : 1;
       for (int32_t way = 0; way < ways; ++way) {
         const bool alternate = ways == 2 && (way == 0) == (round == 1);
-        if (alternate) s.graph->SwapAlternate();
-        StatusOr<double> ms = StepMs(step, s, n);
-        if (alternate) s.graph->SwapAlternate();
+        StatusOr<double> ms = [&] {
+          AlternateSwapped swapped(*s.graph, alternate);
+          return StepMs(step, s, n);
+        }();
         if (!ms.ok()) {
           c.capture = Park(s);
           return ms.status();
@@ -165,6 +187,7 @@ size_t PickCandidate(TrainingStep::State& s, const std::vector<Candidate>& candi
     if (&c == &candidates[single]) continue;
     std::snprintf(text, sizeof text, ", %s %.3f ms", c.name == "multi-stream" ? "multi-stream" : (c.name + " forward").c_str(), c.ms);
     *choice += text;
+    if (!c.carveout_note.empty()) *choice += " (" + c.carveout_note + ")";
     if (c.alternate_ms > 0) {
       std::snprintf(text, sizeof text, " (carveout %s; %.3f ms %s)",
                     c.capture.carveout == kKeepCarveout ? "each kernel's own" : "100 %", c.alternate_ms,

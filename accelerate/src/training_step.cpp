@@ -32,8 +32,8 @@
 #include "failed_op_tracker.h"
 #include "foreach_sgd.h"
 #include "memset_nodes.h"
-#include "smem_carveout.h"
 #include "module_save.h"
+#include "smem_carveout.h"
 #include "tensor_checks.h"
 #include "torch_errors.h"
 #include "training_schedule.h"
@@ -66,7 +66,6 @@ at::Tensor Loss(const TrainingStep::State& s, const at::Tensor& output, const at
   return at::cross_entropy_loss(output, target);
 }
 
-
 struct Snapshot {
   std::vector<at::Tensor> parameters, buffers;
 };
@@ -86,7 +85,6 @@ void Restore(TrainingStep::State& s, const Snapshot& snap) {
   for (size_t i = 0; i < s.buffers.size(); ++i) s.buffers[i].copy_(snap.buffers[i]);
   s.sgd->ZeroMomentum();
 }
-
 
 double Tolerance(const TrainingStep::State& s) {
   if (s.options.check_tolerance > 0) return s.options.check_tolerance;

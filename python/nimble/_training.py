@@ -187,7 +187,8 @@ def accelerate_training(model: torch.nn.Module, loss_fn: Callable[..., torch.Ten
     algorithms during the warm-up, so that the capture holds the fastest for these shapes (the
     process's own ``torch.backends.cudnn.benchmark`` is set back afterwards). ``smem_carveout``: the
     shared-memory carveout of the kernels that use no shared memory; "measure" captures the multi-stream
-    step with each kernel's own and with 100 %, and keeps the second only where it is more than 1 % faster
+    step with each kernel's own and again (in the same memory pool) with 100 %, and keeps the second only
+    where it is more than 1 % faster
     (SMs running such kernels otherwise turn away the blocks of a concurrent kernel that needs shared
     memory); a percentage (0-100) or "keep" is asked of every capture. The model, its buffers and the
     optimizer state are left as they were given: the warm-up, the timing and the check do not train it."""
@@ -226,8 +227,10 @@ def accelerate_training(model: torch.nn.Module, loss_fn: Callable[..., torch.Ten
             captures = {name: _capture(forward, body, optimizer, params, static, what, asked)
                         for name, forward in forwards.items()}
             if carveout is None and "aot-multi" in captures and captures["aot-multi"].carveout_nodes:
-                captures[_CARVEOUT_ALTERNATE] = _capture(forwards["aot-multi"], body, optimizer, params, static,
-                                                         what, _TRIED_CARVEOUT)
+                alternate = _capture_carveout_alternate(forwards["aot-multi"], body, optimizer, params, static,
+                                                        what, captures["aot-multi"])
+                if alternate is not None:
+                    captures[_CARVEOUT_ALTERNATE] = alternate
     finally:
         torch.backends.cudnn.benchmark = user_benchmark
 
@@ -383,14 +386,14 @@ def _carveout_percent(smem_carveout: Union[str, int], what: str) -> Optional[int
 
 def _capture(forward: Callable[..., Any], body: Callable[..., torch.Tensor], optimizer: torch.optim.Optimizer,
              params: Sequence[torch.nn.Parameter], static: Sequence[torch.Tensor], what: str,
-             carveout: int) -> _Capture:
+             carveout: int, pool: Optional[Tuple[int, int]] = None) -> _Capture:
     optimizer.zero_grad(set_to_none=True)
     # The cudaGraph_t is kept until instantiate(), so that its small memset nodes become kernels first
     # (a memset node costs a replay more; accelerate/src/memset_nodes.h), as nimble.accelerate's are.
     graph = torch.cuda.CUDAGraph(keep_graph=True)
     start = time.perf_counter()
     try:
-        with torch.cuda.graph(graph):
+        with torch.cuda.graph(graph, pool=pool):
             loss = body(forward, static)
             if isinstance(forward, _train_graph.StreamForward):
                 forward.join(torch.cuda.current_stream())  # backward work autograd queued on side streams
@@ -407,17 +410,42 @@ def _capture(forward: Callable[..., Any], body: Callable[..., torch.Tensor], opt
                     carveout_nodes)
 
 
+def _capture_carveout_alternate(forward: Callable[..., Any], body: Callable[..., torch.Tensor],
+                                optimizer: torch.optim.Optimizer, params: Sequence[torch.nn.Parameter],
+                                static: Sequence[torch.Tensor], what: str, multi: _Capture) -> Optional[_Capture]:
+    """The multi-stream step captured again with _TRIED_CARVEOUT, in the first capture's memory pool: the
+    two are never replayed at once, and each replay reads only the inputs, the weights, the optimizer's
+    state and what it writes itself, so the second reuses the first's temporaries (its own loss and
+    gradients stay apart, being alive). None, with a warning, where it cannot be captured: the
+    measurement is then skipped and the first capture stands."""
+    try:
+        return _capture(forward, body, optimizer, params, static, what, _TRIED_CARVEOUT, pool=multi.graph.pool())
+    except RuntimeError as e:
+        warnings.warn(f"{what}: the multi-stream step was not captured a second time with the shared-memory "
+                      f"carveout, so each kernel's own is kept: {e}", _progress.NimbleWarning, stacklevel=3)
+        return None
+
+
+def _round_order(names: List[str], r: int) -> List[str]:
+    """Round `r`'s order: rotated by r // 2, reversed in odd rounds. Over any two rounds 2k and 2k+1 each
+    pair of runs goes once in each order."""
+    k = (r // 2) % len(names)
+    order = names[k:] + names[:k]
+    return order[::-1] if r % 2 else order
+
+
 def _time_side_by_side(runs: Dict[str, Callable[[], None]], iters: int) -> Dict[str, float]:
     """Wall-clock ms per call of each run over `iters` calls, after 3 untimed ones: steps per second as a
-    training loop sees them. Median of 3 rounds; in each round every run is timed once, the first one
-    rotating from round to round, so that a drift in clocks or temperature falls on all of them."""
+    training loop sees them. Median of 4 rounds; in each round every run is timed once, in an order that
+    rotates and reverses from round to round, so that a drift in clocks or temperature falls on all of
+    them and any two runs go in either order equally often."""
     names = list(runs)
     for name in names:
         for _ in range(3):
             runs[name]()
     rounds: Dict[str, List[float]] = {name: [] for name in names}
-    for r in range(3):
-        for name in names[r % len(names):] + names[:r % len(names)]:
+    for r in range(4):
+        for name in _round_order(names, r):
             torch.cuda.synchronize()
             start = time.perf_counter()
             for _ in range(iters):

@@ -205,6 +205,24 @@ def test_the_carveout_capture_replaces_the_multi_stream_one_only_when_more_than_
     assert _training._keep_faster_carveout({"aot-multi": own}, {"aot-multi": 10.0}) is None  # none made
 
 
+def test_runs_are_timed_side_by_side_each_pair_in_both_orders(monkeypatch) -> None:
+    """Every run goes once a round, and over the four rounds each pair of runs goes twice in each order
+    (the carveout's two captures, timed against a 1 % margin, included)."""
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda: None)
+    calls: list = []
+    names = ["eager", "aot-single", "aot-multi", _training._CARVEOUT_ALTERNATE]
+    timed = _training._time_side_by_side({n: (lambda n=n: calls.append(n)) for n in names}, iters=1)
+    assert set(timed) == set(names) and all(ms >= 0 for ms in timed.values())
+    warm, rounds = calls[:12], [calls[12 + 4 * r:16 + 4 * r] for r in range(4)]
+    assert len(calls) == 28 and sorted(warm) == sorted(names * 3)
+    for order in rounds:
+        assert sorted(order) == sorted(names)
+    for a in names:
+        for b in names:
+            if a != b:
+                assert sum(o.index(a) < o.index(b) for o in rounds) == 2, (a, b, rounds)
+
+
 def test_the_report_names_the_multi_stream_carveout_and_the_other_ways_time() -> None:
     data = {"model": "Net", "device": "cuda:0", "batch_size": 8, "ops": 12, "eager_ms": 3.0, "single_ms": 2.0,
             "multi_ms": 1.5, "chosen": "aot-multi", "choice_reason": "faster", "streams": 3, "syncs": 4,
