@@ -223,14 +223,7 @@ def accelerate_training(model: torch.nn.Module, loss_fn: Callable[..., torch.Ten
         with counters:
             _warm_up(forwards, body, optimizer, static, warmup, what)
             snapshot.restore()
-            asked = -1 if carveout is None else carveout
-            captures = {name: _capture(forward, body, optimizer, params, static, what, asked)
-                        for name, forward in forwards.items()}
-            if carveout is None and "aot-multi" in captures and captures["aot-multi"].carveout_nodes:
-                alternate = _capture_carveout_alternate(forwards["aot-multi"], body, optimizer, params, static,
-                                                        what, captures["aot-multi"])
-                if alternate is not None:
-                    captures[_CARVEOUT_ALTERNATE] = alternate
+            captures = _capture_all(forwards, body, optimizer, params, static, what, carveout)
     finally:
         torch.backends.cudnn.benchmark = user_benchmark
 
@@ -238,17 +231,8 @@ def accelerate_training(model: torch.nn.Module, loss_fn: Callable[..., torch.Ten
         optimizer.zero_grad(set_to_none=True)
         body(model, static)
 
-    def replay(name: str) -> Callable[[], None]:
-        graph = captures[name].graph
-
-        def run() -> None:  # what TrainingStep.__call__ does on the GPU: copy the batch in, replay
-            for s, t in zip(static, batch):
-                s.copy_(t, non_blocking=True)
-            graph.replay()
-        return run
-
-    runs = {"eager": eager, **{name: replay(name) for name in captures}}
-    timed = _time_side_by_side(runs, iters)
+    timed = _time_side_by_side({"eager": eager, **{name: _replay_run(c.graph, static, batch)
+                                                   for name, c in captures.items()}}, iters)
     eager_ms = timed.pop("eager")
     carveout_other_ms = _keep_faster_carveout(captures, timed)
     snapshot.restore()
@@ -271,8 +255,7 @@ def accelerate_training(model: torch.nn.Module, loss_fn: Callable[..., torch.Ten
         "check": check, "iters": iters, "batch_norm_counters": len(counters.counters),
         **captures[chosen].memsets, "smem_carveout": captures[chosen].carveout,
         "carveout_nodes": captures[chosen].carveout_nodes, "carveout_other_ms": carveout_other_ms,
-        "multi_smem_carveout": captures["aot-multi"].carveout if "aot-multi" in captures else None,
-    })
+        "multi_smem_carveout": captures["aot-multi"].carveout if "aot-multi" in captures else None})
     kept = captures[chosen]
     return TrainingStep(model, optimizer, static, kept, _train_state.hyperparameters(optimizer), report, copy_loss,
                         keep_alive=[forwards.get(chosen)])
@@ -410,6 +393,32 @@ def _capture(forward: Callable[..., Any], body: Callable[..., torch.Tensor], opt
                     carveout_nodes)
 
 
+def _capture_all(forwards: Dict[str, Callable[..., Any]], body: Callable[..., torch.Tensor],
+                 optimizer: torch.optim.Optimizer, params: Sequence[torch.nn.Parameter],
+                 static: Sequence[torch.Tensor], what: str, carveout: Optional[int]) -> Dict[str, _Capture]:
+    """A capture per forward, `carveout` asked of each (None: measured, each kernel's own here) and,
+    measured, the multi-stream one again with _TRIED_CARVEOUT where it has kernels without shared memory."""
+    asked = -1 if carveout is None else carveout
+    captures = {name: _capture(forward, body, optimizer, params, static, what, asked)
+                for name, forward in forwards.items()}
+    if carveout is None and "aot-multi" in captures and captures["aot-multi"].carveout_nodes:
+        alternate = _capture_carveout_alternate(forwards["aot-multi"], body, optimizer, params, static, what,
+                                                captures["aot-multi"])
+        if alternate is not None:
+            captures[_CARVEOUT_ALTERNATE] = alternate
+    return captures
+
+
+def _replay_run(graph: torch.cuda.CUDAGraph, static: Sequence[torch.Tensor],
+                batch: Sequence[torch.Tensor]) -> Callable[[], None]:
+    """What TrainingStep.__call__ does on the GPU: the batch copied in, the graph replayed."""
+    def run() -> None:
+        for s, t in zip(static, batch):
+            s.copy_(t, non_blocking=True)
+        graph.replay()
+    return run
+
+
 def _capture_carveout_alternate(forward: Callable[..., Any], body: Callable[..., torch.Tensor],
                                 optimizer: torch.optim.Optimizer, params: Sequence[torch.nn.Parameter],
                                 static: Sequence[torch.Tensor], what: str, multi: _Capture) -> Optional[_Capture]:
@@ -422,7 +431,7 @@ def _capture_carveout_alternate(forward: Callable[..., Any], body: Callable[...,
         return _capture(forward, body, optimizer, params, static, what, _TRIED_CARVEOUT, pool=multi.graph.pool())
     except RuntimeError as e:
         warnings.warn(f"{what}: the multi-stream step was not captured a second time with the shared-memory "
-                      f"carveout, so each kernel's own is kept: {e}", _progress.NimbleWarning, stacklevel=3)
+                      f"carveout, so each kernel's own is kept: {e}", _progress.NimbleWarning, stacklevel=4)
         return None
 
 
