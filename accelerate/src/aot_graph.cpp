@@ -23,13 +23,13 @@
 
 #include "allocation_recorder.h"
 #include "aot_graph_impl.h"
-#include "nimble/accelerate/device_memory.h"
 #include "cuda_status.h"
 #include "failed_op_tracker.h"
-#include "record_stream_reuse.h"
 #include "graph_exec.h"
 #include "loaded_model_impl.h"
 #include "memset_nodes.h"
+#include "nimble/accelerate/device_memory.h"
+#include "record_stream_reuse.h"
 #include "smem_carveout.h"
 
 namespace nimble::accelerate {

@@ -186,12 +186,12 @@ def accelerate_training(model: torch.nn.Module, loss_fn: Callable[..., torch.Ten
     the tolerance of the parameters' dtype warns. ``cudnn_benchmark``: let cuDNN time its convolution
     algorithms during the warm-up, so that the capture holds the fastest for these shapes (the
     process's own ``torch.backends.cudnn.benchmark`` is set back afterwards). ``smem_carveout``: the
-    shared-memory carveout of the kernels that use no shared memory; "measure" captures the multi-stream
-    step with each kernel's own and again (in the same memory pool) with 100 %, and keeps the second only
-    where it is more than 1 % faster
-    (SMs running such kernels otherwise turn away the blocks of a concurrent kernel that needs shared
-    memory); a percentage (0-100) or "keep" is asked of every capture. The model, its buffers and the
-    optimizer state are left as they were given: the warm-up, the timing and the check do not train it."""
+    shared-memory carveout of the kernels that use no shared memory (SMs running such kernels otherwise
+    turn away the blocks of a concurrent kernel that needs shared memory); "measure" captures the
+    multi-stream step with each kernel's own and again (in the same memory pool) with 100 %, and keeps
+    the second only where it is more than 1 % faster; a percentage (0-100) or "keep" is asked of every
+    capture. The model, its buffers and the optimizer state are left as they were given: the warm-up,
+    the timing and the check do not train it."""
     what = "nimble.accelerate_training"
     carveout = _carveout_percent(smem_carveout, what)
     params, batch, device = _validate(model, loss_fn, optimizer, example_batch, num_inputs, mode, max_streams,
