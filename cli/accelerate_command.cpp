@@ -108,8 +108,8 @@ void AddAccelerateOptions(CLI::App& app, AccelerateArgs& args) {
   app.add_option_function<std::string>(
          "--smem-carveout", [&o](const std::string& v) { o.smem_carveout = v == "keep" ? -1 : std::stoi(v); },
          "the shared-memory carveout asked for on the captured graphs' kernels without shared memory, in percent of "
-         "the most an SM offers, or keep: each kernel's own; captured once, both modes, and recorded in model.nimble "
-         "for nimble-run (default: the multi-stream graph captured both ways, 100 % kept where measured >1% faster)")
+         "the most an SM offers, or keep: each kernel's own; asked of both modes, and recorded in model.nimble "
+         "for nimble-run (default: the multi-stream graph instantiated both ways, 100 % kept where measured >1% faster)")
       ->check(CLI::IsMember({"keep"}) | CLI::Range(0, 100));
   app.add_flag("--cross-stream-reuse", o.cross_stream_reuse,
                "capture the multi-stream schedule on one stream with its streams as branches of the graph, ops "

@@ -357,4 +357,32 @@ StatusOr<std::vector<HostTensor>> AotGraph::Outputs() {
 
 StatusOr<std::vector<int64_t>> AotGraph::TimeReplays(int32_t iters) { return impl_->TimeReplays(iters); }
 
+StatusOr<int32_t> AotGraph::PrepareCarveoutAlternate(int32_t percent) {
+  Impl& impl = *impl_;
+  if (impl.graph == nullptr) return FailedPrecondition(impl.model.path() + ": nothing captured");
+  c10::cuda::CUDAGuard device(impl.device);  // the graph's device current for the instantiations
+  try {
+    impl.graph->EnsureInstantiated();
+  } catch (const std::exception& e) {
+    return Internal(impl.model.path() + ": instantiating the captured graph: " + TorchMessage(e));
+  }
+  StatusOr<int32_t> nodes = SetKernelCarveout(impl.graph->raw_cuda_graph(), percent);
+  if (!nodes.ok()) return Status(nodes.status().code(), impl.model.path() + ": " + nodes.status().message());
+  if (*nodes == 0) return 0;
+  if (Status made = impl.graph->InstantiateAlternate(); !made.ok()) {
+    return Status(made.code(), impl.model.path() + ": " + made.message());
+  }
+  return nodes;
+}
+
+bool AotGraph::has_carveout_alternate() const { return impl_->graph != nullptr && impl_->graph->has_alternate(); }
+
+void AotGraph::SwapCarveoutAlternate() {
+  if (impl_->graph != nullptr) impl_->graph->SwapAlternate();
+}
+
+void AotGraph::DropCarveoutAlternate() {
+  if (impl_->graph != nullptr) impl_->graph->DropAlternate();
+}
+
 }  // namespace nimble::accelerate

@@ -42,6 +42,11 @@ class CapturedGraph : public at::cuda::CUDAGraph {
   // an alternate already made; a failed CUDA call is an error naming it.
   Status InstantiateAlternate();
   bool has_alternate() const { return alternate_ != nullptr; }
+  // Instantiates the kept graph now if the first replay has not (before its nodes change). Throws as
+  // instantiate() does.
+  void EnsureInstantiated() {
+    if (has_graph_ && !has_graph_exec_) instantiate();
+  }
   // Trades the executable replay() launches with the alternate. No-op without one.
   void SwapAlternate() noexcept;
   // Destroys the alternate (the one not launched; one still running is freed when it ends).

@@ -229,10 +229,10 @@ TEST(AotGpuTest, ArtifactRunsInANewProcessAndRejectsWrongShapes) {
   EXPECT_TRUE(runner->Run({HostTensor::Random({1, 3, 8, 8}, 1)}).ok());
 }
 
-// Unless --smem-carveout is given, the multi-stream schedule is captured both ways (each kernel's own
+// Unless --smem-carveout is given, the multi-stream capture is instantiated both ways (each kernel's own
 // carveout, and kMeasuredCarveout on kernels without shared memory), timed side by side, and the faster
-// kept: the report names both, and model.nimble asks nimble-run for the kept one. With the option, one
-// capture, as asked.
+// kept: the report names both, and model.nimble asks nimble-run for the kept one. One capture, so a
+// branch capture and a memory budget measure it too. With the option, one executable, as asked.
 TEST(AotGpuTest, TheMultiStreamCarveoutIsMeasuredBothWaysAndTheFasterKept) {
   SKIP_WITHOUT_GPU();
   const std::string model = testing::SaveTestModel(testing::TestModel::kForkJoin);
@@ -266,6 +266,14 @@ TEST(AotGpuTest, TheMultiStreamCarveoutIsMeasuredBothWaysAndTheFasterKept) {
   EXPECT_EQ(artifact->meta.mode, RunMode::kAotMulti);
   EXPECT_EQ(artifact->meta.smem_carveout, kept);
   EXPECT_EQ(std::system((bin + "nimble-run " + dir + "/carveout.nimble --iters 5").c_str()), 0);
+  // A budget of 4x single-stream's peak holds the small multi-stream mode, so it stays the multi mode.
+  for (const std::string flags : {"--cross-stream-reuse", "--memory-ratio 4"}) {
+    const nlohmann::json other = accelerate(flags, "carveout_other");
+    ASSERT_FALSE(other.is_discarded()) << flags;
+    const nlohmann::json& m = other.at("multi");
+    EXPECT_GT(m.at("carveout_alternate_ms").get<double>(), 0) << flags << ": " << m.dump();
+    EXPECT_EQ(m.at("branch_capture").get<bool>(), flags == "--cross-stream-reuse") << m.dump();
+  }
 
   const nlohmann::json asked = accelerate("--smem-carveout 100", "carveout_100");
   ASSERT_FALSE(asked.is_discarded());

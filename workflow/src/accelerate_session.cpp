@@ -210,8 +210,7 @@ StatusOr<analysis::Workload> Session::LoadWorkload() {
 }
 
 Status Session::CaptureMode(const StreamAssignment& schedule, ModeResult* mode, ScheduledModel* scheduled,
-                            std::unique_ptr<AotGraph>* graph, const std::vector<int64_t>& pool_seeds,
-                            std::optional<int32_t> carveout) {
+                            std::unique_ptr<AotGraph>* graph, const std::vector<int64_t>& pool_seeds) {
   RewriteOptions rewrite;
   rewrite.pool_seeds = pool_seeds;
   rewrite.cross_stream_free = args_.keep_cross_stream_values     ? CrossStreamFree::kAtJoin
@@ -228,11 +227,11 @@ Status Session::CaptureMode(const StreamAssignment& schedule, ModeResult* mode, 
   CaptureOptions capture;
   capture.branches = branches;
   capture.keep_memset_nodes = args_.keep_memset_nodes;
-  capture.smem_carveout = carveout.value_or(args_.smem_carveout.value_or(capture.smem_carveout));
+  capture.smem_carveout = args_.smem_carveout.value_or(capture.smem_carveout);
   const bool seeded = std::any_of(pool_seeds.begin(), pool_seeds.end(), [](int64_t b) { return b > 0; });
   // A branch capture's pool is one stream's, sized by its own requests (BranchSeeds).
   capture.trace_allocations = branches && args_.seed_pool && !seeded;
-  if (!args_.dump_graphs_dir.empty() && !carveout) {  // the carveout alternate: the same graph, not dumped again
+  if (!args_.dump_graphs_dir.empty()) {
     const std::string name = std::string(schedule.num_streams > 1 ? "aot-multi-" : "aot-single-") +
                              std::to_string(schedule.num_streams) + "-streams" + (seeded ? "-seeded" : "") + ".dot";
     capture.dot_path = (std::filesystem::path(args_.dump_graphs_dir) / name).string();
@@ -288,7 +287,7 @@ Status Session::PlanAndCapture() {
     }
   }
   SeedPool(&result_.multi, &multi_model_, &multi_graph_, &unseeded_multi_graph_);
-  CaptureCarveoutAlternate();
+  PrepareCarveoutAlternate();
   result_.prep_ns = NowNs() - prep_start;
   return OkStatus();
 }
@@ -412,34 +411,39 @@ Status Session::Measure() {
 }
 
 // Every captured graph (each mode, the unseeded capture a seeded one replaced, and the multi-stream
-// capture's carveout alternate) is timed in the same rounds, each round replaying each graph about
-// iters / kTimingRounds times, in reversed order every other round: whatever changes the GPU's pace while
-// the timings run affects every graph alike, so the modes are compared side by side rather than one after
-// the other (bench/results/concurrency.md, "Timed side by side"). The unseeded captures and the slower
-// carveout are released after.
+// capture's carveout alternate, swapped in for its turn) is timed in the same rounds, each round
+// replaying each graph about iters / kTimingRounds times, in reversed order every other round: whatever
+// changes the GPU's pace while the timings run affects every graph alike, so the modes are compared side
+// by side rather than one after the other (bench/results/concurrency.md, "Timed side by side"). The
+// unseeded captures and the slower carveout executable are released after.
 Status Session::TimeGraphs() {
   struct Timed {
     AotGraph* graph;
     std::vector<int64_t> ns;
+    bool alternate = false;  // the graph's carveout alternate, swapped in for its replays
   };
   std::vector<Timed> timed{{single_graph_.get(), {}}};
   if (unseeded_single_graph_ != nullptr) timed.push_back({unseeded_single_graph_.get(), {}});
   if (multi_graph_ != nullptr) timed.push_back({multi_graph_.get(), {}});
   if (unseeded_multi_graph_ != nullptr) timed.push_back({unseeded_multi_graph_.get(), {}});
-  if (carveout_.graph != nullptr) timed.push_back({carveout_.graph.get(), {}});
+  const bool alternate = multi_graph_ != nullptr && multi_graph_->has_carveout_alternate();
+  if (alternate) timed.push_back({multi_graph_.get(), {}, true});
   for (int32_t round = 0; round < kTimingRounds; ++round) {
     // iters replays in all: the remainder goes to the first rounds (with iters < 4, one to each of the first)
     const int32_t replays = args_.iters / kTimingRounds + (round < args_.iters % kTimingRounds ? 1 : 0);
     if (replays == 0) break;
     for (size_t i = 0; i < timed.size(); ++i) {
       Timed& t = timed[round % 2 == 0 ? i : timed.size() - 1 - i];
-      NIMBLE_ASSIGN_OR_RETURN(std::vector<int64_t> ns, t.graph->TimeReplays(replays));
-      t.ns.insert(t.ns.end(), ns.begin(), ns.end());
+      if (t.alternate) t.graph->SwapCarveoutAlternate();
+      StatusOr<std::vector<int64_t>> ns = t.graph->TimeReplays(replays);
+      if (t.alternate) t.graph->SwapCarveoutAlternate();
+      if (!ns.ok()) return ns.status();
+      t.ns.insert(t.ns.end(), ns->begin(), ns->end());
     }
   }
-  auto median_of = [&](const AotGraph* graph) {
+  auto median_of = [&](const AotGraph* graph, bool swapped = false) {
     for (Timed& t : timed) {
-      if (t.graph == graph) return MedianMs(std::move(t.ns));
+      if (t.graph == graph && t.alternate == swapped) return MedianMs(std::move(t.ns));
     }
     return -1.0;
   };
@@ -447,7 +451,7 @@ Status Session::TimeGraphs() {
   if (unseeded_single_graph_ != nullptr) result_.single.unseeded_median_ms = median_of(unseeded_single_graph_.get());
   if (multi_graph_ != nullptr) result_.multi.median_ms = median_of(multi_graph_.get());
   if (unseeded_multi_graph_ != nullptr) result_.multi.unseeded_median_ms = median_of(unseeded_multi_graph_.get());
-  if (carveout_.graph != nullptr) KeepFasterCarveout(median_of(carveout_.graph.get()));
+  if (alternate) KeepFasterCarveout(median_of(multi_graph_.get(), /*alternate=*/true));
   unseeded_single_graph_.reset();
   unseeded_multi_graph_.reset();
   return OkStatus();

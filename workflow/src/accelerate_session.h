@@ -82,19 +82,18 @@ class Session {
   analysis::Workload UseMeasured(MeasuredWorkload measured);  // its source and op times into the result
   bool HasDatabase() const { return db_ != nullptr && *db_ != nullptr; }
   std::string Precision() const;                 // kFloat32PrecisionIeee, or kFloat32PrecisionTf32 with --tf32
-  // `carveout`: CaptureOptions::smem_carveout for this capture; unset: AccelerateOptions::smem_carveout, else
-  // the capture's default.
+  // The capture asks AccelerateOptions::smem_carveout of its kernels without shared memory, where given.
   Status CaptureMode(const StreamAssignment& schedule, ModeResult* mode, ScheduledModel* scheduled,
-                     std::unique_ptr<AotGraph>* graph, const std::vector<int64_t>& pool_seeds = {},
-                     std::optional<int32_t> carveout = std::nullopt);
-  // After the multi-stream capture and its seeding, unless AccelerateOptions::smem_carveout is given, a
-  // memory budget holds, it is a branch capture or it has no kernel without shared memory: its schedule
-  // captured again with kMeasuredCarveout (accelerate_carveout.cpp) into carveout_, which CheckOutputs
-  // checks and TimeGraphs times beside it as the multi-stream mode's, then hands to KeepFasterCarveout.
-  // A failed capture warns and leaves the first alone.
-  void CaptureCarveoutAlternate();
-  // carveout_ becomes the multi-stream mode where it measured more than kMinCarveoutGain faster; either
-  // way the other is released and its carveout and time kept in ModeResult::carveout_alternate(_ms).
+                     std::unique_ptr<AotGraph>* graph, const std::vector<int64_t>& pool_seeds = {});
+  // After the multi-stream capture and its seeding, unless AccelerateOptions::smem_carveout is given or
+  // it has no kernel without shared memory: the same capture instantiated a second time with
+  // kMeasuredCarveout on those kernels (AotGraph::PrepareCarveoutAlternate; accelerate_carveout.cpp),
+  // which CheckOutputs checks and TimeGraphs times beside the first as the multi-stream mode's, then
+  // hands to KeepFasterCarveout. A failure warns and leaves the first alone.
+  void PrepareCarveoutAlternate();
+  // The alternate becomes the executable the multi-stream mode replays where it measured more than
+  // kMinCarveoutGain faster; either way the other is released and its carveout and time kept in
+  // ModeResult::carveout_alternate(_ms).
   void KeepFasterCarveout(double alternate_ms);
   // `graph`'s outputs against both references (CheckOutputs); its errors go into `mode`.
   Status CheckGraph(AotGraph& graph, ModeResult* mode);
@@ -142,11 +141,6 @@ class Session {
   Plan plan_;
   ScheduledModel single_model_, multi_model_;
   std::unique_ptr<AotGraph> single_graph_, multi_graph_, unseeded_single_graph_, unseeded_multi_graph_;
-  struct CarveoutAlternate {  // CaptureCarveoutAlternate's capture, until KeepFasterCarveout
-    ScheduledModel model;
-    ModeResult mode;
-    std::unique_ptr<AotGraph> graph;
-  } carveout_;
   AccelerateResult result_;
   std::vector<ReplayRecording> recordings_;
   std::optional<AllocationTrace> single_trace_;

@@ -101,6 +101,18 @@ class AotGraph {
   // CUDA events on the capture stream; latencies in ns. The buffers hold those inputs afterwards.
   StatusOr<std::vector<int64_t>> TimeReplays(int32_t iters);
 
+  // The capture's shared-memory carveout measured from this one capture (smem_carveout.h): the graph
+  // instantiated as captured (if no replay has yet), then its kernel nodes without shared memory given
+  // `percent` and the graph instantiated a second time, as the alternate. Returns those nodes; with
+  // none, no alternate is made. Replay, Outputs and TimeReplays run the alternate while
+  // SwapCarveoutAlternate has it swapped in. No second pool: both replay the same nodes on the same
+  // memory. Errors name the model and the CUDA call; the first executable is left as it was.
+  StatusOr<int32_t> PrepareCarveoutAlternate(int32_t percent);
+  bool has_carveout_alternate() const;
+  void SwapCarveoutAlternate();
+  // Destroys the executable not replayed.
+  void DropCarveoutAlternate();
+
   const std::vector<TensorSpec>& inputs() const;
   const CaptureStats& stats() const;
 
