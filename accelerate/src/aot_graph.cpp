@@ -225,7 +225,8 @@ Status WarmUpAndCapture(AotGraph::Impl& impl, const CaptureOptions& options, con
   // one is handed back as far as this capture took it: the allocator counts its users).
   const bool share = shared.first != 0 || shared.second != 0;
   const c10::MempoolId_t pool = share ? shared : at::cuda::graph_pool_handle();
-  // The cudaGraph_t is kept for the memset rewrite and the dot; it is instantiated at the first replay.
+  // The cudaGraph_t is kept for the memset rewrite, the dot and the carveout alternate; it is instantiated
+  // at the first replay.
   impl.graph = std::make_unique<CapturedGraph>(/*keep_graph=*/true);
   // Capture must begin and end on one non-default stream; the guard spans the error path too.
   c10::cuda::CUDAStreamGuard guard(impl.CaptureStream());
@@ -359,7 +360,10 @@ StatusOr<std::vector<int64_t>> AotGraph::TimeReplays(int32_t iters) { return imp
 
 StatusOr<int32_t> AotGraph::PrepareCarveoutAlternate(int32_t percent) {
   Impl& impl = *impl_;
-  if (impl.graph == nullptr) return FailedPrecondition(impl.model.path() + ": nothing captured");
+  if (impl.graph == nullptr || impl.graph->has_alternate() || percent < 0) {
+    return FailedPrecondition(impl.model.path() + ": a carveout alternate needs a capture without one, and a "
+                              "percentage");
+  }
   c10::cuda::CUDAGuard device(impl.device);  // the graph's device current for the instantiations
   try {
     impl.graph->EnsureInstantiated();

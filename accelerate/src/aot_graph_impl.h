@@ -26,7 +26,8 @@ namespace nimble::accelerate {
 //
 // And a second executable graph: instantiated from the kept cudaGraph_t after its nodes' attributes
 // changed (the shared-memory carveout, smem_carveout.h), it replays the same nodes on the same memory,
-// with the same random-generator prologue, so that both can be timed without a second capture.
+// with the same random-generator prologue, so that both can be timed without a second capture (the
+// training step's choice, AotGraph::PrepareCarveoutAlternate).
 class CapturedGraph : public at::cuda::CUDAGraph {
  public:
   // keep_graph: the captured cudaGraph_t stays after capture_end (raw_cuda_graph()), to be rewritten

@@ -38,9 +38,9 @@ class ModeReport:
     ``memset_nodes_replaced``: the captured graph's small memset nodes replaced by kernels writing the
     same bytes (a memset node costs a replay more); ``memset_nodes_kept``: those left as they were.
     ``smem_carveout``: the shared-memory carveout asked for on its kernels without shared memory, in
-    percent (None: each kernel's own); ``carveout_alternate_ms``: the multi-stream schedule captured with
-    the other carveout and timed beside it, the capture not kept (None: not captured twice; 100 % is kept
-    only where more than 1 % faster)."""
+    percent (None: each kernel's own); ``carveout_alternate_ms``: the multi-stream capture instantiated
+    with the other carveout and timed beside it, the executable not kept (None: not measured; 100 % is
+    kept only where more than 1 % faster)."""
 
     def __init__(self, data: Dict[str, Any]) -> None:
         self._data = data

@@ -21,6 +21,7 @@
 #include <set>
 #include <iostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "nimble/accelerate/aot_graph.h"
@@ -266,20 +267,25 @@ TEST(AotGpuTest, TheMultiStreamCarveoutIsMeasuredBothWaysAndTheFasterKept) {
   EXPECT_EQ(artifact->meta.mode, RunMode::kAotMulti);
   EXPECT_EQ(artifact->meta.smem_carveout, kept);
   EXPECT_EQ(std::system((bin + "nimble-run " + dir + "/carveout.nimble --iters 5").c_str()), 0);
-  // A budget of 4x single-stream's peak holds the small multi-stream mode, so it stays the multi mode.
-  for (const std::string flags : {"--cross-stream-reuse", "--memory-ratio 4"}) {
-    const nlohmann::json other = accelerate(flags, "carveout_other");
+  // A budget of 100x single-stream's peak holds the multi-stream mode: the budget's path, a multi mode.
+  for (const auto& [flags, name] : {std::pair{"--cross-stream-reuse", "carveout_branches"},
+                                    std::pair{"--memory-ratio 100", "carveout_budget"}}) {
+    const nlohmann::json other = accelerate(flags, name);
     ASSERT_FALSE(other.is_discarded()) << flags;
+    ASSERT_TRUE(other.at("multi").is_object()) << flags << ": no multi-stream mode";
     const nlohmann::json& m = other.at("multi");
     EXPECT_GT(m.at("carveout_alternate_ms").get<double>(), 0) << flags << ": " << m.dump();
-    EXPECT_EQ(m.at("branch_capture").get<bool>(), flags == "--cross-stream-reuse") << m.dump();
+    EXPECT_EQ(m.at("branch_capture").get<bool>(), std::string(flags) == "--cross-stream-reuse") << m.dump();
+    if (std::string(flags) != "--cross-stream-reuse") {
+      EXPECT_GT(other.at("memory_budget_bytes").get<int64_t>(), 0);
+    }
   }
 
   const nlohmann::json asked = accelerate("--smem-carveout 100", "carveout_100");
   ASSERT_FALSE(asked.is_discarded());
   EXPECT_EQ(asked.at("multi").at("smem_carveout").get<int>(), 100);
   EXPECT_EQ(asked.at("single").at("smem_carveout").get<int>(), 100);
-  EXPECT_EQ(asked.at("multi").at("carveout_alternate_ms").get<double>(), -1) << "no second capture when asked";
+  EXPECT_EQ(asked.at("multi").at("carveout_alternate_ms").get<double>(), -1) << "no alternate when asked";
   EXPECT_GT(asked.at("multi").at("carveout_nodes").get<int>(), 0);
   StatusOr<LoadedArtifact> forced = LoadArtifact(dir + "/carveout_100.nimble", "cuda");
   ASSERT_TRUE(forced.ok()) << forced.status().ToString();

@@ -1,5 +1,5 @@
-// CapturedGraph's second executable (accelerate/src/aot_graph_impl.h), which the training step times
-// with the shared-memory carveout: refused before the graph is kept and instantiated, and twice; the
+// CapturedGraph's second executable (accelerate/src/aot_graph_impl.h), which the training step and
+// nimble-accelerate time with the shared-memory carveout: refused before the graph is kept and instantiated, and twice; the
 // alternate replays the same nodes on the same memory; swapping trades the executables and swaps back;
 // dropping it leaves the first. Skips without a CUDA device.
 #include <ATen/ATen.h>

@@ -1,11 +1,11 @@
 // The multi-stream capture's shared-memory carveout, measured: the same capture instantiated a second
 // time with kMeasuredCarveout asked for on its kernel nodes that use no shared memory (accelerate/src/
 // smem_carveout.h), and that executable kept where it replays faster by more than kMinCarveoutGain. One
-// capture, one pool: a memory budget's choice and a branch capture's reuse hold as they were. On the H200 it takes ResNet-50 float32's
-// multi-stream replay from 2.36 to 2.02 ms, where a 32-block convolution dispatched beside a draining
-// elementwise kernel was packed onto a few SMs; on float32 MoE it would cost 5 %
-// (bench/results/concurrency.md, "Shared-memory carveout"): which way a model goes is measured, not
-// assumed.
+// capture, one pool: a memory budget's choice and a branch capture's reuse hold as they were. On the
+// H200 it takes ResNet-50 float32's multi-stream replay from 2.36 to 2.02 ms, where a 32-block
+// convolution dispatched beside a draining elementwise kernel was packed onto a few SMs; on float32 MoE
+// it would cost 5 % (bench/results/concurrency.md, "Shared-memory carveout"): which way a model goes is
+// measured, not assumed.
 #include <string>
 
 #include "accelerate_session.h"
@@ -15,7 +15,7 @@ namespace nimble::workflow {
 
 using namespace ::nimble::accelerate;  // NOLINT: the session drives the accelerate module step by step
 
-// The alternate must beat the first capture by accelerate's kMinCarveoutGain, as the training step's
+// The alternate must beat the first executable by accelerate's kMinCarveoutGain, as the training step's
 // must: a lower median alone would pick by the timing's noise (GPT-2 and Inception-v3 measured 0.2-0.4 %
 // apart either way), and report the lower of two draws of the same time.
 static_assert(kMeasuredCarveout == kTriedCarveout, "nimble-accelerate tries the carveout the training step tries");

@@ -152,10 +152,8 @@ Status Session::CheckOutputs() {
   }
   // The carveout alternate replays the multi-stream capture's nodes: its errors count as that mode's.
   if (multi_graph_ != nullptr && multi_graph_->has_carveout_alternate()) {
-    multi_graph_->SwapCarveoutAlternate();
-    const Status checked = CheckGraph(*multi_graph_, &result_.multi);
-    multi_graph_->SwapCarveoutAlternate();
-    NIMBLE_RETURN_IF_ERROR(checked);
+    CarveoutSwapped swapped(*multi_graph_, true);
+    NIMBLE_RETURN_IF_ERROR(CheckGraph(*multi_graph_, &result_.multi));
   }
   if (!check_file_reference_.empty()) {
     const double error = std::max(result_.single.max_rel_error_unmodified, result_.multi.max_rel_error_unmodified);

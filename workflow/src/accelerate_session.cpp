@@ -434,9 +434,10 @@ Status Session::TimeGraphs() {
     if (replays == 0) break;
     for (size_t i = 0; i < timed.size(); ++i) {
       Timed& t = timed[round % 2 == 0 ? i : timed.size() - 1 - i];
-      if (t.alternate) t.graph->SwapCarveoutAlternate();
-      StatusOr<std::vector<int64_t>> ns = t.graph->TimeReplays(replays);
-      if (t.alternate) t.graph->SwapCarveoutAlternate();
+      StatusOr<std::vector<int64_t>> ns = [&] {
+        CarveoutSwapped swapped(*t.graph, t.alternate);
+        return t.graph->TimeReplays(replays);
+      }();
       if (!ns.ok()) return ns.status();
       t.ns.insert(t.ns.end(), ns->begin(), ns->end());
     }

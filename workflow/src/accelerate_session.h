@@ -25,6 +25,23 @@ using accelerate::AotGraph;
 using accelerate::ModelGraph;
 using accelerate::ScheduledModel;
 
+// A graph's carveout alternate swapped in for a scope, whatever leaves it (AotGraph::
+// SwapCarveoutAlternate); `swap` false: nothing.
+class CarveoutSwapped {
+ public:
+  CarveoutSwapped(AotGraph& graph, bool swap) : graph_(swap ? &graph : nullptr) {
+    if (graph_ != nullptr) graph_->SwapCarveoutAlternate();
+  }
+  ~CarveoutSwapped() {
+    if (graph_ != nullptr) graph_->SwapCarveoutAlternate();
+  }
+  CarveoutSwapped(const CarveoutSwapped&) = delete;
+  CarveoutSwapped& operator=(const CarveoutSwapped&) = delete;
+
+ private:
+  AotGraph* graph_;
+};
+
 class Session {
  public:
   // `db` holds the open --db database (null without one): op times are read from it, and the recording of

@@ -106,7 +106,9 @@ class AotGraph {
   // `percent` and the graph instantiated a second time, as the alternate. Returns those nodes; with
   // none, no alternate is made. Replay, Outputs and TimeReplays run the alternate while
   // SwapCarveoutAlternate has it swapped in. No second pool: both replay the same nodes on the same
-  // memory. Errors name the model and the CUDA call; the first executable is left as it was.
+  // memory. Afterwards the kept cudaGraph_t's nodes ask for `percent` whichever executable is kept.
+  // FailedPrecondition with an alternate already made or a negative percentage (nothing changed);
+  // other errors name the model and the CUDA call, the first executable left as it was.
   StatusOr<int32_t> PrepareCarveoutAlternate(int32_t percent);
   bool has_carveout_alternate() const;
   void SwapCarveoutAlternate();

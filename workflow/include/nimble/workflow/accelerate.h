@@ -64,8 +64,8 @@ struct AccelerateOptions {
   bool keep_memset_nodes = false;
   // The shared-memory carveout asked for on the captures' kernel nodes that use no shared memory, in
   // percent, or -1 for each kernel's own (accelerate's CaptureOptions::smem_carveout). Unset: each
-  // kernel's own, and the multi-stream schedule captured with kMeasuredCarveout too, kept where it
-  // replays more than 1 % faster (Session::KeepFasterCarveout).
+  // kernel's own, and the multi-stream capture instantiated a second time with kMeasuredCarveout, kept
+  // where it replays more than 1 % faster (Session::KeepFasterCarveout).
   std::optional<int32_t> smem_carveout;
   // Capture each multi-stream schedule on one stream, its streams as branches of the graph, ops
   // interleaved as they would run (accelerate's CaptureOptions::branches, core/capture_order.h): the
@@ -179,8 +179,8 @@ struct ModeResult {
   int32_t memset_nodes_kept = 0;
   int32_t smem_carveout = -1;   // the carveout asked for on its kernel nodes (-1: each kernel's own)
   int32_t carveout_nodes = 0;   // its kernel nodes without shared memory, those a carveout is asked for on
-  // The multi-stream schedule captured the other way too (Session::CaptureCarveoutAlternate): that
-  // capture's carveout and replay time (-1: not captured).
+  // The multi-stream capture's other executable (Session::PrepareCarveoutAlternate): its carveout and
+  // replay time (-1: not measured).
   int32_t carveout_alternate = -1;
   double carveout_alternate_ms = -1;
   int32_t delayed_values = 0;  // values held longer (AccelerateOptions::branch_release_delay)
