@@ -5,6 +5,7 @@
 
 #include <ostream>
 #include <set>
+#include <string>
 
 #include "golden_compare.h"
 #include "golden_files.h"
@@ -59,6 +60,33 @@ TEST(GoldenCasesFile, EveryExpectedFileHasACase) {
     const std::string name = entry.path().filename().string();
     EXPECT_TRUE(named.contains(name)) << "tests/golden/expected/" << name
                                       << " belongs to no case of cases.txt: delete it, or add its case";
+  }
+}
+
+// The text after the last "$ <step>" line of a case's output: its last step's output.
+std::string LastStepOutput(const std::string& output) {
+  const size_t at = output.rfind("\n$ ");
+  const size_t line_end = at == std::string::npos ? std::string::npos : output.find('\n', at + 1);
+  return line_end == std::string::npos ? output : output.substr(line_end + 1);
+}
+
+// The viewer and `report --no-store` must not disagree on a bundled sample: the results a sample holds
+// are those today's `nimble-prof report` stores. A change to what the report computes makes this fail
+// until the samples are stored again (samples/recorded/README.md says how).
+TEST(RecordedSamples, HoldTheResultsTheReportStoresNow) {
+  for (const char* db : {"inception_v3.db", "concurrent_streams.db"}) {
+    GoldenCase held{.expected = "(held)", .input = db, .steps = {{"stored-results", {db}}}};
+    GoldenCase stored{.expected = "(stored)",
+                      .input = db,
+                      .steps = {{"nimble-prof", {"report", db}}, {"stored-results", {db}}}};
+    auto before = RunGoldenCase(held, DefaultPaths());
+    auto after = RunGoldenCase(stored, DefaultPaths());
+    ASSERT_TRUE(before.ok()) << before.status().ToString();
+    ASSERT_TRUE(after.ok()) << after.status().ToString();
+    ASSERT_FALSE(before->empty());
+    EXPECT_EQ(*before, LastStepOutput(*after))
+        << "samples/recorded/" << db << " holds results that an older nimble-prof stored: store them again with "
+        << "`nimble-prof report samples/recorded/" << db << "` and update the golden files (tools/update_goldens.sh)";
   }
 }
 

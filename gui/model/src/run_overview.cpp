@@ -76,7 +76,9 @@ OverviewSection GraphSection(const LoadedRun& run) {
                      std::to_string(ops.critical_path.size()) + " ops, by their GPU time in one iteration", false});
   s.lines.push_back({"Stream plan", std::to_string(ops.assigned_streams) + " streams, " +
                                         std::to_string(ops.assignment_syncs) + " syncs",
-                     ops.assignment_stored ? "as stored by nimble-accelerate" : "computed on loading", false});
+                     ops.assignment_stored ? "as stored in the file by nimble-prof report or nimble-accelerate"
+                                           : "computed on loading",
+                     false});
   return s;
 }
 

@@ -14,7 +14,7 @@ namespace {
 using U = StatUnit;
 
 // Sorted by key (the static_assert below checks), so that a lookup is a binary search.
-constexpr std::array<StatLabelEntry, 76> kLabels = {{
+constexpr std::array<StatLabelEntry, 77> kLabels = {{
     {"attribution.by_external_id", "Kernels attributed by op id"},
     {"attribution.by_launch_time", "Kernels attributed by launch time"},
     {"attribution.foreign_ids", "Kernels with an unknown op id"},
@@ -43,7 +43,7 @@ constexpr std::array<StatLabelEntry, 76> kLabels = {{
     {"collector.records.kernel", "Kernel records"},
     {"collector.records.memcpy", "Memory copy records"},
     {"collector.records.memset", "Memory set records"},
-    {"collector.records.nvtx_range", "NVTX ranges"},
+    {"collector.records.nvtx_range", "NVTX ranges from CUPTI"},
     {"collector.records.overhead", "CUPTI overhead records"},
     {"collector.records.runtime_api", "Runtime API records"},
     {"collector.records.sync", "Synchronization records"},
@@ -62,6 +62,7 @@ constexpr std::array<StatLabelEntry, 76> kLabels = {{
     {"import.negative_durations", "Events with negative length"},
     {"import.no_api_calls", "No API calls in the source", U::kFlag},
     {"import.no_device_properties", "No device properties", U::kFlag},
+    {"import.no_gpu_activity", "No GPU activity in the trace", U::kFlag},
     {"import.no_kernels", "No kernels in the source", U::kFlag},
     {"import.no_memcpys", "No copies in the source", U::kFlag},
     {"import.no_memsets", "No memsets in the source", U::kFlag},
