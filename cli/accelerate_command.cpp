@@ -59,8 +59,7 @@ void AddAccelerateOptions(CLI::App& app, AccelerateArgs& args) {
                  "the model recorded into it; results and the recorded replays go there");
   app.add_option("--calibration", o.calibration,
                  "how concurrent kernels share the GPU in the multi-stream prediction: a file written by nimble-prof "
-                 "calibrate (default: the calibration built in for this GPU, if any)")
-      ->check(CLI::ExistingFile);
+                 "calibrate (default: the calibration built in for this GPU, if any)");
   app.add_option("--dump-graphs", o.dump_graphs_dir,
                  "write each captured CUDA graph as Graphviz dot into this directory (made if missing): every "
                  "node with its type and kernel, every edge, and as closing comments the edges' dependency types (each programmatic "
@@ -73,8 +72,11 @@ void AddAccelerateOptions(CLI::App& app, AccelerateArgs& args) {
   app.add_option("--record-replays", o.record_replays,
                  "with --db: replays of each captured mode recorded with the collector and stored as its run, beside "
                  "the model's own recording when this call makes one, for nimble-gui and report (0: results only)")
-      ->check(CLI::Range(0, 10000));
-  app.add_option("--iters", o.iters, "timed iterations per mode (median reported)")->check(CLI::Range(1, 100000));
+      ->check(CLI::Range(0, 10000))
+      ->capture_default_str();
+  app.add_option("--iters", o.iters, "timed iterations per mode (median reported)")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
   app.add_option("--max-streams", o.max_streams, "cap on multi-stream capture streams (0: no cap); streams that never "
                  "overlap share one")->check(CLI::Range(0, 1024));
   app.add_option_function<double>(

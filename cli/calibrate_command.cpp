@@ -90,11 +90,12 @@ void PrintCalibration(std::ostream& out, const workflow::CalibrateResult& r) {
   if (r.compared) columns.push_back({"compared", r.compared->predicted_ns});
   const size_t fitted = columns.size();
   columns.push_back({"fitted", {}});
-  columns.push_back({"held out", {}});
+  const bool held_out = r.cases.size() > 1;  // one case has no others to fit on
+  if (held_out) columns.push_back({"held out", {}});
   for (const analysis::SharingCaseResult& f : r.fit.cases) {
     columns[0].predicted_ns.push_back(f.uncalibrated_ns);
     columns[fitted].predicted_ns.push_back(f.fitted_ns);
-    columns[fitted + 1].predicted_ns.push_back(f.held_out_ns);
+    if (held_out) columns[fitted + 1].predicted_ns.push_back(f.held_out_ns);
   }
   char cell[320];  // a case name can be long
   std::snprintf(cell, sizeof(cell), "%-40s %7s %9s", "case", "streams", "measured");
@@ -131,7 +132,8 @@ void PrintCalibration(std::ostream& out, const workflow::CalibrateResult& r) {
   out << "\n";
   if (r.built_in) PrintBuiltIn(out, r);
   if (r.compared) out << "compared: " << analysis::SharingModelText(r.compared->model) << "\n";
-  out << "held out: each case predicted by the model fitted on the other cases alone\n";
+  out << (held_out ? "held out: each case predicted by the model fitted on the other cases alone\n"
+                   : "held out: not shown, a single case has no others to fit on\n");
 }
 
 int RunCalibrateCommand(const CalibrateArgs& args) {
@@ -154,13 +156,11 @@ void RegisterCalibrateCommand(CLI::App& app, Action& action) {
                                               "recorded by nimble-accelerate --db, for the prediction");
   auto args = std::make_shared<CalibrateArgs>();
   cmd->add_option("databases", args->options.databases, "run databases written by nimble-accelerate --db")
-      ->required()
-      ->check(CLI::ExistingFile);
+      ->required();
   cmd->add_option("-o,--output", args->options.output,
                   "calibration file to write (nimble-accelerate --calibration FILE reads it)");
   cmd->add_option("--compare", args->options.compare,
-                  "a calibration file (calibrate -o) whose model also predicts every case, as it is")
-      ->check(CLI::ExistingFile);
+                  "a calibration file (calibrate -o) whose model also predicts every case, as it is");
   cmd->add_flag("--no-anchor", [args](int64_t) { args->options.anchor = false; },
                 "predict each case from its kernels as recorded, not anchored on its single-stream replay (as "
                 "nimble-accelerate predicted before 2026-11-28)");

@@ -50,7 +50,8 @@ void RegisterDiffCommand(CLI::App& app, Action& action) {
                   "exit 1 when the median iteration time grew by more than PCT percent and the change is significant")
       ->check(CLI::NonNegativeNumber)
       ->type_name("PCT");
-  cmd->add_option("--top", args->top, "kernels and ops listed (largest significant changes)")->check(CLI::Range(0, 10000));
+  cmd->add_option("--top", args->top, "kernels and ops listed (largest significant changes)")->check(CLI::Range(0, 10000))
+      ->capture_default_str();
   cmd->add_option("--base-run", args->options.base_run, "run id in the base database (default: its last run)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--new-run", args->options.new_run, "run id in the new database (default: its last run)")

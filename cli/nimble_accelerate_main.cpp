@@ -1,4 +1,4 @@
-// nimble-accelerate: ahead-of-time multi-stream scheduling of a TorchScript model (accelerate_command.h).
+// nimble-accelerate: ahead-of-time multi-stream scheduling of a TorchScript or torch.export model (accelerate_command.h).
 #include <CLI/CLI.hpp>
 
 #include "accelerate_command.h"
@@ -7,7 +7,7 @@
 
 int main(int argc, char** argv) {
   using namespace nimble::cli;
-  CLI::App app{"nimble-accelerate: capture a TorchScript model into a multi-stream CUDA graph"};
+  CLI::App app{"nimble-accelerate: capture a TorchScript (.pt) or torch.export (.pt2) model into a multi-stream CUDA graph"};
   app.set_version_flag("--version", std::string("nimble-accelerate ") + kNimbleVersion);
   AccelerateArgs args;
   for (int i = 0; i < argc; ++i) args.options.command_line += (i == 0 ? "" : " ") + std::string(argv[i]);

@@ -71,9 +71,9 @@ std::vector<std::string> RewriteModelShorthand(std::vector<std::string> argv, co
 
 void RegisterProfileCommand(CLI::App& app, Action& action, std::shared_ptr<const std::vector<std::string>> argv,
                             const std::string& command_line, ProfileRunner runner) {
-  auto* cmd = app.add_subcommand("profile", "Profile a TorchScript model on the GPU: op-attributed kernels, idle "
-                                            "gaps, critical path, optimal streams and predicted AoT speedup "
-                                            "(also: nimble-prof model.pt --input ...)");
+  auto* cmd = app.add_subcommand("profile", "Profile a TorchScript (.pt) or torch.export (.pt2) model on the GPU: "
+                                            "op-attributed kernels, idle gaps, critical path, optimal streams and "
+                                            "predicted AoT speedup (also: nimble-prof model.pt --input ...)");
   auto args = std::make_shared<ProfileArgs>();
   workflow::ProfileOptions& o = args->options;
   o.command_line = command_line;
@@ -111,7 +111,9 @@ void RegisterProfileCommand(CLI::App& app, Action& action, std::shared_ptr<const
                   "to this TorchScript file, for running the same graph elsewhere (with PyTorch's own operators "
                   "only: the convolution epilogues are then off)");
   cmd->add_flag("--json", args->json, "print the report as JSON instead of tables");
-  cmd->add_option("--top", o.top_gaps, "number of longest idle gaps to list")->check(CLI::Range(0, 1000));
+  cmd->add_option("--top", o.top_gaps, "number of longest idle gaps to list")
+      ->check(CLI::Range(0, 1000))
+      ->capture_default_str();
   cmd->add_flag("-q,--quiet", args->quiet, "no progress lines on stderr");
   if (!runner) runner = ExecModelProfiler;
   cmd->callback([&action, args, argv, runner] {

@@ -50,7 +50,9 @@ void RegisterReportCommand(CLI::App& app, Action& action) {
   cmd->add_flag("--json", args->json, "print JSON instead of tables");
   cmd->add_option("--iteration-range", args->options.iteration_range,
                   "NVTX range text that marks one iteration (default: the most repeated non-overlapping range)");
-  cmd->add_option("--top", args->options.top_gaps, "number of longest idle gaps to list")->check(CLI::Range(0, 1000));
+  cmd->add_option("--top", args->options.top_gaps, "number of longest idle gaps to list")
+      ->check(CLI::Range(0, 1000))
+      ->capture_default_str();
   cmd->add_flag("--no-store{false}", args->options.store, "do not write the results into the database");
   cmd->callback([&action, args] { action = [args] { return RunReportCommand(*args); }; });
 }

@@ -10,7 +10,7 @@ void AddRunOptions(CLI::App& app, RunArgs& args) {
   app.add_option("artifact", args.options.artifact, "optimized runner written by nimble-accelerate (model.nimble)")
       ->required();
   app.add_option("--input", args.inputs, "input per forward argument, SHAPE[:DTYPE] (default: the captured inputs)");
-  app.add_option("--iters", args.options.iters, "timed replays")->check(CLI::Range(1, 1000000));
+  app.add_option("--iters", args.options.iters, "timed replays")->check(CLI::Range(1, 1000000))->capture_default_str();
   app.add_option("--device", args.options.device, "CUDA device (cuda or cuda:N)");
   app.add_flag("--separate-pools", args.options.separate_pools,
                "capture each bucket into a memory pool of its own instead of one shared pool (to compare memory)");

@@ -34,7 +34,7 @@ using torch::jit::Module;
 Status CheckModelFile(const std::string& path) {
   std::error_code ec;
   const fs::file_status status = fs::status(path, ec);
-  if (!fs::exists(status)) return NotFound("model file not found: " + path);
+  if (!fs::exists(status)) return NotFound(path + ": no such file");
   if (!fs::is_regular_file(status)) return InvalidArgument(path + ": not a regular file");
   std::ifstream in(path, std::ios::binary);
   if (!in) return PermissionDenied(path + ": cannot be opened for reading");

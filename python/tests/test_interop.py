@@ -145,7 +145,7 @@ def test_calibrate_fits_the_bundled_recording_and_the_file_feeds_accelerate(tmp_
     floor = model["floor"]
     assert fit["built_in_model"]["source"].startswith("calibrated on NVIDIA H100") and "compared_model" not in fit
     assert fit["precision"] == "float32" and case["precision"] == "float32"  # from its float32 inputs
-    with pytest.raises(ValueError, match="a float32 model, not half"):
+    with pytest.raises(RuntimeError, match="a float32 model, not half"):
         nimble.calibrate([db], precision="half")
     with pytest.raises(ValueError, match="precision 'bfloat16'"):
         nimble.calibrate([db], precision="bfloat16")
@@ -164,7 +164,7 @@ def test_calibrate_and_accelerate_refuse_bad_inputs(tmp_path: pathlib.Path) -> N
         nimble.calibrate([])
     db = tmp_path / "eager.db"
     db.write_bytes((ROOT / "samples" / "recorded" / "inception_v3.db").read_bytes())
-    with pytest.raises(ValueError, match="no aot-multi run"):
+    with pytest.raises(RuntimeError, match="no aot-multi run"):
         nimble.calibrate([db])
     bad = tmp_path / "bad.json"
     bad.write_text('{"kind": "nimble-sharing-calibration", "format": 1, "model": {"floor": 2, "exponent": 1}}')

@@ -56,9 +56,13 @@ void WriteRun(const std::string& db, RunMode mode, const OpGraph& graph, const T
   run.mode = mode;
   auto writer = store::RunWriter::Create(db, run);
   ASSERT_TRUE(writer.ok()) << writer.status().ToString();
-  if (trace != nullptr) ASSERT_TRUE((*writer)->AppendTrace(*trace).ok());
+  if (trace != nullptr) {
+    ASSERT_TRUE((*writer)->AppendTrace(*trace).ok());
+  }
   ASSERT_TRUE((*writer)->WriteGraph(graph, attribution).ok());
-  if (tf32) ASSERT_TRUE((*writer)->AddStat({"profile.tf32_allowed", 1, Severity::kInfo, "TF32 convolutions"}).ok());
+  if (tf32) {
+    ASSERT_TRUE((*writer)->AddStat({"profile.tf32_allowed", 1, Severity::kInfo, "TF32 convolutions"}).ok());
+  }
   if (channels_last) {
     ASSERT_TRUE((*writer)->AddStat({"profile.channels_last", 1, Severity::kInfo, "channels_last"}).ok());
   }

@@ -91,6 +91,21 @@ TEST(AotCliTest, ADumpDirectoryThatCannotBeMadeIsNamedBeforeTheDeviceIsAskedFor)
       << result.output;
 }
 
+// A calibration file that is missing or damaged is a failure naming it (1, the tool's prefix), not usage (2).
+TEST(AotCliTest, AMissingOrDamagedCalibrationIsNamedBeforeTheDeviceIsAskedFor) {
+  const std::string model = testing::SaveTestModel(testing::TestModel::kForkJoin);
+  const std::string out = " -o " + testing::TestDir() + "/m.nimble";
+  const Result missing = RunTool("nimble-accelerate", model + " --input 1x3x8x8 --calibration /nonexistent/gpu.json" + out);
+  EXPECT_EQ(missing.code, 1);
+  EXPECT_NE(missing.output.find("nimble-accelerate: error: /nonexistent/gpu.json: cannot be opened"), std::string::npos)
+      << missing.output;
+  const std::string damaged = testing::TestDir() + "/damaged.json";
+  std::ofstream(damaged) << "{\"kind\": \"nimble-sharing-calibration\", \"format\":";
+  const Result bad = RunTool("nimble-accelerate", model + " --input 1x3x8x8 --calibration " + damaged + out);
+  EXPECT_EQ(bad.code, 1);
+  EXPECT_NE(bad.output.find(damaged + ": not a JSON object"), std::string::npos) << bad.output;
+}
+
 TEST(AotCliTest, MissingArtifactIsNamedBeforeTheDeviceIsAskedFor) {
   const Result result = RunTool("nimble-run", "/nonexistent/model.nimble --iters 5");
   EXPECT_EQ(result.code, 1);

@@ -24,7 +24,7 @@ void ExpectError(const std::string& path, const std::vector<std::vector<int64_t>
 }
 
 TEST(BadInputTest, MissingFile) {
-  ExpectError(TestDir() + "/no_such_model.pt", kImage, StatusCode::kNotFound, {"model file not found"});
+  ExpectError(TestDir() + "/no_such_model.pt", kImage, StatusCode::kNotFound, {"no_such_model.pt: no such file"});
 }
 
 TEST(BadInputTest, DirectoryInsteadOfFile) {

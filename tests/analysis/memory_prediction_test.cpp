@@ -260,7 +260,9 @@ TEST(MemoryPredictionTest, ChosenSeedsNeverCostAStreamMore) {
         const int64_t seed = seeds->bytes[s];
         EXPECT_TRUE(seed == 0 || (seed >= 10 * kMiB && seed % (2 * kMiB) == 0)) << seed;
         EXPECT_LE(seeds->seeded.streams[s].segment_bytes, seeds->unseeded.streams[s].segment_bytes) << "stream " << s;
-        if (seed > 0) EXPECT_LT(seeds->seeded.streams[s].segment_bytes, seeds->unseeded.streams[s].segment_bytes);
+        if (seed > 0) {
+          EXPECT_LT(seeds->seeded.streams[s].segment_bytes, seeds->unseeded.streams[s].segment_bytes);
+        }
       }
       const auto again = PredictGraphPool(d.trace, d.graph, schedule, seeds->bytes);
       ASSERT_TRUE(again.ok());

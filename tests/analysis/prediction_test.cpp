@@ -235,8 +235,12 @@ TEST(PredictionTest, AnchoredKernelsPredictTheMeasuredReplayOnRandomGraphs) {
     auto after = Predict(dag, anchored->workload, multi, options);
     ASSERT_TRUE(after.ok());
     EXPECT_LE(std::abs(after->aot_single_ns - measured), kernels / 2 + 1) << "trial " << trial;
-    if (anchored->scale > 1.001) EXPECT_GE(after->aot_multi_ns, before->aot_multi_ns) << "trial " << trial;
-    if (anchored->scale < 0.999) EXPECT_LE(after->aot_multi_ns, before->aot_multi_ns) << "trial " << trial;
+    if (anchored->scale > 1.001) {
+      EXPECT_GE(after->aot_multi_ns, before->aot_multi_ns) << "trial " << trial;
+    }
+    if (anchored->scale < 0.999) {
+      EXPECT_LE(after->aot_multi_ns, before->aot_multi_ns) << "trial " << trial;
+    }
   }
 }
 

@@ -82,8 +82,8 @@ class ProfileCommandTest : public ::testing::Test {
 
 TEST_F(ProfileCommandTest, MissingModelFileIsNamed) {
   const std::string missing = (dir_ / "missing.pt").string();
-  ExpectModelError(Prof(missing + " --input 1x3x8x8" + Out()), "model file not found: " + missing);
-  ExpectModelError(Prof("profile " + missing + " --input 1x3x8x8" + Out()), "model file not found: " + missing);
+  ExpectModelError(Prof(missing + " --input 1x3x8x8" + Out()), missing + ": no such file");
+  ExpectModelError(Prof("profile " + missing + " --input 1x3x8x8" + Out()), missing + ": no such file");
 }
 
 TEST_F(ProfileCommandTest, CorruptOrEmptyModelFileIsNamed) {

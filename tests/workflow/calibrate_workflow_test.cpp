@@ -106,7 +106,7 @@ TEST_F(CalibrateWorkflowTest, ADatabaseWithoutMultiStreamRunsIsSkippedAndNoneIsA
   const std::string eager = Copy("inception_v3.db");
   auto none = Calibrate({{eager}, Out("none.json")});
   ASSERT_FALSE(none.ok());
-  EXPECT_EQ(none.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(none.status().code(), StatusCode::kFailedPrecondition);
   EXPECT_NE(none.status().message().find(eager), std::string::npos);
   EXPECT_FALSE(std::filesystem::exists(Out("none.json")));
   auto some = Calibrate({{eager, Copy("inception_v3_compare.db")}, ""});
@@ -180,7 +180,7 @@ TEST_F(CalibrateWorkflowTest, APrecisionFitsOnlyItsOwnCases) {
   half.precision = analysis::Precision::kHalf;
   auto none = Calibrate(half);
   ASSERT_FALSE(none.ok());
-  EXPECT_EQ(none.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(none.status().code(), StatusCode::kFailedPrecondition);
   EXPECT_NE(none.status().message().find("a float32 model, not half"), std::string::npos) << none.status().message();
   EXPECT_FALSE(std::filesystem::exists(Out("half.json")));
   CalibrateOptions float32{{db}, Out("float32.json")};

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -227,6 +228,10 @@ TEST_F(ImportWorkflowTest, BadInputIsRefusedWithTheFileNamedAndNothingWritten) {
   ExpectRefused(Edited("no_ph.json", "\"ph\": \"X\", \"cat\": \"gpu_memset\"", "\"cat\": \"gpu_memset\""), "event without ph");
   ExpectRefused(Edited("no_events.json", "\"traceEvents\"", "\"events\""), "no traceEvents");
   ExpectRefused(Edited("device_props.json", "\"numSms\": 132", "\"numSms\": \"many\""), "deviceProperties of the wrong type");
+  WriteBytes((dir_ / "no_events.json").string(), "{\"traceEvents\": []}");
+  ExpectRefused((dir_ / "no_events.json").string(), "a trace without events");
+  WriteBytes((dir_ / "no_events_array.json").string(), "[]");
+  ExpectRefused((dir_ / "no_events_array.json").string(), "an empty event array");
   // gzip: cut short, and damaged in the middle.
   const std::string gz = ReadBytes(kData + "profiler_steps.json.gz");
   WriteBytes((dir_ / "cut.json.gz").string(), gz.substr(0, gz.size() - 20));
@@ -245,6 +250,24 @@ TEST_F(ImportWorkflowTest, BadInputIsRefusedWithTheFileNamedAndNothingWritten) {
   // A Nimble run database is one already.
   ASSERT_TRUE(Import(Opts(kData + "cuda_graph.json", Out("already.db"))).ok());
   ExpectRefused(Out("already.db"), "a run database");
+}
+
+// A CPU-only profile (no CUDA activity asked for) imports, but says that it has no GPU time to report.
+TEST_F(ImportWorkflowTest, ATraceWithoutGpuWorkIsImportedWithAWarning) {
+  const std::string cpu_only = (dir_ / "cpu_only.json").string();
+  WriteBytes(cpu_only, R"({"traceEvents": [
+    {"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": 100.0, "dur": 5.0}]})");
+  auto result = Import(Opts(cpu_only, Out("cpu_only.db")));
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  EXPECT_EQ(result->kernels, 0);
+  const auto warned = std::find_if(result->warnings.begin(), result->warnings.end(),
+                                   [](const StatEntry& s) { return s.name == "import.no_gpu_activity"; });
+  ASSERT_NE(warned, result->warnings.end());
+  EXPECT_NE(warned->description.find("ProfilerActivity.CUDA"), std::string::npos) << warned->description;
+  // A trace with GPU work has no such warning.
+  auto gpu = Import(Opts(kData + "cuda_graph.json", Out("gpu.db")));
+  ASSERT_TRUE(gpu.ok()) << gpu.status().ToString();
+  for (const StatEntry& s : gpu->warnings) EXPECT_NE(s.name, "import.no_gpu_activity");
 }
 
 TEST_F(ImportWorkflowTest, ARefusedImportLeavesAnExistingDatabaseAsItWas) {

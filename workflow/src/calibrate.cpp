@@ -156,16 +156,16 @@ Status LoadCases(const store::RunReader& reader, const CalibrateOptions& options
 Status ReadCrowding(const std::string& path, int64_t format, const nlohmann::json& m, analysis::SharingModel* model) {
   const bool has = m.contains("crowding") || m.contains("knee");
   if (format < 3) {
-    if (has) return InvalidArgument(path + ": format " + std::to_string(format) + " has no \"crowding\" or \"knee\"");
+    if (has) return DataLoss(path + ": format " + std::to_string(format) + " has no \"crowding\" or \"knee\"");
     return OkStatus();
   }
   if (!m.contains("crowding") || !m["crowding"].is_number() || !m.contains("knee") || !m["knee"].is_number()) {
-    return InvalidArgument(path + ": \"model\" needs numbers \"crowding\" and \"knee\" (format 3)");
+    return DataLoss(path + ": \"model\" needs numbers \"crowding\" and \"knee\" (format 3)");
   }
   model->crowding = m["crowding"].get<double>();
   model->knee = m["knee"].get<double>();
   if (!(model->crowding >= 0 && model->crowding <= 10) || !(model->knee >= 0 && model->knee <= 1)) {
-    return InvalidArgument(path + ": \"crowding\" must lie in [0, 10] and \"knee\" in [0, 1]");
+    return DataLoss(path + ": \"crowding\" must lie in [0, 10] and \"knee\" in [0, 1]");
   }
   return OkStatus();
 }
@@ -213,7 +213,7 @@ StatusOr<CalibrateResult> Calibrate(const CalibrateOptions& options) {
   if (loaded.empty()) {
     std::string why = "no database holds a multi-stream run to calibrate on";
     for (const std::string& s : result.skipped) why += "; " + s;
-    return InvalidArgument(why);
+    return FailedPrecondition(why);
   }
   std::vector<analysis::SharingCase> cases;
   result.precision = loaded.front().info.precision;
@@ -297,19 +297,19 @@ StatusOr<analysis::SharingModel> LoadCalibration(const std::string& path) {
   std::ifstream file(path, std::ios::binary);
   if (!file) return NotFound(path + ": cannot be opened");
   nlohmann::json j = nlohmann::json::parse(file, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object()) return InvalidArgument(path + ": not a JSON object");
+  if (j.is_discarded() || !j.is_object()) return DataLoss(path + ": not a JSON object");
   if (!j.contains("kind") || !j["kind"].is_string() || j["kind"].get<std::string>() != "nimble-sharing-calibration") {
-    return InvalidArgument(path + ": not a calibration file (its \"kind\" is not \"nimble-sharing-calibration\")");
+    return DataLoss(path + ": not a calibration file (its \"kind\" is not \"nimble-sharing-calibration\")");
   }
   if (!j.contains("format") || !j["format"].is_number_integer() || j["format"].get<int64_t>() < 1 ||
       j["format"].get<int64_t>() > kCalibrationFormat) {
-    return InvalidArgument(path + ": calibration format " + (j.contains("format") ? j["format"].dump() : "missing") +
-                           ", this build reads formats 1 to " + std::to_string(kCalibrationFormat));
+    return DataLoss(path + ": calibration format " + (j.contains("format") ? j["format"].dump() : "missing") +
+                    ", this build reads formats 1 to " + std::to_string(kCalibrationFormat));
   }
   const nlohmann::json& m = j.contains("model") ? j["model"] : nlohmann::json();
   if (!m.is_object() || !m.contains("floor") || !m["floor"].is_number() || !m.contains("exponent") ||
       !m["exponent"].is_number()) {
-    return InvalidArgument(path + ": \"model\" needs numbers \"floor\" and \"exponent\"");
+    return DataLoss(path + ": \"model\" needs numbers \"floor\" and \"exponent\"");
   }
   analysis::SharingModel model{m["floor"].get<double>(), m["exponent"].get<double>(), ""};
   if (j["format"].get<int64_t>() >= 2) {
@@ -317,24 +317,24 @@ StatusOr<analysis::SharingModel> LoadCalibration(const std::string& path) {
         m.contains("dispatch") && m["dispatch"].is_string() ? analysis::ParseDispatch(m["dispatch"].get<std::string>())
                                                             : std::nullopt;
     if (!dispatch) {
-      return InvalidArgument(path + ": \"model\" needs \"dispatch\": \"shared\" or \"in-order\", not " +
-                             (m.contains("dispatch") ? m["dispatch"].dump() : std::string("none")));
+      return DataLoss(path + ": \"model\" needs \"dispatch\": \"shared\" or \"in-order\", not " +
+                      (m.contains("dispatch") ? m["dispatch"].dump() : std::string("none")));
     }
     model.dispatch = *dispatch;
   } else if (m.contains("dispatch")) {
-    return InvalidArgument(path + ": format 1 has no \"dispatch\" (written by a later build as format 2?)");
+    return DataLoss(path + ": format 1 has no \"dispatch\" (written by a later build as format 2?)");
   }
   NIMBLE_RETURN_IF_ERROR(ReadCrowding(path, j["format"].get<int64_t>(), m, &model));
   if (!(model.floor >= 0 && model.floor <= 1) || !(model.exponent > 0 && model.exponent <= 1)) {
-    return InvalidArgument(path + ": \"floor\" must lie in [0, 1] and \"exponent\" in (0, 1]");
+    return DataLoss(path + ": \"floor\" must lie in [0, 1] and \"exponent\" in (0, 1]");
   }
   const std::string device = j.contains("device") && j["device"].is_string() ? j["device"].get<std::string>() : "";
   // "precision" (optional): what the cases computed in; the model is used as it is, whatever it says.
   std::string precision;
   if (j.contains("precision")) {
     if (!j["precision"].is_string() || !analysis::ParsePrecision(j["precision"].get<std::string>())) {
-      return InvalidArgument(path + ": \"precision\" must be \"unknown\", \"float32\" or \"half\", not " +
-                             j["precision"].dump());
+      return DataLoss(path + ": \"precision\" must be \"unknown\", \"float32\" or \"half\", not " +
+                      j["precision"].dump());
     }
     if (j["precision"].get<std::string>() != "unknown") precision = j["precision"].get<std::string>();
   }

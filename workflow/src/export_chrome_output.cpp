@@ -27,7 +27,7 @@ StatusOr<std::unique_ptr<ChromeOutputFile>> ChromeOutputFile::Create(const std::
   }
   const std::string partial = path + ".partial";
   std::FILE* file = std::fopen(partial.c_str(), "wb");
-  if (file == nullptr) return PermissionDenied(partial + ": cannot create the output file: " + ErrnoText());
+  if (file == nullptr) return PermissionDenied(path + ": cannot create the output file: " + ErrnoText());
   return std::unique_ptr<ChromeOutputFile>(new ChromeOutputFile(path, file, std::move(encoder)));
 }
 

@@ -3,6 +3,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -49,6 +50,25 @@ Status WriteRun(const ImportOptions& options, const ImportedTrace& imported, Run
   for (const StatEntry& stat : imported.stats) NIMBLE_RETURN_IF_ERROR(writer->AddStat(stat).WithContext(where));
   run.id = writer->run_id();
   return writer->Commit().WithContext(where);
+}
+
+// A trace without a single record is refused (nothing is written); one without GPU work is imported with a
+// warning, since a report of it has no GPU time to show.
+Status CheckHasActivity(const std::string& path, ImportedTrace* imported) {
+  const Trace& t = imported->trace;
+  if (t.kernels.empty() && t.memcpys.empty() && t.memsets.empty() && t.syncs.empty() && t.api_calls.empty() &&
+      t.ranges.empty() && t.overheads.empty()) {
+    return DataLoss(path + ": the trace holds no events to import");
+  }
+  const bool said = std::any_of(imported->stats.begin(), imported->stats.end(),
+                                [](const StatEntry& s) { return s.name == "import.no_kernels"; });  // nsys's own
+  if (!said && t.kernels.empty() && t.memcpys.empty() && t.memsets.empty()) {
+    imported->stats.push_back({"import.no_gpu_activity", 1, Severity::kWarning,
+                               "the trace holds no GPU kernel, copy or memset (torch.profiler records them with "
+                               "ProfilerActivity.CUDA among its activities, nsys with --trace=cuda): the report has "
+                               "no GPU time to show"});
+  }
+  return OkStatus();
 }
 
 }  // namespace
@@ -101,9 +121,9 @@ StatusOr<ImportResult> Import(const ImportOptions& options, const ProgressFn& pr
   const bool kineto = result.format.format == TraceFormat::kKinetoJson;
   progress.Step("reading " + options.input + (kineto ? " (torch.profiler trace" : " (Nsight Systems export") +
                 (result.format.gzip ? ", gzip)" : ")"));
-  NIMBLE_ASSIGN_OR_RETURN(const ImportedTrace imported,
-                          kineto ? ReadKinetoTrace(options.input, options.threads)
-                                 : store::ReadNsysExport(options.input));
+  NIMBLE_ASSIGN_OR_RETURN(ImportedTrace imported, kineto ? ReadKinetoTrace(options.input, options.threads)
+                                                         : store::ReadNsysExport(options.input));
+  NIMBLE_RETURN_IF_ERROR(CheckHasActivity(options.input, &imported));
   result.run = imported.run;
   result.run.command = options.command.empty() ? "nimble-prof import " + options.input : options.command;
   progress.Step("writing the run to " + options.output);

@@ -30,6 +30,8 @@ Status CheckProfileOptions(const ProfileOptions& options) {
   if (!options.device.starts_with("cuda")) {
     return InvalidArgument("--device " + options.device + ": nimble-prof profiles GPU runs; use cuda or cuda:N");
   }
+  std::error_code missing;
+  if (!fs::exists(options.model, missing)) return NotFound(options.model + ": no such file");  // before any loading
   const std::string path = options.output.empty() ? DefaultProfileOutput(options.model) : options.output;
   std::error_code ec;
   const fs::path p(path);
