@@ -43,9 +43,9 @@ void PrintCalibration(std::ostream& out, const workflow::CalibrateResult& r) {
   char crowding[64] = "";
   if (m.crowded()) std::snprintf(crowding, sizeof(crowding), ", crowding %g below share %g", m.crowding, m.knee);
   std::snprintf(head, sizeof(head),
-                "GPU sharing calibrated on %s from %zu recorded multi-stream replays: floor %g, exponent %g, %s "
+                "GPU sharing calibrated on %s from %zu recorded multi-stream replay%s: floor %g, exponent %g, %s "
                 "dispatch%s%s\n",
-                r.device.c_str(), r.cases.size(), m.floor, m.exponent, std::string(analysis::DispatchName(m.dispatch)).c_str(),
+                r.device.c_str(), r.cases.size(), r.cases.size() == 1 ? "" : "s", m.floor, m.exponent, std::string(analysis::DispatchName(m.dispatch)).c_str(),
                 crowding, m.identity() ? " (no change helps)" : "");
   out << head << "effective share = floor + (1 - floor) * occupancy share ^ exponent (in-order: the share averaged over "
                  "the grid's waves, kernels served in the order they started; shared: all slow alike); crowding: a kernel "

@@ -63,13 +63,13 @@ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_PREFIX_PATH="$torch_prefix" -DPython_EXECUTABLE="$venv/bin/python" ${NIMBLE_CMAKE_ARGS:-} \
   >"$build/configure.log" 2>&1 \
   || { cat "$build/configure.log"; exit 1; }
-# The Nimble summary line and CMake's warnings, each whole; those raised inside torch's own CMake files (kineto,
-# CUDA architectures) are counted, not shown: configure.log has them.
-awk '/^-- Nimble/ { print; next }
-     /^CMake Warning/ { block = $0; in_block = 1; next }
-     in_block && /^$/ { if (block ~ /torch\/share\/cmake/) torch++; else print block; in_block = 0; next }
-     in_block { block = block "\n" $0 }
-     END { if (torch) printf "(%d warning(s) from torch'"'"'s CMake files: %s)\n", torch, FILENAME }' "$build/configure.log"
+# The Nimble summary line and CMake's warnings, each whole (a warning runs to the next "-- " or "CMake " line);
+# those raised inside torch's own CMake files (kineto, CUDA architectures) are counted, not shown.
+awk 'function flush() { if (block != "") { if (block ~ /torch\/share\/cmake/) torch++; else print block } block = "" }
+     /^CMake (Deprecation )?Warning/ { flush(); block = $0; next }
+     /^-- |^CMake / { flush(); if ($0 ~ /^-- Nimble/) print; next }
+     block != "" { block = block "\n" $0 }
+     END { flush(); if (torch) printf "(%d warning(s) from torch'"'"'s CMake files: %s)\n", torch, FILENAME }' "$build/configure.log"
 cmake --build "$build" -j "$jobs"
 
 # --- the Python package: pip install of this clone, built in the same folder (nothing is compiled twice) ---

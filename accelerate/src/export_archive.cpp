@@ -54,8 +54,8 @@ std::vector<std::string> ModelNames(PyTorchStreamReader& reader) {
 
 Status CheckArchiveRecords(PyTorchStreamReader& reader, const std::string& path) {
   if (!reader.hasRecord("archive_format") || Trimmed(ReadRecordText(reader, "archive_format")) != "pt2") {
-    return InvalidArgument(path + ": a zip archive but not a torch.export program (no archive_format record "
-                           "saying pt2; save the program with torch.export.save)");
+    return FailedPrecondition(path + ": a zip archive but not a torch.export program (no archive_format record "
+                              "saying pt2; save the program with torch.export.save)");
   }
   if (reader.hasRecord("archive_version")) {
     const std::string version = Trimmed(ReadRecordText(reader, "archive_version"));
@@ -192,8 +192,8 @@ bool IsExportArchive(const std::string& path) {
 
 StatusOr<ExportArchive> OpenExportArchive(const std::string& path) {
   std::error_code error;
-  if (!std::filesystem::exists(path, error)) return NotFound("program file not found: " + path);
-  if (!std::filesystem::is_regular_file(path, error)) return InvalidArgument(path + ": not a regular file");
+  if (!std::filesystem::exists(path, error)) return NotFound(path + ": no such file");
+  if (!std::filesystem::is_regular_file(path, error)) return FailedPrecondition(path + ": not a regular file");
   ExportArchive archive;
   archive.path = path;
   std::string text;

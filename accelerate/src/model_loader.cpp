@@ -35,7 +35,7 @@ Status CheckModelFile(const std::string& path) {
   std::error_code ec;
   const fs::file_status status = fs::status(path, ec);
   if (!fs::exists(status)) return NotFound(path + ": no such file");
-  if (!fs::is_regular_file(status)) return InvalidArgument(path + ": not a regular file");
+  if (!fs::is_regular_file(status)) return FailedPrecondition(path + ": not a regular file");
   std::ifstream in(path, std::ios::binary);
   if (!in) return PermissionDenied(path + ": cannot be opened for reading");
   char magic[4] = {};
@@ -78,8 +78,8 @@ StatusOr<Module> LoadArchive(const std::string& path, c10::Device device) {
     if (reason.find("zip archive") != std::string::npos || reason.find("central directory") != std::string::npos) {
       return DataLoss(path + ": corrupt or truncated TorchScript archive: " + reason);
     }
-    return InvalidArgument(path + ": not a TorchScript module (export it with torch.jit.script or "
-                           "torch.jit.trace, then .save()): " + reason);
+    return FailedPrecondition(path + ": not a TorchScript module (export it with torch.jit.script or "
+                              "torch.jit.trace, then .save()): " + reason);
   }
 }
 

@@ -28,7 +28,7 @@ TEST(BadInputTest, MissingFile) {
 }
 
 TEST(BadInputTest, DirectoryInsteadOfFile) {
-  ExpectError(TestDir(), kImage, StatusCode::kInvalidArgument, {"not a regular file"});
+  ExpectError(TestDir(), kImage, StatusCode::kFailedPrecondition, {"not a regular file"});
 }
 
 TEST(BadInputTest, EmptyFile) {
@@ -50,7 +50,7 @@ TEST(BadInputTest, TruncatedModel) {
 }
 
 TEST(BadInputTest, ZipThatIsNotTorchScript) {
-  ExpectError(WriteZipWithoutModel(), kImage, StatusCode::kInvalidArgument, {"not a TorchScript module"});
+  ExpectError(WriteZipWithoutModel(), kImage, StatusCode::kFailedPrecondition, {"not a TorchScript module"});
 }
 
 TEST(BadInputTest, WrongInputRankNamesGivenShapeAndTheRejectingOp) {

@@ -308,8 +308,8 @@ INSTANTIATE_TEST_SUITE_P(
                 {"buffer 'calls'", "buffer_mutation"}},
         BadCase{"bad/malformed_json.pt2", StatusCode::kDataLoss, {"models/model.json", "not valid JSON"}},
         BadCase{"bad/no_model_json.pt2", StatusCode::kDataLoss, {"no serialized program"}},
-        BadCase{"cnn_branches.io.pt", StatusCode::kInvalidArgument, {"not a torch.export program"}},
-        BadCase{"missing.pt2", StatusCode::kNotFound, {"not found"}}),
+        BadCase{"cnn_branches.io.pt", StatusCode::kFailedPrecondition, {"not a torch.export program"}},
+        BadCase{"missing.pt2", StatusCode::kNotFound, {"missing.pt2: no such file"}}),
     [](const auto& info) {
       std::string name = fs::path(info.param.file).stem().string();
       for (char& c : name) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';

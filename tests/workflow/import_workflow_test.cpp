@@ -228,10 +228,15 @@ TEST_F(ImportWorkflowTest, BadInputIsRefusedWithTheFileNamedAndNothingWritten) {
   ExpectRefused(Edited("no_ph.json", "\"ph\": \"X\", \"cat\": \"gpu_memset\"", "\"cat\": \"gpu_memset\""), "event without ph");
   ExpectRefused(Edited("no_events.json", "\"traceEvents\"", "\"events\""), "no traceEvents");
   ExpectRefused(Edited("device_props.json", "\"numSms\": 132", "\"numSms\": \"many\""), "deviceProperties of the wrong type");
-  WriteBytes((dir_ / "no_events.json").string(), "{\"traceEvents\": []}");
-  ExpectRefused((dir_ / "no_events.json").string(), "a trace without events");
-  WriteBytes((dir_ / "no_events_array.json").string(), "[]");
-  ExpectRefused((dir_ / "no_events_array.json").string(), "an empty event array");
+  for (const char* text : {"{\"traceEvents\": []}", "[]"}) {
+    const std::string empty_trace = (dir_ / "empty_trace.json").string();
+    WriteBytes(empty_trace, text);
+    ExpectRefused(empty_trace, text);
+    const auto refused = Import(Opts(empty_trace, Out("empty_trace.db")));
+    ASSERT_FALSE(refused.ok()) << text;
+    EXPECT_NE(refused.status().message().find("holds no events to import"), std::string::npos)
+        << refused.status().message();
+  }
   // gzip: cut short, and damaged in the middle.
   const std::string gz = ReadBytes(kData + "profiler_steps.json.gz");
   WriteBytes((dir_ / "cut.json.gz").string(), gz.substr(0, gz.size() - 20));

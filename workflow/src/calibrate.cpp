@@ -35,7 +35,7 @@ StatusOr<analysis::Precision> CasePrecision(const std::vector<Metric>& metrics, 
                                             const std::string& where) {
   if (const std::optional<double> stored = MetricValue(metrics, "sharing_precision")) {
     if (*stored != 0 && *stored != 1 && *stored != 2) {
-      return InvalidArgument(where + ": sharing_precision " + std::to_string(*stored) + " is none of 0, 1 and 2");
+      return DataLoss(where + ": sharing_precision " + std::to_string(*stored) + " is none of 0, 1 and 2");
     }
     return static_cast<analysis::Precision>(static_cast<int32_t>(*stored));
   }
@@ -134,8 +134,8 @@ Status LoadCases(const store::RunReader& reader, const CalibrateOptions& options
     Loaded c;
     NIMBLE_ASSIGN_OR_RETURN(c.sim.dag, analysis::Dag::FromOpGraph(graph));
     if (schedule->op_stream.size() != graph.ops.size()) {
-      return InvalidArgument(where + ": the stored schedule has " + std::to_string(schedule->op_stream.size()) +
-                             " ops, the graph " + std::to_string(graph.ops.size()));
+      return DataLoss(where + ": the stored schedule has " + std::to_string(schedule->op_stream.size()) +
+                      " ops, the graph " + std::to_string(graph.ops.size()));
     }
     c.sim.name = std::filesystem::path(path).filename().string() + " (" + run.inputs + ")";
     c.sim.workload = std::move(workload->workload);
@@ -262,7 +262,8 @@ nlohmann::json CalibrationToJson(const CalibrateResult& r) {
                      {"not_anchored", c.not_anchored.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.not_anchored)},
                      {"uncalibrated_ns", f.uncalibrated_ns},
                      {"fitted_ns", f.fitted_ns},
-                     {"held_out_ns", f.held_out_ns},
+                     // One case has no others to fit on: no held-out prediction.
+                     {"held_out_ns", r.cases.size() > 1 ? nlohmann::json(f.held_out_ns) : nlohmann::json(nullptr)},
                      {"held_out_model", ModelJson(f.held_out_model)}});
     cases.back().update(evaluated);
   }
@@ -294,8 +295,13 @@ nlohmann::json CalibrationToJson(const CalibrateResult& r) {
 }
 
 StatusOr<analysis::SharingModel> LoadCalibration(const std::string& path) {
+  std::error_code error;
+  if (!std::filesystem::exists(path, error)) return NotFound(path + ": no such file");
+  if (!std::filesystem::is_regular_file(path, error)) {
+    return FailedPrecondition(path + ": not a calibration file (not a regular file)");
+  }
   std::ifstream file(path, std::ios::binary);
-  if (!file) return NotFound(path + ": cannot be opened");
+  if (!file) return PermissionDenied(path + ": cannot be opened");
   nlohmann::json j = nlohmann::json::parse(file, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) return DataLoss(path + ": not a JSON object");
   if (!j.contains("kind") || !j["kind"].is_string() || j["kind"].get<std::string>() != "nimble-sharing-calibration") {

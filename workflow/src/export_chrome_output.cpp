@@ -44,7 +44,7 @@ ChromeOutputFile::~ChromeOutputFile() {
 Status ChromeOutputFile::WriteFile(std::string_view bytes) {
   if (bytes.empty()) return OkStatus();
   if (std::fwrite(bytes.data(), 1, bytes.size(), file_) != bytes.size()) {
-    return DataLoss(partial_path() + ": write failed: " + ErrnoText());
+    return DataLoss(path_ + ": write failed: " + ErrnoText());
   }
   file_bytes_ += static_cast<int64_t>(bytes.size());
   return OkStatus();
@@ -54,7 +54,7 @@ Status ChromeOutputFile::Write(std::string_view bytes) {
   if (file_ == nullptr) return FailedPrecondition(path_ + ": written after it was closed");
   if (!encoder_) return WriteFile(bytes);
   compressed_.clear();
-  NIMBLE_RETURN_IF_ERROR(encoder_->Encode(bytes, false, compressed_).WithContext(partial_path()));
+  NIMBLE_RETURN_IF_ERROR(encoder_->Encode(bytes, false, compressed_).WithContext(path_));
   return WriteFile(compressed_);
 }
 
@@ -62,13 +62,13 @@ Status ChromeOutputFile::Commit() {
   if (file_ == nullptr) return FailedPrecondition(path_ + ": committed twice");
   if (encoder_) {
     compressed_.clear();
-    NIMBLE_RETURN_IF_ERROR(encoder_->Encode({}, true, compressed_).WithContext(partial_path()));
+    NIMBLE_RETURN_IF_ERROR(encoder_->Encode({}, true, compressed_).WithContext(path_));
     NIMBLE_RETURN_IF_ERROR(WriteFile(compressed_));
   }
   const bool flushed = std::fflush(file_) == 0;
   const int closed = std::fclose(file_);
   file_ = nullptr;
-  if (!flushed || closed != 0) return DataLoss(partial_path() + ": closing failed: " + ErrnoText());
+  if (!flushed || closed != 0) return DataLoss(path_ + ": closing failed: " + ErrnoText());
   std::error_code error;
   std::filesystem::rename(partial_path(), path_, error);
   if (error) return PermissionDenied(path_ + ": cannot rename " + partial_path() + " to it: " + error.message());

@@ -23,6 +23,11 @@ std::string DefaultProfileOutput(const std::string& model_path) {
 }
 
 Status CheckProfileOptions(const ProfileOptions& options) {
+  std::error_code missing;  // the model first, before anything is loaded
+  if (!fs::exists(options.model, missing)) {
+    return missing ? FailedPrecondition(options.model + ": cannot be read: " + missing.message())
+                   : NotFound(options.model + ": no such file");
+  }
   // A .pt2 records its inputs (the model profiler reads them from its signature, or says why not).
   if (options.inputs.empty() && fs::path(options.model).extension() != ".pt2") {
     return InvalidArgument("--input is required: the shape of each model input, e.g. 1x3x224x224");
@@ -30,8 +35,6 @@ Status CheckProfileOptions(const ProfileOptions& options) {
   if (!options.device.starts_with("cuda")) {
     return InvalidArgument("--device " + options.device + ": nimble-prof profiles GPU runs; use cuda or cuda:N");
   }
-  std::error_code missing;
-  if (!fs::exists(options.model, missing)) return NotFound(options.model + ": no such file");  // before any loading
   const std::string path = options.output.empty() ? DefaultProfileOutput(options.model) : options.output;
   std::error_code ec;
   const fs::path p(path);
