@@ -45,8 +45,9 @@ void PrintCalibration(std::ostream& out, const workflow::CalibrateResult& r) {
   std::snprintf(head, sizeof(head),
                 "GPU sharing calibrated on %s from %zu recorded multi-stream replay%s: floor %g, exponent %g, %s "
                 "dispatch%s%s\n",
-                r.device.c_str(), r.cases.size(), r.cases.size() == 1 ? "" : "s", m.floor, m.exponent, std::string(analysis::DispatchName(m.dispatch)).c_str(),
-                crowding, m.identity() ? " (no change helps)" : "");
+                r.device.c_str(), r.cases.size(), r.cases.size() == 1 ? "" : "s", m.floor, m.exponent,
+                std::string(analysis::DispatchName(m.dispatch)).c_str(), crowding,
+                m.identity() ? " (no change helps)" : "");
   out << head << "effective share = floor + (1 - floor) * occupancy share ^ exponent (in-order: the share averaged over "
                  "the grid's waves, kernels served in the order they started; shared: all slow alike); crowding: a kernel "
                  "of share s < knee runs 1 + crowding * (1 - s / knee) times slower while another runs; latencies in ms, "

@@ -95,6 +95,9 @@ TEST_F(CalibrateWorkflowTest, ComparesAGivenModelAsItIsWithoutFitting) {
   EXPECT_EQ(again->compared->model, first->fit.model);
   EXPECT_EQ(again->compared->predicted_ns, std::vector<int64_t>{first->fit.cases[0].fitted_ns});
   EXPECT_EQ(CalibrationToJson(*again)["cases"][0]["compared_ns"], first->fit.cases[0].fitted_ns);
+  // One case: no other case to hold it out against.
+  EXPECT_TRUE(CalibrationToJson(*again)["cases"][0]["held_out_ns"].is_null());
+  EXPECT_TRUE(CalibrationToJson(*again)["cases"][0]["held_out_model"].is_null());
   std::ofstream(Out("bad.json")) << "{not json";
   auto bad = Calibrate({{Out("no_such.db")}, "", Out("bad.json")});  // the file is read before any database
   ASSERT_FALSE(bad.ok());

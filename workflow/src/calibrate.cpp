@@ -242,6 +242,7 @@ StatusOr<CalibrateResult> Calibrate(const CalibrateOptions& options) {
 }
 
 nlohmann::json CalibrationToJson(const CalibrateResult& r) {
+  const bool held_out = r.cases.size() > 1;
   nlohmann::json cases = nlohmann::json::array();
   for (size_t i = 0; i < r.cases.size(); ++i) {
     const CalibrationCase& c = r.cases[i];
@@ -262,9 +263,9 @@ nlohmann::json CalibrationToJson(const CalibrateResult& r) {
                      {"not_anchored", c.not_anchored.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.not_anchored)},
                      {"uncalibrated_ns", f.uncalibrated_ns},
                      {"fitted_ns", f.fitted_ns},
-                     // One case has no others to fit on: no held-out prediction.
-                     {"held_out_ns", r.cases.size() > 1 ? nlohmann::json(f.held_out_ns) : nlohmann::json(nullptr)},
-                     {"held_out_model", ModelJson(f.held_out_model)}});
+                     // One case has no others to fit on: no held-out model or prediction.
+                     {"held_out_ns", held_out ? nlohmann::json(f.held_out_ns) : nlohmann::json(nullptr)},
+                     {"held_out_model", held_out ? ModelJson(f.held_out_model) : nlohmann::json(nullptr)}});
     cases.back().update(evaluated);
   }
   nlohmann::json out = {{"format", kCalibrationFormat},
