@@ -21,8 +21,7 @@ namespace nimble::workflow {
 namespace {
 
 Status CheckOptions(const AccelerateOptions& options) {
-  std::error_code error;
-  if (!std::filesystem::exists(options.model, error)) return NotFound(options.model + ": no such file");
+  std::error_code error;  // the model's existence is checked by Accelerate, before its inputs are read
   if (options.record_replays < 0) {
     return InvalidArgument("--record-replays must be 0 or more (got " + std::to_string(options.record_replays) + ")");
   }
